@@ -1,0 +1,611 @@
+// Package plantstore is a client for the Plant Store HTTP API.
+//
+// Create a [Client] once with [NewClient] and share it; it is safe for
+// concurrent use. Every method takes a [context.Context] and returns an
+// [*APIError] when the server rejects a request:
+//
+//	c, err := plantstore.NewClient("https://plants.example.com", plantstore.WithToken(token))
+//	if err != nil {
+//		return err
+//	}
+//	p, err := c.CreatePlant(ctx, plantstore.NewPlant{ID: 7, Name: "Monstera", Tag: "indoor"})
+//
+// Failed attempts are retried with exponential backoff and jitter, honouring
+// Retry-After; see [Client.CreatePlant] for what is retried and how to tell
+// whether a failed create may nevertheless have stored the plant.
+//
+// For tests, package plantstoretest serves a faithful fake of the API
+// in-process.
+package plantstore
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+const (
+	version   = "0.1.0"
+	userAgent = "plantstore-go/" + version
+
+	// maxResponseBytes caps how much of a response body is read. A Plant or
+	// an Error is a few hundred bytes; anything near the cap is not one.
+	maxResponseBytes = 1 << 20
+	// snippetBytes is how much of an unexpected body an error quotes.
+	snippetBytes = 256
+
+	opCreatePlant = "create plant"
+)
+
+// Client calls the Plant Store API. Build it with [NewClient]. A Client is
+// immutable and safe for concurrent use by many goroutines; share one per
+// base URL so that its connection pool is shared too.
+type Client struct {
+	plantsURL     string
+	retry         *retryablehttp.Client
+	authorization string // "Bearer <token>" when the token is fixed
+	tokenFunc     func(context.Context) (string, error)
+	maxRetryAfter time.Duration
+	logger        *slog.Logger
+}
+
+// NewClient returns a Client for the API at baseURL, such as
+// "https://plants.example.com" or "https://example.com/api/" (a trailing slash
+// and a path prefix are both fine). Credentials are required: pass
+// [WithToken] or [WithTokenFunc].
+//
+// NewClient returns an error, and never a half-working Client, when baseURL is
+// empty, malformed, not http or https, has no host, or carries user info, a
+// query or a fragment; when no credentials are given; when a token would go
+// over plain http to a host that is not loopback without [WithInsecureHTTP];
+// or when an option is given an invalid value.
+func NewClient(baseURL string, opts ...Option) (*Client, error) {
+	cfg := defaultConfig()
+	for _, opt := range opts {
+		if opt == nil {
+			return nil, errors.New("plantstore: nil option")
+		}
+		if err := opt(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	u, err := parseBaseURL(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.token == "" && cfg.tokenFunc == nil {
+		return nil, errors.New("plantstore: no credentials: use WithToken or WithTokenFunc")
+	}
+	if u.Scheme == "http" && !cfg.insecureHTTP && !isLoopback(u.Hostname()) {
+		return nil, fmt.Errorf("plantstore: refusing to send a bearer token over plain http to %q: use https, or WithInsecureHTTP to allow it", u.Host)
+	}
+
+	c := &Client{
+		plantsURL:     u.JoinPath("plants").String(),
+		tokenFunc:     cfg.tokenFunc,
+		maxRetryAfter: cfg.maxRetryAfter,
+		logger:        cfg.logger,
+	}
+	if cfg.token != "" {
+		c.authorization = "Bearer " + cfg.token
+	}
+	c.retry = &retryablehttp.Client{
+		HTTPClient:   newHTTPClient(cfg.httpClient),
+		RetryWaitMin: cfg.retryWaitMin,
+		RetryWaitMax: cfg.retryWaitMax,
+		RetryMax:     cfg.maxRetries,
+		CheckRetry:   c.checkRetry,
+		Backoff:      backoff,
+		ErrorHandler: keepLastResponse,
+	}
+	if c.tokenFunc != nil {
+		c.retry.PrepareRetry = c.reauthorize
+	}
+	if c.logger != nil {
+		c.retry.RequestLogHook = c.logAttempt
+	}
+	return c, nil
+}
+
+// CreatePlant stores p and returns the plant as the server recorded it.
+//
+// A p with an empty Name, or text that is not valid UTF-8, is refused before
+// anything is sent, with a [*ValidationError]. A non-2xx answer is an
+// [*APIError]. Any other failure (connection, context, an unreadable 200) is
+// an error that wraps the cause, so errors.Is(err, context.DeadlineExceeded)
+// works.
+//
+// Attempts that fail to connect or are answered 429, 502, 503 or 504 are
+// retried (see [WithMaxRetries]); 500 is not, because it reports a fault in
+// handling this very request that repeating it rarely cures, and any other
+// status is final. Every attempt sends the same bytes, so a retry cannot
+// create a second, different plant; whether it may create the same one twice
+// depends on how the server treats a repeated ID. When the call fails but an
+// attempt may have stored the plant, the error matches [ErrMaybeCreated].
+func (c *Client) CreatePlant(ctx context.Context, p NewPlant) (*Plant, error) {
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(p)
+	if err != nil { // unreachable for these field types; kept for safety
+		return nil, fmt.Errorf("plantstore: %s: encode request: %w", opCreatePlant, err)
+	}
+	var out Plant
+	err = c.do(ctx, opCreatePlant, http.MethodPost, c.plantsURL, body, func(data []byte) error {
+		if err := json.Unmarshal(data, &out); err != nil {
+			return err
+		}
+		if out.Name == "" {
+			return errors.New("response has no plant name")
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// validate returns a *ValidationError for a plant the server must not see.
+func (p *NewPlant) validate() error {
+	switch {
+	case p.Name == "":
+		return &ValidationError{Field: "name", Reason: "is required"}
+	case !utf8.ValidString(p.Name):
+		return &ValidationError{Field: "name", Reason: "is not valid UTF-8"}
+	case !utf8.ValidString(p.Tag):
+		return &ValidationError{Field: "tag", Reason: "is not valid UTF-8"}
+	}
+	return nil
+}
+
+// callState is what one call learns across its attempts. It travels in the
+// request's context because go-retryablehttp's hooks are shared by every
+// call of a Client and see only the request or its context.
+type callState struct {
+	attempts     int
+	maybeCreated bool
+	retryAfter   time.Duration
+}
+
+type callStateKey struct{}
+
+func stateOf(ctx context.Context) *callState {
+	st, _ := ctx.Value(callStateKey{}).(*callState)
+	if st == nil { // a context without state, e.g. from a caller's hook
+		return new(callState)
+	}
+	return st
+}
+
+// do sends body to url with retries and hands a 2xx body to decode. Errors
+// come back as *APIError or *requestError.
+func (c *Client) do(ctx context.Context, op, method, url string, body []byte, decode func([]byte) error) error {
+	if err := ctx.Err(); err != nil {
+		return &requestError{op: op, err: err}
+	}
+	st := new(callState)
+	ctx = context.WithValue(ctx, callStateKey{}, st)
+
+	req, err := retryablehttp.NewRequestWithContext(ctx, method, url, body)
+	if err != nil {
+		return &requestError{op: op, err: err}
+	}
+	h := req.Header
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "application/json")
+	h.Set("User-Agent", userAgent)
+	if err := c.authorize(ctx, h); err != nil {
+		return &requestError{op: op, err: err}
+	}
+
+	resp, err := c.retry.Do(req)
+	if err != nil {
+		if resp != nil {
+			resp.Body.Close()
+		}
+		return &requestError{op: op, attempts: st.attempts, maybeCreated: st.maybeCreated, err: err}
+	}
+	data, readErr := readBody(resp.Body)
+	resp.Body.Close()
+
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return newAPIError(op, resp.StatusCode, data, st)
+	}
+	if readErr != nil {
+		return &requestError{op: op, attempts: st.attempts, maybeCreated: true, err: fmt.Errorf("read response: %w", readErr)}
+	}
+	if err := decode(data); err != nil {
+		return &requestError{op: op, attempts: st.attempts, maybeCreated: true,
+			err: fmt.Errorf("decode response: %w (body: %q)", err, snippet(data))}
+	}
+	return nil
+}
+
+// authorize sets the Authorization header of a first attempt.
+func (c *Client) authorize(ctx context.Context, h http.Header) error {
+	if c.tokenFunc == nil {
+		h.Set("Authorization", c.authorization)
+		return nil
+	}
+	t, err := c.tokenFunc(ctx)
+	if err != nil {
+		return fmt.Errorf("get token: %w", err)
+	}
+	if err := checkToken(t); err != nil {
+		return fmt.Errorf("token func: %w", err)
+	}
+	h.Set("Authorization", "Bearer "+t)
+	return nil
+}
+
+// reauthorize asks the token func again before each retry, so a token that
+// was rotated while the call was backing off is picked up.
+func (c *Client) reauthorize(req *http.Request) error {
+	// The header map is shared with the previous attempt's request; give this
+	// attempt its own before changing it.
+	req.Header = req.Header.Clone()
+	return c.authorize(req.Context(), req.Header)
+}
+
+// readBody reads at most maxResponseBytes of body. A longer body is an
+// error, and nothing past the cap is read.
+func readBody(body io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(body, maxResponseBytes+1))
+	if err != nil {
+		return data, err
+	}
+	if len(data) > maxResponseBytes {
+		return data[:maxResponseBytes], fmt.Errorf("response body exceeds %d bytes", maxResponseBytes)
+	}
+	return data, nil
+}
+
+// newAPIError describes a non-2xx response. The body is used when it is an
+// Error document, and quoted otherwise.
+func newAPIError(op string, status int, data []byte, st *callState) *APIError {
+	e := &APIError{
+		StatusCode:   status,
+		RetryAfter:   st.retryAfter,
+		Attempts:     st.attempts,
+		op:           op,
+		maybeCreated: st.maybeCreated,
+	}
+	var body struct {
+		Code    *int32  `json:"error"`
+		Message *string `json:"message"`
+	}
+	if json.Unmarshal(data, &body) == nil && body.Code != nil && body.Message != nil {
+		e.Code, e.Message = *body.Code, *body.Message
+	} else {
+		e.Message = snippet(data)
+	}
+	return e
+}
+
+// snippet returns the start of data as printable, valid UTF-8.
+func snippet(data []byte) string {
+	cut := len(data) > snippetBytes
+	if cut {
+		data = data[:snippetBytes]
+	}
+	s := strings.TrimSpace(strings.ToValidUTF8(string(data), "\uFFFD"))
+	if cut {
+		s += "…"
+	}
+	return s
+}
+
+// checkRetry is the retry policy. It also records, for the call's error,
+// how many attempts were made and whether any may have stored the plant.
+func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	st := stateOf(ctx)
+	st.attempts++
+	if err != nil {
+		if !certainlyNotSent(err) {
+			st.maybeCreated = true
+		}
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		retry := retryableError(err)
+		if retry {
+			c.logRetry(ctx, st, slog.String("error", err.Error()))
+		}
+		return retry, nil
+	}
+	if resp.StatusCode >= 500 {
+		st.maybeCreated = true
+	}
+	st.retryAfter = 0
+	if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+		st.retryAfter = d
+	}
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+	default:
+		return false, nil
+	}
+	if st.retryAfter > c.maxRetryAfter || st.retryAfter > timeLeft(ctx) {
+		// Sleeping would outlast what the caller allows; let the caller
+		// reschedule with the server's figure instead.
+		return false, nil
+	}
+	c.logRetry(ctx, st, slog.Int("status", resp.StatusCode))
+	return true, nil
+}
+
+// timeLeft is how long ctx has before its deadline; "forever" without one.
+func timeLeft(ctx context.Context) time.Duration {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return 1<<63 - 1
+	}
+	return time.Until(dl)
+}
+
+// backoff returns the server's Retry-After when the response has one (the
+// retry policy has already checked it against the cap), and otherwise an
+// exponential wait with jitter: a random point in the upper half of
+// min(limit, base·2^attempt), so that many clients failing at once spread out.
+func backoff(base, limit time.Duration, attempt int, resp *http.Response) time.Duration {
+	if resp != nil {
+		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+			return d
+		}
+	}
+	d := limit
+	if attempt < 62 && base < limit>>attempt {
+		d = base << attempt
+	}
+	half := d / 2
+	return half + rand.N(d-half+1)
+}
+
+// parseRetryAfter reads a Retry-After value in either of its forms: a number
+// of seconds or an HTTP date. A date in the past means no wait.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseUint(v, 10, 64); err == nil {
+		if secs > uint64((1<<63-1)/time.Second) {
+			return 1<<63 - 1, true
+		}
+		return time.Duration(secs) * time.Second, true
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	return max(t.Sub(now), 0), true
+}
+
+// keepLastResponse replaces go-retryablehttp's default, which discards the
+// last response when retries run out and returns a bare "giving up" error.
+// The caller gets the response, and from it an *APIError.
+func keepLastResponse(resp *http.Response, err error, _ int) (*http.Response, error) {
+	return resp, err
+}
+
+// retryableError reports whether a transport error may go away on its own.
+// Certificate problems, protocol errors and redirect loops will not.
+func retryableError(err error) bool {
+	var (
+		certErr     *tls.CertificateVerificationError
+		unknownAuth x509.UnknownAuthorityError
+		hostErr     x509.HostnameError
+		invalidErr  x509.CertificateInvalidError
+		redirErr    *redirectError
+	)
+	switch {
+	case errors.As(err, &certErr), errors.As(err, &unknownAuth),
+		errors.As(err, &hostErr), errors.As(err, &invalidErr),
+		errors.As(err, &redirErr):
+		return false
+	}
+	return true
+}
+
+// certainlyNotSent reports whether err proves that the request never reached
+// the server: no connection was made, or the TLS handshake failed, or the
+// request was redirected and not followed.
+func certainlyNotSent(err error) bool {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		switch e := e.(type) {
+		case *net.OpError:
+			if e.Op == "dial" || e.Op == "proxyconnect" {
+				return true
+			}
+		case *net.DNSError, *tls.CertificateVerificationError, tls.RecordHeaderError,
+			tls.AlertError, x509.UnknownAuthorityError, x509.HostnameError,
+			x509.CertificateInvalidError, *redirectError:
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Client) logAttempt(_ retryablehttp.Logger, req *http.Request, retry int) {
+	c.logger.LogAttrs(req.Context(), slog.LevelDebug, "plantstore: sending request",
+		slog.String("method", req.Method),
+		slog.String("url", req.URL.Redacted()),
+		slog.Int("attempt", retry+1),
+		slog.Any("header", redactedHeader(req.Header)))
+}
+
+func (c *Client) logRetry(ctx context.Context, st *callState, reason slog.Attr) {
+	if c.logger == nil {
+		return
+	}
+	attrs := []slog.Attr{slog.Int("attempt", st.attempts), reason}
+	if st.retryAfter > 0 {
+		attrs = append(attrs, slog.Duration("retry_after", st.retryAfter))
+	}
+	c.logger.LogAttrs(ctx, slog.LevelInfo, "plantstore: retrying", attrs...)
+}
+
+// redactedHeader logs a header with its credentials hidden. It is a
+// slog.LogValuer, so nothing is copied unless the record is written.
+type redactedHeader http.Header
+
+func (h redactedHeader) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, len(h))
+	for k, v := range h {
+		val := strings.Join(v, ", ")
+		if k == "Authorization" || k == "Proxy-Authorization" {
+			val = "REDACTED"
+		}
+		attrs = append(attrs, slog.String(k, val))
+	}
+	return slog.GroupValue(attrs...)
+}
+
+// parseBaseURL checks baseURL and returns it parsed. Its errors never quote
+// user info, which might hold a password.
+func parseBaseURL(baseURL string) (*url.URL, error) {
+	if baseURL == "" {
+		return nil, errors.New("plantstore: base URL must not be empty")
+	}
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		var urlErr *url.Error
+		if errors.As(err, &urlErr) {
+			err = urlErr.Err
+		}
+		return nil, fmt.Errorf("plantstore: invalid base URL: %w", err)
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("plantstore: base URL scheme must be http or https, got %q (want e.g. https://host)", u.Scheme)
+	case u.Host == "" || u.Hostname() == "":
+		return nil, errors.New("plantstore: base URL has no host")
+	case u.User != nil:
+		return nil, errors.New("plantstore: base URL must not contain user info: pass credentials with WithToken")
+	case u.RawQuery != "" || u.ForceQuery:
+		return nil, errors.New("plantstore: base URL must not have a query")
+	case u.Fragment != "":
+		return nil, errors.New("plantstore: base URL must not have a fragment")
+	}
+	return u, nil
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// newHTTPClient returns the client that carries the attempts: a copy of
+// base, or of a client with a pooled transport, with two changes. The
+// transport hides CloseIdleConnections, which go-retryablehttp calls after
+// every failed call and which would tear down the pool every other goroutine
+// is using. And redirects to another origin lose the Authorization header.
+func newHTTPClient(base *http.Client) *http.Client {
+	var hc http.Client
+	if base != nil {
+		hc = *base
+	} else {
+		hc.Transport = newTransport()
+	}
+	rt := hc.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	hc.Transport = keepIdleConns{rt}
+	hc.CheckRedirect = stripAuthOnRedirect(hc.CheckRedirect)
+	return &hc
+}
+
+// newTransport is the default transport: enough idle connections for many
+// goroutines sharing one Client, and a bound on every phase before the
+// response headers. The caller's context bounds the rest.
+func newTransport() *http.Transport {
+	return &http.Transport{
+		Proxy: http.ProxyFromEnvironment,
+		DialContext: (&net.Dialer{
+			Timeout:   10 * time.Second,
+			KeepAlive: 30 * time.Second,
+		}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          256,
+		MaxIdleConnsPerHost:   64,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: 30 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+}
+
+// keepIdleConns is a RoundTripper without CloseIdleConnections, so that
+// http.Client.CloseIdleConnections does nothing.
+type keepIdleConns struct{ rt http.RoundTripper }
+
+func (t keepIdleConns) RoundTrip(req *http.Request) (*http.Response, error) {
+	return t.rt.RoundTrip(req)
+}
+
+// redirectError is a redirect the client refused to follow.
+type redirectError struct{ err error }
+
+func (e *redirectError) Error() string { return e.err.Error() }
+func (e *redirectError) Unwrap() error { return e.err }
+
+// stripAuthOnRedirect wraps next, a CheckRedirect function or nil, so that
+// the token is never sent to an origin (scheme, host and port) other than
+// the one the call was made to. Go's client forwards Authorization to the
+// same host on any port, and on a downgrade from https to http.
+func stripAuthOnRedirect(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if !sameOrigin(req.URL, via[0].URL) {
+			req.Header.Del("Authorization")
+		}
+		if next != nil {
+			err := next(req, via)
+			if err == nil || err == http.ErrUseLastResponse {
+				return err
+			}
+			return &redirectError{err}
+		}
+		if len(via) >= 10 {
+			return &redirectError{errors.New("stopped after 10 redirects")}
+		}
+		return nil
+	}
+}
+
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) &&
+		strings.EqualFold(a.Hostname(), b.Hostname()) &&
+		port(a) == port(b)
+}
+
+func port(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
+}

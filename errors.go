@@ -1,0 +1,168 @@
+package plantstore
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Error classes that [errors.Is] matches against an [*APIError], so that
+// callers can branch without comparing status codes.
+var (
+	// ErrUnauthorized matches a 401 response: the token is missing, wrong or
+	// expired.
+	ErrUnauthorized = errors.New("plantstore: unauthorized")
+	// ErrForbidden matches a 403 response: the token is valid but not allowed
+	// to create plants.
+	ErrForbidden = errors.New("plantstore: forbidden")
+	// ErrNotFound matches a 404 response, which usually means the base URL is
+	// wrong.
+	ErrNotFound = errors.New("plantstore: not found")
+	// ErrRateLimited matches a 429 response that was still failing after the
+	// retries, or whose Retry-After was longer than the client may wait.
+	ErrRateLimited = errors.New("plantstore: rate limited")
+	// ErrServer matches any 5xx response.
+	ErrServer = errors.New("plantstore: server error")
+)
+
+// ErrMaybeCreated matches a failed [Client.CreatePlant] when the plant may
+// nevertheless have been stored: some attempt was written to the network and
+// then failed without an answer, or was answered with a 5xx, or a 200 came
+// back that could not be read. It does not match when every attempt certainly
+// failed before reaching the server (a refused connection, a DNS or TLS
+// failure) or was answered with a 4xx.
+//
+// The plant's ID is chosen by the caller, so the remedy is to create it again
+// later with the same ID and to treat the server's answer that the ID exists
+// as success.
+var ErrMaybeCreated = errors.New("plantstore: plant may have been created")
+
+// ErrInvalidPlant matches a [*ValidationError]: the plant was rejected before
+// anything was sent.
+var ErrInvalidPlant = errors.New("plantstore: invalid plant")
+
+// ValidationError reports a [NewPlant] that [Client.CreatePlant] refused to
+// send. Nothing reached the server. It matches [ErrInvalidPlant].
+type ValidationError struct {
+	Field  string // the JSON name of the offending field, e.g. "name"
+	Reason string // what is wrong with it, e.g. "is required"
+}
+
+// Error returns, for example, "plantstore: invalid plant: name is required".
+func (e *ValidationError) Error() string {
+	return "plantstore: invalid plant: " + e.Field + " " + e.Reason
+}
+
+// Is reports whether target is [ErrInvalidPlant].
+func (e *ValidationError) Is(target error) bool { return target == ErrInvalidPlant }
+
+// APIError is the error a [Client] method returns when the server answers
+// with a status other than 2xx: after the retries ran out, for a status that
+// is not retried, or when the server asked to wait longer than allowed.
+//
+// Use [errors.As] to read it and [errors.Is] with [ErrUnauthorized],
+// [ErrForbidden], [ErrNotFound], [ErrRateLimited], [ErrServer] or
+// [ErrMaybeCreated] to classify it.
+type APIError struct {
+	// StatusCode is the HTTP status of the last response.
+	StatusCode int
+	// Code is the "error" field of the response's Error body, or zero when the
+	// body was not an Error.
+	Code int32
+	// Message is the "message" field of the Error body. When the body was not
+	// an Error (an HTML page from a proxy, a problem+json document, nothing),
+	// it holds the first bytes of the body instead, as valid UTF-8.
+	Message string
+	// RetryAfter is how long the server asked the client to wait, from the
+	// Retry-After header; zero when there was none.
+	RetryAfter time.Duration
+	// Attempts is how many requests the call made, retries included.
+	Attempts int
+
+	op           string // the failed operation, e.g. "create plant"
+	maybeCreated bool
+}
+
+// Error returns, for example,
+// "plantstore: create plant: 400 Bad Request: name is required (error 3)".
+// It never contains the token.
+func (e *APIError) Error() string {
+	var b strings.Builder
+	b.WriteString("plantstore: ")
+	if e.op != "" {
+		b.WriteString(e.op)
+		b.WriteString(": ")
+	}
+	b.WriteString(strconv.Itoa(e.StatusCode))
+	if text := http.StatusText(e.StatusCode); text != "" {
+		b.WriteByte(' ')
+		b.WriteString(text)
+	}
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	if e.Code != 0 {
+		fmt.Fprintf(&b, " (error %d)", e.Code)
+	}
+	if e.RetryAfter > 0 {
+		fmt.Fprintf(&b, " (retry after %v)", e.RetryAfter)
+	}
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, " (after %d attempts)", e.Attempts)
+	}
+	return b.String()
+}
+
+// Is reports whether the response falls into the class target names; see the
+// Err variables of this package.
+func (e *APIError) Is(target error) bool {
+	switch target {
+	case ErrUnauthorized:
+		return e.StatusCode == http.StatusUnauthorized
+	case ErrForbidden:
+		return e.StatusCode == http.StatusForbidden
+	case ErrNotFound:
+		return e.StatusCode == http.StatusNotFound
+	case ErrRateLimited:
+		return e.StatusCode == http.StatusTooManyRequests
+	case ErrServer:
+		return e.StatusCode >= 500 && e.StatusCode <= 599
+	case ErrMaybeCreated:
+		return e.maybeCreated
+	}
+	return false
+}
+
+// requestError is a call that failed without a usable response: the
+// connection failed, the context ended, or the response could not be read.
+type requestError struct {
+	op           string
+	attempts     int
+	maybeCreated bool
+	err          error
+}
+
+func (e *requestError) Error() string {
+	var b strings.Builder
+	b.WriteString("plantstore: ")
+	b.WriteString(e.op)
+	b.WriteString(": ")
+	b.WriteString(e.err.Error())
+	if e.attempts > 1 {
+		fmt.Fprintf(&b, " (after %d attempts)", e.attempts)
+	}
+	if e.maybeCreated {
+		b.WriteString(" (the plant may have been created)")
+	}
+	return b.String()
+}
+
+func (e *requestError) Unwrap() error { return e.err }
+
+func (e *requestError) Is(target error) bool {
+	return target == ErrMaybeCreated && e.maybeCreated
+}

@@ -1,0 +1,177 @@
+package plantstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+)
+
+const (
+	defaultMaxRetries    = 2
+	defaultRetryWaitMin  = 250 * time.Millisecond
+	defaultRetryWaitMax  = 5 * time.Second
+	defaultMaxRetryAfter = 30 * time.Second
+)
+
+// An Option configures a [Client]. Options are applied in order by
+// [NewClient]; when two options set the same thing, the last one wins. An
+// option given an invalid value makes NewClient return an error.
+type Option func(*config) error
+
+// config is what the options build. NewClient turns it into a Client.
+type config struct {
+	token         string
+	tokenFunc     func(context.Context) (string, error)
+	httpClient    *http.Client
+	maxRetries    int
+	retryWaitMin  time.Duration
+	retryWaitMax  time.Duration
+	maxRetryAfter time.Duration
+	logger        *slog.Logger
+	insecureHTTP  bool
+}
+
+func defaultConfig() config {
+	return config{
+		maxRetries:    defaultMaxRetries,
+		retryWaitMin:  defaultRetryWaitMin,
+		retryWaitMax:  defaultRetryWaitMax,
+		maxRetryAfter: defaultMaxRetryAfter,
+	}
+}
+
+// WithToken authenticates every request with the bearer token t. The token
+// must be non-empty and consist of visible ASCII characters. It replaces any
+// earlier [WithTokenFunc]. The token never appears in errors or logs.
+func WithToken(t string) Option {
+	return func(c *config) error {
+		if err := checkToken(t); err != nil {
+			return err
+		}
+		c.token, c.tokenFunc = t, nil
+		return nil
+	}
+}
+
+// WithTokenFunc authenticates each attempt, retries included, with the token
+// f returns, so that rotating or refreshed credentials take effect without
+// building a new Client. f is called with the call's context and must be safe
+// for concurrent use; an error from f fails the call with that error wrapped.
+// It replaces any earlier [WithToken]. A nil f is an error.
+//
+// An oauth2.TokenSource fits in a few lines:
+//
+//	plantstore.WithTokenFunc(func(context.Context) (string, error) {
+//		t, err := ts.Token()
+//		if err != nil {
+//			return "", err
+//		}
+//		return t.AccessToken, nil
+//	})
+func WithTokenFunc(f func(ctx context.Context) (string, error)) Option {
+	return func(c *config) error {
+		if f == nil {
+			return errors.New("plantstore: token func must not be nil")
+		}
+		c.token, c.tokenFunc = "", f
+		return nil
+	}
+}
+
+// WithHTTPClient sends requests through hc instead of the client's own
+// pooled transport: use it for proxies, mTLS or instrumented transports such
+// as otelhttp. hc is never modified; the Client works on a copy that keeps
+// hc's Transport, Jar and Timeout, and adds retries, redirect protection for
+// the token, and connection-pool preservation on top. A nil hc is an error.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *config) error {
+		if hc == nil {
+			return errors.New("plantstore: HTTP client must not be nil")
+		}
+		c.httpClient = hc
+		return nil
+	}
+}
+
+// WithMaxRetries sets how many times a failed attempt is retried, so a call
+// makes at most n+1 attempts. The default is 2. Zero disables retries; a
+// negative n is an error. See [Client.CreatePlant] for what is retried.
+func WithMaxRetries(n int) Option {
+	return func(c *config) error {
+		if n < 0 {
+			return fmt.Errorf("plantstore: max retries must not be negative, got %d", n)
+		}
+		c.maxRetries = n
+		return nil
+	}
+}
+
+// WithRetryBackoff sets the exponential backoff between attempts: the wait
+// before retry k (from 0) is drawn at random from the upper half of
+// min(max, base·2^k). The defaults are 250ms and 5s. A base of zero retries
+// at once; a negative base, or a max below base, is an error. A Retry-After
+// header from the server takes precedence over the backoff.
+func WithRetryBackoff(base, max time.Duration) Option {
+	return func(c *config) error {
+		if base < 0 || max < base {
+			return fmt.Errorf("plantstore: retry backoff needs 0 <= base <= max, got base %v, max %v", base, max)
+		}
+		c.retryWaitMin, c.retryWaitMax = base, max
+		return nil
+	}
+}
+
+// WithMaxRetryAfter caps how long the client waits when a 429 or 503
+// response carries a Retry-After header. The default is 30s. When the server
+// asks for longer than d, or for longer than the context's deadline leaves,
+// the call fails at once with an [*APIError] whose RetryAfter says when the
+// server expects to be ready. Zero never waits for Retry-After; a negative d
+// is an error.
+func WithMaxRetryAfter(d time.Duration) Option {
+	return func(c *config) error {
+		if d < 0 {
+			return fmt.Errorf("plantstore: max retry-after must not be negative, got %v", d)
+		}
+		c.maxRetryAfter = d
+		return nil
+	}
+}
+
+// WithLogger logs each attempt (at debug level) and each retry (at info
+// level) to l. Logs carry the method, URL, attempt, status and error; the
+// Authorization header is never logged. The default, like a nil l, logs
+// nothing.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) error {
+		c.logger = l
+		return nil
+	}
+}
+
+// WithInsecureHTTP allows a bearer token to be sent over plain http:// to a
+// host that is not loopback. Without it, [NewClient] refuses such a base URL,
+// because anyone on the path could read the token. Loopback hosts
+// (localhost, 127.0.0.0/8, ::1) never need it.
+func WithInsecureHTTP() Option {
+	return func(c *config) error {
+		c.insecureHTTP = true
+		return nil
+	}
+}
+
+// checkToken reports whether t can be sent as a bearer token. The error
+// never contains t.
+func checkToken(t string) error {
+	if t == "" {
+		return errors.New("plantstore: token must not be empty")
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] <= ' ' || t[i] >= 0x7f {
+			return fmt.Errorf("plantstore: token has an invalid character at byte %d (want visible ASCII)", i)
+		}
+	}
+	return nil
+}
