@@ -204,7 +204,7 @@ func TestNewClientErrors(t *testing.T) {
 		{"nil HTTP client", "https://plants.example.com", []Option{tok, WithHTTPClient(nil)}, "HTTP client must not be nil"},
 		{"negative retries", "https://plants.example.com", []Option{tok, WithMaxRetries(-1)}, "max retries must not be negative"},
 		{"negative backoff", "https://plants.example.com", []Option{tok, WithRetryBackoff(-time.Second, time.Second)}, "retry backoff"},
-		{"backoff max below base", "https://plants.example.com", []Option{tok, WithRetryBackoff(2 * time.Second, time.Second)}, "retry backoff"},
+		{"backoff max below base", "https://plants.example.com", []Option{tok, WithRetryBackoff(2*time.Second, time.Second)}, "retry backoff"},
 		{"negative retry-after cap", "https://plants.example.com", []Option{tok, WithMaxRetryAfter(-1)}, "max retry-after must not be negative"},
 		{"nil option", "https://plants.example.com", []Option{tok, nil}, "nil option"},
 	}
