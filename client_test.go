@@ -17,10 +17,18 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"go.uber.org/goleak"
 )
+
+// TestMain fails the run if any goroutine outlives the tests: a leaked
+// connection, a retry still sleeping, a body never closed.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
 
 const testToken = "s3cr3t-t0ken"
 
@@ -1108,4 +1116,67 @@ func TestDefaultTransport(t *testing.T) {
 	if _, ok := c.retry.HTTPClient.Transport.(interface{ CloseIdleConnections() }); ok {
 		t.Error("the client's transport exposes CloseIdleConnections, which go-retryablehttp would call after every failure")
 	}
+}
+
+// FuzzCreatePlantResponse feeds CreatePlant arbitrary responses: it must
+// return a plant or an error, never panic, never read past its size cap, and
+// report every non-2xx status as an *APIError with that status.
+func FuzzCreatePlantResponse(f *testing.F) {
+	f.Add(200, "application/json", "", []byte(`{"name":"Monstera","tag":"indoor"}`))
+	f.Add(200, "application/json", "", []byte(`{"name":""}`))
+	f.Add(200, "text/html", "", []byte("<html>hello</html>"))
+	f.Add(400, "application/json", "", []byte(`{"error":3,"message":"name is required"}`))
+	f.Add(401, "application/problem+json", "", []byte(`{"title":"nope"}`))
+	f.Add(429, "", "0", []byte{})
+	f.Add(503, "application/json", "Wed, 21 Oct 2015 07:28:00 GMT", []byte(`{"error":-1,"message":"\ud800"}`))
+	f.Add(302, "", "", []byte("moved"))
+	f.Fuzz(func(t *testing.T, status int, contentType, retryAfter string, body []byte) {
+		if status < 200 || status > 599 {
+			status = 200 + (status%400+400)%400
+		}
+		var read atomic.Int64
+		hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			h := http.Header{"Content-Type": {contentType}, "Retry-After": {retryAfter}}
+			rc := io.NopCloser(&countingReader{r: bytes.NewReader(body), n: &read})
+			return &http.Response{StatusCode: status, Header: h, Body: rc, Request: r}, nil
+		})}
+		c := newTestClient(t, "https://plants.example.com", WithHTTPClient(hc),
+			WithMaxRetries(1), WithRetryBackoff(0, 0), WithMaxRetryAfter(0))
+		p, err := c.CreatePlant(context.Background(), monstera)
+		if (p == nil) == (err == nil) {
+			t.Fatalf("CreatePlant = %v, %v; want exactly one of a plant and an error", p, err)
+		}
+		if n := read.Load(); n > 2*(maxResponseBytes+1) {
+			t.Fatalf("CreatePlant read %d bytes over at most 2 attempts, cap is %d each", n, maxResponseBytes)
+		}
+		if err == nil {
+			if status > 299 || p.Name == "" {
+				t.Fatalf("CreatePlant = %+v for status %d, want an error", p, status)
+			}
+			return
+		}
+		if !strings.HasPrefix(err.Error(), "plantstore: create plant: ") {
+			t.Errorf("CreatePlant error = %q, want the plantstore: create plant: prefix", err)
+		}
+		if status > 299 {
+			var apiErr *APIError
+			if !errors.As(err, &apiErr) || apiErr.StatusCode != status {
+				t.Fatalf("CreatePlant error = %v for status %d, want an *APIError with that status", err, status)
+			}
+			if !utf8.ValidString(apiErr.Message) {
+				t.Errorf("APIError.Message = %q, want valid UTF-8", apiErr.Message)
+			}
+		}
+	})
+}
+
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
 }
