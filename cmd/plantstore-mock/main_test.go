@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/plantstoretest"
+)
+
+// buildMock builds the command into a temporary directory and returns the
+// binary's path.
+func buildMock(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("skipping: builds and runs the plantstore-mock binary (drop -short to run)")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("skipping: the test stops the command with SIGTERM")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("skipping: no go command to build plantstore-mock with: %v", err)
+	}
+	exe := filepath.Join(t.TempDir(), "plantstore-mock")
+	if out, err := exec.Command(goTool, "build", "-o", exe, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build failed: %v\n%s", err, out)
+	}
+	return exe
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent use.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func TestMock(t *testing.T) {
+	exe := buildMock(t)
+	tests := []struct {
+		name      string
+		args      []string
+		env       string // PLANTSTORE_TOKEN; "" leaves it unset
+		wantToken string
+	}{
+		{"token flag", []string{"-token", "flag-token"}, "env-token", "flag-token"},
+		{"token from environment", nil, "env-token", "env-token"},
+		{"default token", nil, "", plantstoretest.DefaultToken},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+
+			cmd := exec.CommandContext(ctx, exe, append([]string{"-addr", "127.0.0.1:0"}, tt.args...)...)
+			cmd.Env = withoutToken(os.Environ())
+			if tt.env != "" {
+				cmd.Env = append(cmd.Env, "PLANTSTORE_TOKEN="+tt.env)
+			}
+			var stderr syncBuffer
+			cmd.Stderr = &stderr
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatalf("StdoutPipe: %v", err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatalf("starting %s: %v", exe, err)
+			}
+			exited := make(chan error, 1)
+			t.Cleanup(func() {
+				cmd.Process.Kill() // a no-op once it has exited
+				<-exited
+			})
+
+			lines := make(chan string, 1)
+			go func() {
+				line, _ := bufio.NewReader(stdout).ReadString('\n')
+				lines <- line
+				exited <- cmd.Wait() // after the read, as StdoutPipe requires
+			}()
+			var line string
+			select {
+			case line = <-lines:
+			case <-ctx.Done():
+				t.Fatalf("no URL on stdout before %v; stderr:\n%s", ctx.Err(), stderr.String())
+			}
+			url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+			if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") {
+				t.Fatalf("first stdout line = %q, want %q; stderr:\n%s", line, "listening on http://127.0.0.1:PORT", stderr.String())
+			}
+
+			c, err := plantstore.NewClient(url, plantstore.WithToken(tt.wantToken))
+			if err != nil {
+				t.Fatalf("NewClient(%q) error = %v", url, err)
+			}
+			in := plantstore.NewPlant{ID: 7, Name: "Monstera", Tag: "indoor"}
+			got, err := c.CreatePlant(ctx, in)
+			if err != nil {
+				t.Fatalf("CreatePlant(%+v) error = %v, want nil; stderr:\n%s", in, err, stderr.String())
+			}
+			if diff := cmp.Diff(&plantstore.Plant{Name: "Monstera", Tag: "indoor"}, got); diff != "" {
+				t.Errorf("CreatePlant(%+v) mismatch (-want +got):\n%s", in, diff)
+			}
+			c2, err := plantstore.NewClient(url, plantstore.WithToken("wrong-token"))
+			if err != nil {
+				t.Fatalf("NewClient(%q) error = %v", url, err)
+			}
+			if _, err := c2.CreatePlant(ctx, in); !errors.Is(err, plantstore.ErrUnauthorized) {
+				t.Errorf("CreatePlant(%+v) with a wrong token error = %v, want a 401", in, err)
+			}
+
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatalf("sending SIGTERM: %v", err)
+			}
+			select {
+			case err := <-exited:
+				if err != nil {
+					t.Errorf("plantstore-mock after SIGTERM exited with %v, want status 0; stderr:\n%s", err, stderr.String())
+				}
+			case <-ctx.Done():
+				t.Fatalf("plantstore-mock did not exit after SIGTERM before %v", ctx.Err())
+			}
+			exited <- nil // for the cleanup
+
+			logs := stderr.String()
+			for _, want := range []string{
+				`msg="plantstoretest request" method=POST path=/plants status=200`,
+				`msg="plantstoretest request" method=POST path=/plants status=401`,
+				`msg="shutting down"`,
+			} {
+				if !strings.Contains(logs, want) {
+					t.Errorf("stderr = %q, want it to contain %q", logs, want)
+				}
+			}
+			if strings.Contains(logs, tt.wantToken) || strings.Contains(logs, "wrong-token") {
+				t.Errorf("stderr = %q, contains a token", logs)
+			}
+		})
+	}
+}
+
+func TestRunRejectsBadUsage(t *testing.T) {
+	t.Parallel()
+	const envToken = "env-secret-token"
+	getenv := func(key string) string {
+		if key == "PLANTSTORE_TOKEN" {
+			return envToken
+		}
+		return ""
+	}
+	tests := []struct {
+		name       string
+		args       []string
+		wantStatus int
+		wantStderr string
+	}{
+		{"help", []string{"-h"}, 0, "Usage: plantstore-mock"},
+		{"empty token", []string{"-token", ""}, 2, "token must not be empty"},
+		{"token with space", []string{"-token", "a b"}, 2, "invalid character"},
+		{"unknown flag", []string{"-port", "80"}, 2, "flag provided but not defined"},
+		{"extra argument", []string{"serve"}, 2, "unexpected arguments"},
+		{"bad address", []string{"-addr", "127.0.0.1:99999"}, 1, "invalid port"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var stdout, stderr bytes.Buffer
+			status := run(context.Background(), tt.args, getenv, &stdout, &stderr)
+			if status != tt.wantStatus {
+				t.Errorf("run(%q) = %d, want %d; stderr:\n%s", tt.args, status, tt.wantStatus, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tt.wantStderr) {
+				t.Errorf("run(%q) stderr = %q, want it to contain %q", tt.args, stderr.String(), tt.wantStderr)
+			}
+			if strings.Contains(stderr.String(), envToken) {
+				t.Errorf("run(%q) stderr = %q, contains the token from the environment", tt.args, stderr.String())
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("run(%q) stdout = %q, want nothing", tt.args, stdout.String())
+			}
+		})
+	}
+}
+
+// withoutToken returns env without PLANTSTORE_TOKEN.
+func withoutToken(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "PLANTSTORE_TOKEN=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}

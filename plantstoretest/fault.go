@@ -1,0 +1,205 @@
+package plantstoretest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Fault scripts the fake's reply to the next matching requests, to provoke
+// the failures a real deployment produces. Inject one with [Handler.Inject].
+//
+// A matching request is still checked and recorded (see [Request.Invalid]),
+// but the Fault decides what happens next, in this order:
+//
+//   - With Store, the request is first processed as usual: a valid plant is
+//     stored, or the reply is worked out as an error, but not sent.
+//   - With Hang, no reply is ever sent: the request waits until the client
+//     gives up or the Handler is closed, then the connection is dropped.
+//   - With Delay, the fake waits that long first. If the client gives up or
+//     the Handler is closed during the wait, the connection is dropped.
+//   - With Drop, the connection is closed without a response.
+//   - With Status, the reply is Status, Header and Body.
+//   - Otherwise the request gets its usual reply, with Header added: a Fault
+//     with only Delay and Header makes a slow server. Without Store, the
+//     request is processed after the delay.
+//
+// So Store and Drop together are the case that matters most for retrying a
+// create: the plant is stored, then the connection drops before the
+// response, and the client cannot tell whether its create took effect.
+type Fault struct {
+	// Match selects the requests the Fault answers; nil matches every
+	// request. It is called with each arriving request while the Handler's
+	// state is locked, so it must be quick, must not modify the Request and
+	// must not call the Handler's methods.
+	Match func(Request) bool
+
+	// Times is how many matching requests the Fault answers before it is
+	// used up. Zero means one; a negative value is an error.
+	Times int
+
+	// Delay is how long to wait before replying, at most. Negative is an
+	// error.
+	Delay time.Duration
+
+	// Status, if not zero, is the status of the scripted reply, from 200 to
+	// 599. Header is added to the reply: for example
+	// http.Header{"Retry-After": {"1"}}. Body is sent as it is: give it
+	// malformed JSON to test a client's decoding, or an empty non-nil slice
+	// to send no body. A nil Body sends an [Error] with [CodeFault]. The
+	// Content-Type is application/json unless Header sets another.
+	Status int
+	Header http.Header
+	Body   []byte
+
+	// Hang holds the request without ever replying; see above.
+	Hang bool
+
+	// Drop closes the connection without a response.
+	Drop bool
+
+	// Store processes the request as usual, storing a valid plant, before
+	// the scripted outcome.
+	Store bool
+}
+
+// check reports a Fault that cannot do what it says.
+func (f *Fault) check() error {
+	switch {
+	case f.Times < 0:
+		return fmt.Errorf("invalid Fault: Times is %d, want 0 or more", f.Times)
+	case f.Delay < 0:
+		return fmt.Errorf("invalid Fault: Delay is %v, want 0 or more", f.Delay)
+	case f.Status != 0 && (f.Status < 200 || f.Status > 599):
+		return fmt.Errorf("invalid Fault: Status is %d, want 0 or 200 to 599", f.Status)
+	case f.Hang && f.Drop:
+		return errors.New("invalid Fault: Hang and Drop are alternatives; set one")
+	case (f.Hang || f.Drop) && f.Status != 0:
+		return errors.New("invalid Fault: a Fault with Hang or Drop sends no reply, so Status must be 0")
+	case (f.Hang || f.Drop) && (f.Header != nil || f.Body != nil):
+		return errors.New("invalid Fault: a Fault with Hang or Drop sends no reply, so Header and Body must be nil")
+	case f.Hang && f.Delay != 0:
+		return errors.New("invalid Fault: a Fault with Hang never replies, so Delay must be 0")
+	case f.Status == 0 && f.Body != nil:
+		return errors.New("invalid Fault: Body needs a Status")
+	}
+	return nil
+}
+
+// kind names what f does, for logs and reports.
+func (f *Fault) kind() string {
+	var parts []string
+	if f.Match != nil {
+		parts = append(parts, "Match")
+	}
+	if f.Store {
+		parts = append(parts, "Store")
+	}
+	if f.Delay > 0 {
+		parts = append(parts, "Delay "+f.Delay.String())
+	}
+	switch {
+	case f.Hang:
+		parts = append(parts, "Hang")
+	case f.Drop:
+		parts = append(parts, "Drop")
+	case f.Status != 0:
+		parts = append(parts, fmt.Sprintf("Status %d", f.Status))
+	}
+	if len(f.Header) > 0 {
+		parts = append(parts, "Header")
+	}
+	if len(parts) == 0 {
+		return "no-op"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// write sends f's scripted reply and returns the status.
+func (f *Fault) write(w http.ResponseWriter) int {
+	body := f.Body
+	if body == nil {
+		msg := strings.TrimSpace(fmt.Sprintf("injected fault: %d %s", f.Status, http.StatusText(f.Status)))
+		body, _ = json.Marshal(Error{Code: CodeFault, Message: msg}) // cannot fail
+	}
+	return writeRaw(w, f.Status, f.Header, body)
+}
+
+// scriptedFault is an injected Fault and how many replies it has left.
+type scriptedFault struct {
+	Fault
+	seq   int // 1 for the first Fault injected into the Handler, and so on
+	times int // replies it was injected for
+	left  int // replies not yet used
+}
+
+// Inject adds f to the faults waiting for requests. Each arriving request
+// is offered to the waiting faults in the order they were injected and is
+// answered by the first whose Match accepts it; that fault then has one
+// reply fewer, and is removed when it has none left. A fault that can never
+// act as written (see [Fault]) is misuse: a [Server] fails the test with
+// tb.Fatalf, and a Handler from [NewHandler] panics. Inject copies f's
+// Header and Body, so the caller may reuse them.
+//
+// A [Server] reports through the test every fault with replies left when the
+// test ends; see [NewServer].
+func (h *Handler) Inject(f Fault) {
+	if err := f.check(); err != nil {
+		h.fatalf("plantstoretest: Inject: %v", err)
+		return
+	}
+	f.Header = f.Header.Clone()
+	if f.Body != nil {
+		f.Body = append([]byte{}, f.Body...)
+	}
+	if f.Times == 0 {
+		f.Times = 1
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.faultSeq++
+	h.faults = append(h.faults, &scriptedFault{Fault: f, seq: h.faultSeq, times: f.Times, left: f.Times})
+}
+
+// Pending returns how many injected replies are still waiting for a
+// request: the sum of the replies each waiting fault has left.
+func (h *Handler) Pending() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, f := range h.faults {
+		n += f.left
+	}
+	return n
+}
+
+// takeFault uses up one reply of the first waiting fault that matches req,
+// and returns it, or nil if none matches. h.mu must be held.
+func (h *Handler) takeFault(req Request) *Fault {
+	for i, f := range h.faults {
+		if f.Match != nil && !f.Match(req) {
+			continue
+		}
+		f.left--
+		if f.left == 0 {
+			h.faults = append(h.faults[:i:i], h.faults[i+1:]...)
+		}
+		return &f.Fault
+	}
+	return nil
+}
+
+// unusedFaults describes each waiting fault with replies left.
+func (h *Handler) unusedFaults() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var msgs []string
+	for _, f := range h.faults {
+		msgs = append(msgs, fmt.Sprintf("plantstoretest: injected Fault #%d (%s) was used %d of %d times",
+			f.seq, f.kind(), f.times-f.left, f.times))
+	}
+	return msgs
+}

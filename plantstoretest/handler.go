@@ -1,0 +1,517 @@
+package plantstoretest
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/plantstore/plantstore-go"
+)
+
+// The codes the fake puts in the "error" field of its Error bodies. They are
+// the fake's own: the specification does not say which values the real
+// service uses, so code under test should branch on the HTTP status, and
+// tests may compare these codes only to check which rule the fake applied.
+const (
+	// CodeInvalidJSON: the body is empty, not valid UTF-8, not valid JSON,
+	// not a JSON object, has a repeated field name, or has data after the
+	// object.
+	CodeInvalidJSON int32 = 1
+	// CodeInvalidPlant: the object is not a valid NewPlant: id or name is
+	// missing, null or of the wrong type, name is empty, or tag is not a
+	// string.
+	CodeInvalidPlant int32 = 2
+	// CodeContentType: the Content-Type header is missing or is not
+	// application/json (with an optional charset=utf-8).
+	CodeContentType int32 = 3
+	// CodeTooLarge: the body is larger than 1 MiB.
+	CodeTooLarge int32 = 4
+	// CodeDuplicateID: a plant with the same id is already stored (see
+	// [WithAllowDuplicateIDs]).
+	CodeDuplicateID int32 = 5
+	// CodeUnauthorized: the Authorization header is missing, is not
+	// "Bearer <token>", or carries the wrong token. The status is 401.
+	CodeUnauthorized int32 = 6
+	// CodeNotFound: the path is not /plants. The status is 404.
+	CodeNotFound int32 = 7
+	// CodeMethodNotAllowed: the path is /plants but the method is not POST.
+	// The status is 405.
+	CodeMethodNotAllowed int32 = 8
+	// CodeFault: the default body of a reply scripted with [Fault].
+	CodeFault int32 = 9
+)
+
+// maxBodyBytes is the largest request body the fake accepts.
+const maxBodyBytes = 1 << 20
+
+// Error is the body of every response from the fake other than 200, in the
+// wire shape the specification gives: {"error": code, "message": text}.
+// Rules added with [WithRule] return one to reject a plant.
+type Error struct {
+	// Code is a machine-readable code: one of the Code constants, or the
+	// value a rule chose.
+	Code int32 `json:"error"`
+	// Message says what was wrong, for people. It names the field or header
+	// at fault and never contains the token.
+	Message string `json:"message"`
+}
+
+// Request is a request as it reached the fake, recorded for
+// [Handler.Requests].
+type Request struct {
+	// Method and Path are the request's method and URL path.
+	Method string
+	Path   string
+	// Header is a copy of the request headers with the credentials in
+	// Authorization replaced by "REDACTED", so "Bearer REDACTED".
+	Header http.Header
+	// Body is a copy of the request body, cut off at 1 MiB.
+	Body []byte
+	// Plant is the decoded body when the request passed every check
+	// (Invalid is nil), and the zero NewPlant otherwise.
+	Plant plantstore.NewPlant
+	// Invalid is the error the fake's checks found, or nil if the request
+	// passed them all: path, method, token, content type, body and the
+	// rules added with [WithRule]. The checks run for every request, those a
+	// [Fault] answers included, so a test can confirm its client sent valid
+	// requests even when the reply was scripted. A duplicate id is not a
+	// check failure: it depends on what was stored before.
+	Invalid *Error
+}
+
+// Handler is the fake Plant Store as an http.Handler, for tests that mount
+// it in a server of their own; [NewServer] serves one for you. It serves
+// POST /plants only, against state of its own, and is safe for concurrent
+// use. Create one with [NewHandler]; the zero Handler is not usable.
+//
+// Each request is checked in this order, and the first failure is the reply:
+//
+//   - A path other than /plants (including /plants/) is 404 with
+//     [CodeNotFound]. Another method on /plants is 405 with an
+//     "Allow: POST" header and [CodeMethodNotAllowed].
+//   - A missing or malformed Authorization header, or a token other than
+//     the one configured, is 401 with [CodeUnauthorized] and the header
+//     WWW-Authenticate: Bearer realm="plantstore". The Authorization header
+//     must be "Bearer", matched without regard to case, one or more spaces
+//     and the token (RFC 7235); the token is compared in constant time.
+//   - A Content-Type other than application/json, optionally with
+//     charset=utf-8, is 400 with [CodeContentType]. The fake answers 400 and
+//     not 415 because the specification answers every failed create with
+//     400; it never invents statuses the specification does not list,
+//     except 401, 404 and 405 above.
+//   - A body over 1 MiB is 400 with [CodeTooLarge], for the same reason not
+//     413.
+//   - The body must be exactly one JSON object, in valid UTF-8, with no
+//     repeated field names (which JSON leaves undefined), and nothing but
+//     whitespace after it; otherwise 400 with [CodeInvalidJSON]. Deeply
+//     nested input is rejected the same way.
+//   - The object must be a NewPlant; otherwise 400 with [CodeInvalidPlant].
+//     "id" is required and must be an integer literal that fits in int64:
+//     "1", 1.5, 1.0, 1e3 and 1e100 are all rejected, so a client that sends
+//     a float is caught even where a lenient server would accept it. "name"
+//     is required and must be a non-empty string (the plantstore client
+//     never sends an empty one). "tag" is optional, but when present it must
+//     be a string: null is rejected, as the specification does not make it
+//     nullable. Strings must not contain unpaired surrogate escapes such as
+//     "\ud800", which a decoder would silently replace, so a stored name is
+//     exactly the name that was sent. Field names match case-sensitively,
+//     and unknown fields are ignored.
+//   - Each rule added with [WithRule] may reject the plant with 400.
+//   - A plant whose id is already stored is 400 with [CodeDuplicateID],
+//     unless [WithAllowDuplicateIDs] is set.
+//
+// A plant that passes is stored and answered with 200 and a Plant body:
+// its name, and its tag when not empty, without the id.
+//
+// Every reply other than 200 has "Content-Type: application/json" and an
+// [Error] body with both fields. An injected [Fault] replaces the reply
+// described here.
+type Handler struct {
+	token       []byte
+	allowDupIDs bool
+	rules       []func(plantstore.NewPlant) *Error
+	logger      *slog.Logger
+	logf        func(format string, args ...any) // nil, or the test's Logf
+	fatalf      func(format string, args ...any) // reports misuse
+
+	done      chan struct{} // closed by Close
+	closeOnce sync.Once
+
+	mu       sync.Mutex
+	plants   []plantstore.NewPlant
+	ids      map[int64]bool
+	requests []Request
+	faults   []*scriptedFault
+	faultSeq int // numbers faults in the order they were injected
+}
+
+// NewHandler returns a fake Plant Store with no plants stored. It accepts
+// the same options as [NewServer] but ignores [WithTLS] and [WithLogging]. It
+// panics if an option is invalid (an empty token). Call [Handler.Close]
+// before shutting down the server it is mounted in.
+func NewHandler(opts ...Option) *Handler {
+	c := newConfig(opts)
+	if err := c.check(); err != nil {
+		panic(err.Error())
+	}
+	return newHandler(c)
+}
+
+func newHandler(c *config) *Handler {
+	h := &Handler{
+		token:       []byte(c.token),
+		allowDupIDs: c.allowDupIDs,
+		rules:       c.rules,
+		logger:      c.logger,
+		fatalf:      func(format string, args ...any) { panic(fmt.Sprintf(format, args...)) },
+		done:        make(chan struct{}),
+		ids:         make(map[int64]bool),
+	}
+	if c.tb != nil {
+		h.fatalf = c.tb.Fatalf
+		if c.logToTB {
+			h.logf = c.tb.Logf
+		}
+	}
+	return h
+}
+
+// Plants returns the stored plants in the order they arrived. The slice is a
+// copy that the caller may modify.
+func (h *Handler) Plants() []plantstore.NewPlant {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]plantstore.NewPlant(nil), h.plants...)
+}
+
+// Requests returns every request that reached the fake, in the order they
+// arrived, whatever the reply: rejected requests and those a [Fault]
+// answered included. The slice and the requests' headers and bodies are
+// copies that the caller may modify.
+func (h *Handler) Requests() []Request {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]Request, len(h.requests))
+	for i, r := range h.requests {
+		r.Header = r.Header.Clone()
+		r.Body = append([]byte(nil), r.Body...)
+		if r.Invalid != nil {
+			e := *r.Invalid
+			r.Invalid = &e
+		}
+		out[i] = r
+	}
+	return out
+}
+
+// Reset forgets the stored plants, the recorded requests and the injected
+// faults not yet used, so that subtests can share a server. Requests being
+// served while Reset runs finish as they began.
+func (h *Handler) Reset() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.plants = nil
+	h.ids = make(map[int64]bool)
+	h.requests = nil
+	h.faults = nil
+}
+
+// Close releases every request held by a [Fault] with Hang or Delay, which
+// then ends by dropping its connection, so that http.Server.Shutdown and
+// httptest.Server.Close do not wait for them. Requests that arrive later are
+// served as usual, except that hangs and delays end at once. Close does not
+// stop a server the Handler is mounted in, and may be called more than once.
+func (h *Handler) Close() {
+	h.closeOnce.Do(func() { close(h.done) })
+}
+
+// ServeHTTP answers r as described on [Handler].
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	var (
+		status    int    // status written; 0 if none
+		faultKind string // what kind of fault answered, if any
+	)
+	defer func() { h.logRequest(r, status, faultKind, time.Since(start)) }()
+
+	body, readErr := readBody(w, r)
+	req := Request{
+		Method: r.Method,
+		Path:   r.URL.Path,
+		Header: redact(r.Header),
+		Body:   body,
+	}
+	plant, rej := h.check(r, body, readErr)
+	if rej == nil {
+		req.Plant = plant
+	} else {
+		req.Invalid = &rej.body
+	}
+
+	f, rep, processed := h.arrive(req, plant, rej)
+	if f == nil {
+		status = rep.write(w, nil)
+		return
+	}
+
+	faultKind = f.kind()
+	if f.Hang {
+		h.wait(r, nil)
+	}
+	if f.Delay > 0 {
+		t := time.NewTimer(f.Delay)
+		defer t.Stop()
+		h.wait(r, t.C)
+	}
+	if f.Drop {
+		panic(http.ErrAbortHandler)
+	}
+	if f.Status != 0 {
+		status = f.write(w)
+		return
+	}
+	if !processed {
+		h.mu.Lock()
+		rep = h.store(plant, rej)
+		h.mu.Unlock()
+	}
+	status = rep.write(w, f.Header)
+}
+
+// arrive records req and takes the first injected fault that matches it.
+// Unless a fault takes over without Store, it also processes the request:
+// it stores the plant or decides how to reject it. processed reports
+// whether it did.
+func (h *Handler) arrive(req Request, p plantstore.NewPlant, rej *rejection) (f *Fault, rep reply, processed bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.requests = append(h.requests, req)
+	f = h.takeFault(req)
+	if f != nil && !f.Store {
+		return f, reply{}, false
+	}
+	return f, h.store(p, rej), true
+}
+
+// store stores p, unless the checks rejected it or its id is taken, and
+// returns the reply. h.mu must be held.
+func (h *Handler) store(p plantstore.NewPlant, rej *rejection) reply {
+	if rej != nil {
+		return reply{status: rej.status, body: &rej.body}
+	}
+	if !h.allowDupIDs && h.ids[p.ID] {
+		return badRequest(CodeDuplicateID, fmt.Sprintf("plant %d already exists", p.ID))
+	}
+	h.ids[p.ID] = true
+	h.plants = append(h.plants, p)
+	return reply{status: http.StatusOK, plant: &plantstore.Plant{Name: p.Name, Tag: p.Tag}}
+}
+
+// wait blocks until timer fires, or, when the client goes away or the
+// Handler is closed first, ends the request by dropping the connection. A
+// nil timer never fires.
+func (h *Handler) wait(r *http.Request, timer <-chan time.Time) {
+	select {
+	case <-timer:
+	case <-r.Context().Done():
+		panic(http.ErrAbortHandler)
+	case <-h.done:
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// rejection is why the checks refused a request.
+type rejection struct {
+	status int
+	body   Error
+}
+
+func rejectf(status int, code int32, format string, args ...any) *rejection {
+	return &rejection{status: status, body: Error{Code: code, Message: fmt.Sprintf(format, args...)}}
+}
+
+// check runs the stateless checks documented on Handler, in order, and
+// returns the plant the body holds.
+func (h *Handler) check(r *http.Request, body []byte, readErr error) (plantstore.NewPlant, *rejection) {
+	if r.URL.Path != "/plants" {
+		return plantstore.NewPlant{}, rejectf(http.StatusNotFound, CodeNotFound, "no such path %q; the API serves POST /plants", r.URL.Path)
+	}
+	if r.Method != http.MethodPost {
+		return plantstore.NewPlant{}, rejectf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method %s is not allowed on /plants; use POST", r.Method)
+	}
+	if msg := h.authorize(r.Header); msg != "" {
+		return plantstore.NewPlant{}, rejectf(http.StatusUnauthorized, CodeUnauthorized, "%s", msg)
+	}
+	if msg := checkContentType(r.Header); msg != "" {
+		return plantstore.NewPlant{}, rejectf(http.StatusBadRequest, CodeContentType, "%s", msg)
+	}
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(readErr, &tooLarge):
+		return plantstore.NewPlant{}, rejectf(http.StatusBadRequest, CodeTooLarge, "body is larger than %d bytes", maxBodyBytes)
+	case readErr != nil:
+		return plantstore.NewPlant{}, rejectf(http.StatusBadRequest, CodeInvalidJSON, "reading body: %v", readErr)
+	}
+	p, e := decodePlant(body)
+	if e != nil {
+		return plantstore.NewPlant{}, &rejection{status: http.StatusBadRequest, body: *e}
+	}
+	for _, rule := range h.rules {
+		if e := rule(p); e != nil {
+			return plantstore.NewPlant{}, &rejection{status: http.StatusBadRequest, body: *e}
+		}
+	}
+	return p, nil
+}
+
+// authorize returns what is wrong with the request's credentials, or "" if
+// they carry the configured token. The message never contains a token.
+func (h *Handler) authorize(header http.Header) string {
+	values := header.Values("Authorization")
+	switch len(values) {
+	case 0:
+		return "missing Authorization header"
+	case 1:
+	default:
+		return "more than one Authorization header"
+	}
+	scheme, token, ok := strings.Cut(values[0], " ")
+	token = strings.TrimLeft(token, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return `Authorization header must be "Bearer <token>"`
+	}
+	if subtle.ConstantTimeCompare([]byte(token), h.token) != 1 {
+		return "invalid token"
+	}
+	return ""
+}
+
+// checkContentType returns what is wrong with the request's Content-Type,
+// or "" if it is JSON.
+func checkContentType(header http.Header) string {
+	values := header.Values("Content-Type")
+	switch len(values) {
+	case 0:
+		return "missing Content-Type header; want application/json"
+	case 1:
+	default:
+		return "more than one Content-Type header"
+	}
+	mediaType, params, err := mime.ParseMediaType(values[0])
+	if err != nil || mediaType != "application/json" {
+		return fmt.Sprintf("Content-Type must be application/json, got %q", values[0])
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return fmt.Sprintf("charset must be utf-8, got %q", cs)
+	}
+	return ""
+}
+
+// readBody reads at most maxBodyBytes of r's body, and a
+// *http.MaxBytesError if there was more.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	return io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+}
+
+// redact returns a copy of header in which the credentials of each
+// Authorization value are replaced by "REDACTED", keeping the scheme.
+func redact(header http.Header) http.Header {
+	out := header.Clone()
+	if out == nil {
+		out = http.Header{}
+	}
+	values := out.Values("Authorization")
+	for i, v := range values {
+		if scheme, _, ok := strings.Cut(v, " "); ok {
+			values[i] = scheme + " REDACTED"
+		} else {
+			values[i] = "REDACTED"
+		}
+	}
+	return out
+}
+
+// reply is a response worked out before it is written.
+type reply struct {
+	status int
+	plant  *plantstore.Plant // the 200 body
+	body   *Error            // the body of any other status
+}
+
+func badRequest(code int32, msg string) reply {
+	return reply{status: http.StatusBadRequest, body: &Error{Code: code, Message: msg}}
+}
+
+// write sends rep, with extra headers added, and returns the status.
+func (rep reply) write(w http.ResponseWriter, extra http.Header) int {
+	switch rep.status {
+	case http.StatusUnauthorized:
+		w.Header().Set("WWW-Authenticate", `Bearer realm="plantstore"`)
+	case http.StatusMethodNotAllowed:
+		w.Header().Set("Allow", http.MethodPost)
+	}
+	var v any = rep.body
+	if rep.status == http.StatusOK {
+		v = rep.plant
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Neither body type can fail to marshal.
+		panic(err)
+	}
+	return writeRaw(w, rep.status, extra, b)
+}
+
+// writeRaw sends status, the headers in extra, and body, as JSON unless
+// extra says otherwise, and returns status.
+func writeRaw(w http.ResponseWriter, status int, extra http.Header, body []byte) int {
+	for k, vs := range extra {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	if w.Header().Get("Content-Type") == "" {
+		w.Header().Set("Content-Type", "application/json")
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(body) // A client that went away gets nothing either way.
+	return status
+}
+
+// logRequest logs one line about a finished request to the configured
+// logger and test, if any.
+func (h *Handler) logRequest(r *http.Request, status int, faultKind string, d time.Duration) {
+	if h.logger != nil {
+		attrs := []slog.Attr{
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.Path),
+			slog.Int("status", status),
+			slog.Duration("duration", d),
+		}
+		if faultKind != "" {
+			attrs = append(attrs, slog.String("fault", faultKind))
+		}
+		h.logger.LogAttrs(r.Context(), slog.LevelInfo, "plantstoretest request", attrs...)
+	}
+	if h.logf != nil {
+		outcome := "no response"
+		if status != 0 {
+			outcome = fmt.Sprint(status)
+		}
+		if faultKind != "" {
+			outcome += " (fault: " + faultKind + ")"
+		}
+		h.logf("plantstoretest: %s %s -> %s in %v", r.Method, r.URL.Path, outcome, d)
+	}
+}

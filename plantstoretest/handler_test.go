@@ -1,0 +1,626 @@
+package plantstoretest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/plantstore/plantstore-go"
+)
+
+// response is a response from the fake, its body read.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// send makes one request to s with a plain HTTP client and returns the
+// response.
+func send(t *testing.T, s *Server, method, path string, header http.Header, body string) response {
+	t.Helper()
+	req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("http.NewRequest(%s, %s) failed: %v", method, path, err)
+	}
+	req.Header = header
+	resp, err := s.ts.Client().Do(req)
+	if err != nil {
+		t.Fatalf("%s %s failed: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: reading body failed: %v", method, path, err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+// post sends body to s's /plants with the headers of a valid create.
+func post(t *testing.T, s *Server, body string) response {
+	t.Helper()
+	return send(t, s, http.MethodPost, "/plants", validHeader(s.token), body)
+}
+
+// validHeader returns the headers of a valid create authorised by token.
+func validHeader(token string) http.Header {
+	return http.Header{
+		"Authorization": {"Bearer " + token},
+		"Content-Type":  {"application/json"},
+	}
+}
+
+// checkError checks that resp is an Error response with the given status
+// and code, and a message containing wantMsg.
+func checkError(t *testing.T, call string, resp response, wantStatus int, wantCode int32, wantMsg string) {
+	t.Helper()
+	if resp.status != wantStatus {
+		t.Errorf("%s status = %d, want %d (body %s)", call, resp.status, wantStatus, resp.body)
+	}
+	checkJSONContentType(t, call, resp)
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(resp.body, &fields); err != nil {
+		t.Fatalf("%s body = %q, not a JSON object: %v", call, resp.body, err)
+	}
+	for _, name := range []string{"error", "message"} {
+		if _, ok := fields[name]; !ok {
+			t.Errorf("%s body = %s, has no %q field", call, resp.body, name)
+		}
+	}
+	var got Error
+	if err := json.Unmarshal(resp.body, &got); err != nil {
+		t.Fatalf("%s body = %s, not an Error: %v", call, resp.body, err)
+	}
+	if got.Code != wantCode {
+		t.Errorf("%s error code = %d, want %d (message %q)", call, got.Code, wantCode, got.Message)
+	}
+	if !strings.Contains(got.Message, wantMsg) {
+		t.Errorf("%s message = %q, want it to contain %q", call, got.Message, wantMsg)
+	}
+}
+
+func checkJSONContentType(t *testing.T, call string, resp response) {
+	t.Helper()
+	ct := resp.header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+		t.Errorf("%s Content-Type = %q, want application/json", call, ct)
+	}
+}
+
+func TestHandlerRejectsInvalidBodies(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		body     string
+		wantCode int32
+		wantMsg  string
+	}{
+		{"empty", "", CodeInvalidJSON, "body is empty"},
+		{"whitespace only", " \n\t", CodeInvalidJSON, "body is empty"},
+		{"truncated", `{"id":1,"name":"Fern"`, CodeInvalidJSON, "not valid JSON"},
+		{"syntax error", `{"id":1 "name":"Fern"}`, CodeInvalidJSON, "not valid JSON"},
+		{"bare word", `nul`, CodeInvalidJSON, "not valid JSON"},
+		{"single quotes", `{'id':1,'name':'Fern'}`, CodeInvalidJSON, "not valid JSON"},
+		{"null", `null`, CodeInvalidJSON, "must be a JSON object, got null"},
+		{"array", `[{"id":1,"name":"Fern"}]`, CodeInvalidJSON, "must be a JSON object, got an array"},
+		{"string", `"Fern"`, CodeInvalidJSON, "must be a JSON object, got a string"},
+		{"number", `1`, CodeInvalidJSON, "must be a JSON object, got a number"},
+		{"trailing garbage", `{"id":1,"name":"Fern"} x`, CodeInvalidJSON, "unexpected data after the JSON object"},
+		{"second object", `{"id":1,"name":"Fern"}{"id":2,"name":"Ivy"}`, CodeInvalidJSON, "unexpected data after the JSON object"},
+		{"repeated id", `{"id":1,"id":2,"name":"Fern"}`, CodeInvalidJSON, `field "id" appears more than once`},
+		{"repeated name via escape", `{"id":1,"name":"Fern","n\u0061me":"Ivy"}`, CodeInvalidJSON, `field "name" appears more than once`},
+		{"repeated unknown field", `{"id":1,"name":"Fern","x":1,"x":2}`, CodeInvalidJSON, `field "x" appears more than once`},
+		{"invalid UTF-8 in name", "{\"id\":1,\"name\":\"F\xffrn\"}", CodeInvalidJSON, "not valid UTF-8 (at byte 17)"},
+		{"invalid UTF-8 in unknown field", "{\"id\":1,\"name\":\"Fern\",\"x\":\"\xc3\"}", CodeInvalidJSON, "not valid UTF-8"},
+		{"overlong UTF-8 encoding", "{\"id\":1,\"name\":\"\xc0\xaf\"}", CodeInvalidJSON, "not valid UTF-8"},
+		{"UTF-8 encoded surrogate", "{\"id\":1,\"name\":\"\xed\xa0\x80\"}", CodeInvalidJSON, "not valid UTF-8"},
+		{"deeply nested arrays", strings.Repeat("[", 100000), CodeInvalidJSON, "exceeded max depth"},
+		{"deeply nested field", `{"id":1,"name":"Fern","x":` + strings.Repeat(`{"a":`, 100000), CodeInvalidJSON, "exceeded max depth"},
+
+		{"id missing", `{"name":"Fern"}`, CodeInvalidPlant, "id is required"},
+		{"id null", `{"id":null,"name":"Fern"}`, CodeInvalidPlant, "id must be an integer that fits in int64, got null"},
+		{"id string", `{"id":"1","name":"Fern"}`, CodeInvalidPlant, "id must be an integer that fits in int64, got a string"},
+		{"id boolean", `{"id":true,"name":"Fern"}`, CodeInvalidPlant, "got a boolean"},
+		{"id object", `{"id":{},"name":"Fern"}`, CodeInvalidPlant, "got an object"},
+		{"id array", `{"id":[1],"name":"Fern"}`, CodeInvalidPlant, "got an array"},
+		{"id fraction", `{"id":1.5,"name":"Fern"}`, CodeInvalidPlant, "no fraction or exponent), got 1.5"},
+		{"id integral fraction", `{"id":1.0,"name":"Fern"}`, CodeInvalidPlant, "got 1.0"},
+		{"id exponent", `{"id":1e3,"name":"Fern"}`, CodeInvalidPlant, "got 1e3"},
+		{"id huge exponent", `{"id":1e100,"name":"Fern"}`, CodeInvalidPlant, "got 1e100"},
+		{"id above int64", `{"id":9223372036854775808,"name":"Fern"}`, CodeInvalidPlant, "fits in int64, got 9223372036854775808"},
+		{"id below int64", `{"id":-9223372036854775809,"name":"Fern"}`, CodeInvalidPlant, "fits in int64"},
+		{"id very long", `{"id":` + strings.Repeat("9", 1000) + `,"name":"Fern"}`, CodeInvalidPlant, "99999…"},
+		{"id case-sensitive", `{"ID":1,"name":"Fern"}`, CodeInvalidPlant, "id is required"},
+		{"name missing", `{"id":1}`, CodeInvalidPlant, "name is required"},
+		{"name null", `{"id":1,"name":null}`, CodeInvalidPlant, "name must be a string, got null"},
+		{"name number", `{"id":1,"name":7}`, CodeInvalidPlant, "name must be a string, got a number"},
+		{"name boolean", `{"id":1,"name":false}`, CodeInvalidPlant, "name must be a string, got a boolean"},
+		{"name array", `{"id":1,"name":["Fern"]}`, CodeInvalidPlant, "name must be a string, got an array"},
+		{"name empty", `{"id":1,"name":""}`, CodeInvalidPlant, "name must not be empty"},
+		{"name case-sensitive", `{"id":1,"Name":"Fern"}`, CodeInvalidPlant, "name is required"},
+		{"name lone high surrogate", `{"id":1,"name":"F\ud800rn"}`, CodeInvalidPlant, `name contains the unpaired surrogate escape \ud800`},
+		{"name lone low surrogate", `{"id":1,"name":"\uDC00"}`, CodeInvalidPlant, `unpaired surrogate escape \uDC00`},
+		{"name high surrogate at end", `{"id":1,"name":"Fern\ud83c"}`, CodeInvalidPlant, `unpaired surrogate escape \ud83c`},
+		{"name high surrogate then letter", `{"id":1,"name":"\ud83c\u0041"}`, CodeInvalidPlant, `unpaired surrogate escape \ud83c`},
+		{"name two high surrogates", `{"id":1,"name":"\ud83c\ud83c\udf31"}`, CodeInvalidPlant, `unpaired surrogate escape \ud83c`},
+		{"tag null", `{"id":1,"name":"Fern","tag":null}`, CodeInvalidPlant, "tag must be a string, got null"},
+		{"tag number", `{"id":1,"name":"Fern","tag":1}`, CodeInvalidPlant, "tag must be a string, got a number"},
+		{"tag object", `{"id":1,"name":"Fern","tag":{}}`, CodeInvalidPlant, "tag must be a string, got an object"},
+		{"tag lone surrogate", `{"id":1,"name":"Fern","tag":"\udfff"}`, CodeInvalidPlant, `tag contains the unpaired surrogate escape \udfff`},
+
+		{"too large", `{"id":1,"name":"` + strings.Repeat("a", maxBodyBytes) + `"}`, CodeTooLarge, "larger than 1048576 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := NewServer(t)
+			resp := post(t, s, tt.body)
+			call := "POST /plants " + abbreviate([]byte(tt.body))
+			checkError(t, call, resp, http.StatusBadRequest, tt.wantCode, tt.wantMsg)
+			if got := s.Plants(); len(got) != 0 {
+				t.Errorf("after %s, Plants() = %+v, want none", call, got)
+			}
+			reqs := s.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("after %s, len(Requests()) = %d, want 1", call, len(reqs))
+			}
+			if reqs[0].Invalid == nil || reqs[0].Invalid.Code != tt.wantCode {
+				t.Errorf("after %s, Requests()[0].Invalid = %+v, want code %d", call, reqs[0].Invalid, tt.wantCode)
+			}
+		})
+	}
+}
+
+func TestHandlerAcceptsValidBodies(t *testing.T) {
+	t.Parallel()
+	// A body of exactly the size limit is accepted.
+	const frame = `{"id":1,"name":"Fern","x":""}`
+	atLimit := `{"id":1,"name":"Fern","x":"` + strings.Repeat("a", maxBodyBytes-len(frame)) + `"}`
+	if len(atLimit) != maxBodyBytes {
+		t.Fatalf("atLimit is %d bytes, want %d", len(atLimit), maxBodyBytes)
+	}
+
+	tests := []struct {
+		name        string
+		contentType string // "" means application/json
+		body        string
+		want        plantstore.NewPlant
+	}{
+		{"minimal", "", `{"id":1,"name":"Fern"}`, plantstore.NewPlant{ID: 1, Name: "Fern"}},
+		{"with tag", "", `{"id":2,"name":"Monstera","tag":"indoor"}`, plantstore.NewPlant{ID: 2, Name: "Monstera", Tag: "indoor"}},
+		{"empty tag", "", `{"id":3,"name":"Fern","tag":""}`, plantstore.NewPlant{ID: 3, Name: "Fern"}},
+		{"fields in any order", "", `{"tag":"t","name":"Fern","id":4}`, plantstore.NewPlant{ID: 4, Name: "Fern", Tag: "t"}},
+		{"unknown fields ignored", "", `{"id":5,"name":"Fern","color":"green","extra":{"a":[1,2,null]},"Id":"x"}`, plantstore.NewPlant{ID: 5, Name: "Fern"}},
+		{"whitespace around", "", " \r\n\t{ \"id\" : 6 , \"name\" : \"Fern\" }\n ", plantstore.NewPlant{ID: 6, Name: "Fern"}},
+		{"id zero", "", `{"id":0,"name":"Fern"}`, plantstore.NewPlant{ID: 0, Name: "Fern"}},
+		{"id negative zero", "", `{"id":-0,"name":"Fern"}`, plantstore.NewPlant{ID: 0, Name: "Fern"}},
+		{"id negative", "", `{"id":-42,"name":"Fern"}`, plantstore.NewPlant{ID: -42, Name: "Fern"}},
+		{"id max int64", "", `{"id":9223372036854775807,"name":"Fern"}`, plantstore.NewPlant{ID: 9223372036854775807, Name: "Fern"}},
+		{"id min int64", "", `{"id":-9223372036854775808,"name":"Fern"}`, plantstore.NewPlant{ID: -9223372036854775808, Name: "Fern"}},
+		{"non-ASCII name", "", `{"id":7,"name":"Fougère 🌱"}`, plantstore.NewPlant{ID: 7, Name: "Fougère 🌱"}},
+		{"escaped name", "", `{"id":8,"name":"Foug\u00e8re \ud83c\udf31 \"q\" \\ \/ \n"}`, plantstore.NewPlant{ID: 8, Name: "Fougère 🌱 \"q\" \\ / \n"}},
+		{"escaped backslash before u", "", `{"id":9,"name":"\\ud800"}`, plantstore.NewPlant{ID: 9, Name: `\ud800`}},
+		{"replacement character sent as such", "", `{"id":10,"name":"\ufffd` + "\uFFFD" + `"}`, plantstore.NewPlant{ID: 10, Name: "\uFFFD\uFFFD"}},
+		{"NUL escape", "", `{"id":11,"name":"a\u0000b"}`, plantstore.NewPlant{ID: 11, Name: "a\x00b"}},
+		{"nested unknown field within depth limit", "", `{"id":12,"name":"Fern","x":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}`, plantstore.NewPlant{ID: 12, Name: "Fern"}},
+		{"body at size limit", "", atLimit, plantstore.NewPlant{ID: 1, Name: "Fern"}},
+		{"charset utf-8", "application/json; charset=utf-8", `{"id":13,"name":"Fern"}`, plantstore.NewPlant{ID: 13, Name: "Fern"}},
+		{"charset upper case", "application/json;charset=UTF-8", `{"id":14,"name":"Fern"}`, plantstore.NewPlant{ID: 14, Name: "Fern"}},
+		{"media type upper case", "Application/JSON", `{"id":15,"name":"Fern"}`, plantstore.NewPlant{ID: 15, Name: "Fern"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := NewServer(t)
+			header := validHeader(s.token)
+			if tt.contentType != "" {
+				header.Set("Content-Type", tt.contentType)
+			}
+			resp := send(t, s, http.MethodPost, "/plants", header, tt.body)
+			call := "POST /plants " + abbreviate([]byte(tt.body))
+			if resp.status != http.StatusOK {
+				t.Fatalf("%s status = %d, want 200 (body %s)", call, resp.status, resp.body)
+			}
+			checkJSONContentType(t, call, resp)
+			var fields map[string]json.RawMessage
+			if err := json.Unmarshal(resp.body, &fields); err != nil {
+				t.Fatalf("%s body = %q, not a JSON object: %v", call, resp.body, err)
+			}
+			if _, ok := fields["id"]; ok {
+				t.Errorf("%s body = %s, has an id; a Plant has none", call, resp.body)
+			}
+			if _, ok := fields["tag"]; ok && tt.want.Tag == "" {
+				t.Errorf("%s body = %s, has a tag though the plant has none", call, resp.body)
+			}
+			var got plantstore.Plant
+			if err := json.Unmarshal(resp.body, &got); err != nil {
+				t.Fatalf("%s body = %s, not a Plant: %v", call, resp.body, err)
+			}
+			if diff := cmp.Diff(plantstore.Plant{Name: tt.want.Name, Tag: tt.want.Tag}, got); diff != "" {
+				t.Errorf("%s body mismatch (-want +got):\n%s", call, diff)
+			}
+			if diff := cmp.Diff([]plantstore.NewPlant{tt.want}, s.Plants()); diff != "" {
+				t.Errorf("after %s, Plants() mismatch (-want +got):\n%s", call, diff)
+			}
+		})
+	}
+}
+
+func TestHandlerAuthorization(t *testing.T) {
+	t.Parallel()
+	const token = "s3cr3t-T0ken"
+	tests := []struct {
+		name   string
+		auth   []string // Authorization values; nil sends none
+		wantOK bool
+	}{
+		{"canonical", []string{"Bearer " + token}, true},
+		{"lower-case scheme", []string{"bearer " + token}, true},
+		{"upper-case scheme", []string{"BEARER " + token}, true},
+		{"several spaces", []string{"Bearer   " + token}, true},
+		{"missing", nil, false},
+		{"empty", []string{""}, false},
+		{"scheme only", []string{"Bearer"}, false},
+		{"scheme and space only", []string{"Bearer "}, false},
+		{"token only", []string{token}, false},
+		{"basic scheme", []string{"Basic " + token}, false},
+		{"other scheme", []string{"Token " + token}, false},
+		{"tab separator", []string{"Bearer\t" + token}, false},
+		{"no separator", []string{"Bearer" + token}, false},
+		{"wrong token", []string{"Bearer wrong"}, false},
+		{"token prefix", []string{"Bearer " + token[:len(token)-1]}, false},
+		{"token with suffix", []string{"Bearer " + token + "x"}, false},
+		{"token case differs", []string{"Bearer " + strings.ToUpper(token)}, false},
+		{"token then more", []string{"Bearer " + token + " extra"}, false},
+		{"default token", []string{"Bearer " + DefaultToken}, false},
+		{"two headers", []string{"Bearer " + token, "Bearer " + token}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := NewServer(t, WithToken(token))
+			header := http.Header{"Content-Type": {"application/json"}}
+			if tt.auth != nil {
+				header["Authorization"] = tt.auth
+			}
+			resp := send(t, s, http.MethodPost, "/plants", header, `{"id":1,"name":"Fern"}`)
+			call := "POST /plants with Authorization " + strings.Join(tt.auth, ", ")
+			if tt.wantOK {
+				if resp.status != http.StatusOK {
+					t.Errorf("%s status = %d, want 200 (body %s)", call, resp.status, resp.body)
+				}
+				return
+			}
+			checkError(t, call, resp, http.StatusUnauthorized, CodeUnauthorized, "")
+			if got := resp.header.Get("WWW-Authenticate"); !strings.HasPrefix(got, "Bearer") {
+				t.Errorf("%s WWW-Authenticate = %q, want the Bearer scheme", call, got)
+			}
+			if bytes.Contains(resp.body, []byte(token)) {
+				t.Errorf("%s body = %s, contains the token", call, resp.body)
+			}
+			if got := s.Plants(); len(got) != 0 {
+				t.Errorf("after %s, Plants() = %+v, want none", call, got)
+			}
+		})
+	}
+}
+
+func TestHandlerChecksAuthorizationFirst(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	header := http.Header{"Content-Type": {"text/plain"}}
+	resp := send(t, s, http.MethodPost, "/plants", header, `not json`)
+	checkError(t, "POST /plants without token, with a bad body", resp, http.StatusUnauthorized, CodeUnauthorized, "missing Authorization header")
+}
+
+func TestHandlerContentType(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		contentType []string // nil sends none
+		wantMsg     string
+	}{
+		{"missing", nil, "missing Content-Type"},
+		{"text/plain", []string{"text/plain"}, `got "text/plain"`},
+		{"form", []string{"application/x-www-form-urlencoded"}, "must be application/json"},
+		{"json suffix", []string{"application/problem+json"}, "must be application/json"},
+		{"json prefix", []string{"application/jsonx"}, "must be application/json"},
+		{"malformed", []string{"application/json; ="}, "must be application/json"},
+		{"other charset", []string{"application/json; charset=latin1"}, `charset must be utf-8, got "latin1"`},
+		{"two headers", []string{"application/json", "application/json"}, "more than one Content-Type"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := NewServer(t)
+			header := http.Header{"Authorization": {"Bearer " + s.token}}
+			if tt.contentType != nil {
+				header["Content-Type"] = tt.contentType
+			}
+			resp := send(t, s, http.MethodPost, "/plants", header, `{"id":1,"name":"Fern"}`)
+			call := "POST /plants with Content-Type " + strings.Join(tt.contentType, ", ")
+			checkError(t, call, resp, http.StatusBadRequest, CodeContentType, tt.wantMsg)
+			if got := s.Plants(); len(got) != 0 {
+				t.Errorf("after %s, Plants() = %+v, want none", call, got)
+			}
+		})
+	}
+}
+
+func TestHandlerRouting(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		method, path string
+		wantStatus   int
+		wantCode     int32
+	}{
+		{http.MethodGet, "/plants", http.StatusMethodNotAllowed, CodeMethodNotAllowed},
+		{http.MethodPut, "/plants", http.StatusMethodNotAllowed, CodeMethodNotAllowed},
+		{http.MethodPatch, "/plants", http.StatusMethodNotAllowed, CodeMethodNotAllowed},
+		{http.MethodDelete, "/plants", http.StatusMethodNotAllowed, CodeMethodNotAllowed},
+		{http.MethodOptions, "/plants", http.StatusMethodNotAllowed, CodeMethodNotAllowed},
+		{http.MethodHead, "/plants", http.StatusMethodNotAllowed, CodeMethodNotAllowed},
+		{http.MethodPost, "/", http.StatusNotFound, CodeNotFound},
+		{http.MethodPost, "/plant", http.StatusNotFound, CodeNotFound},
+		{http.MethodPost, "/plants/", http.StatusNotFound, CodeNotFound},
+		{http.MethodPost, "/plants/1", http.StatusNotFound, CodeNotFound},
+		{http.MethodPost, "/v1/plants", http.StatusNotFound, CodeNotFound},
+		{http.MethodPost, "/PLANTS", http.StatusNotFound, CodeNotFound},
+		{http.MethodGet, "/plants/1", http.StatusNotFound, CodeNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			t.Parallel()
+			s := NewServer(t)
+			resp := send(t, s, tt.method, tt.path, validHeader(s.token), `{"id":1,"name":"Fern"}`)
+			call := tt.method + " " + tt.path
+			if tt.method == http.MethodHead { // no body to check
+				if resp.status != tt.wantStatus {
+					t.Errorf("%s status = %d, want %d", call, resp.status, tt.wantStatus)
+				}
+				checkJSONContentType(t, call, resp)
+			} else {
+				checkError(t, call, resp, tt.wantStatus, tt.wantCode, "")
+			}
+			if tt.wantStatus == http.StatusMethodNotAllowed {
+				if got := resp.header.Get("Allow"); got != http.MethodPost {
+					t.Errorf("%s Allow = %q, want %q", call, got, http.MethodPost)
+				}
+			}
+			if got := s.Plants(); len(got) != 0 {
+				t.Errorf("after %s, Plants() = %+v, want none", call, got)
+			}
+		})
+	}
+}
+
+func TestHandlerDuplicateIDs(t *testing.T) {
+	t.Parallel()
+	first := `{"id":7,"name":"Fern"}`
+	second := `{"id":7,"name":"Ivy","tag":"climber"}`
+
+	t.Run("rejected by default", func(t *testing.T) {
+		t.Parallel()
+		s := NewServer(t)
+		if resp := post(t, s, first); resp.status != http.StatusOK {
+			t.Fatalf("POST /plants %s status = %d, want 200", first, resp.status)
+		}
+		resp := post(t, s, second)
+		checkError(t, "POST /plants "+second, resp, http.StatusBadRequest, CodeDuplicateID, "plant 7 already exists")
+		want := []plantstore.NewPlant{{ID: 7, Name: "Fern"}}
+		if diff := cmp.Diff(want, s.Plants()); diff != "" {
+			t.Errorf("Plants() mismatch (-want +got):\n%s", diff)
+		}
+		// A duplicate is not a check failure: it depends on the state.
+		if got := s.Requests()[1].Invalid; got != nil {
+			t.Errorf("Requests()[1].Invalid = %+v, want nil", got)
+		}
+	})
+
+	t.Run("rejected create reserves nothing", func(t *testing.T) {
+		t.Parallel()
+		s := NewServer(t)
+		if resp := post(t, s, `{"id":7,"name":""}`); resp.status != http.StatusBadRequest {
+			t.Fatalf("POST /plants with empty name status = %d, want 400", resp.status)
+		}
+		if resp := post(t, s, first); resp.status != http.StatusOK {
+			t.Errorf("POST /plants %s status = %d, want 200", first, resp.status)
+		}
+	})
+
+	t.Run("stored with WithAllowDuplicateIDs", func(t *testing.T) {
+		t.Parallel()
+		s := NewServer(t, WithAllowDuplicateIDs())
+		for _, body := range []string{first, second} {
+			if resp := post(t, s, body); resp.status != http.StatusOK {
+				t.Errorf("POST /plants %s status = %d, want 200 (body %s)", body, resp.status, resp.body)
+			}
+		}
+		want := []plantstore.NewPlant{{ID: 7, Name: "Fern"}, {ID: 7, Name: "Ivy", Tag: "climber"}}
+		if diff := cmp.Diff(want, s.Plants()); diff != "" {
+			t.Errorf("Plants() mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestWithRule(t *testing.T) {
+	t.Parallel()
+	noPoison := func(p plantstore.NewPlant) *Error {
+		if strings.Contains(p.Name, "Poison") {
+			return &Error{Code: 100, Message: "poisonous plants are not sold"}
+		}
+		return nil
+	}
+	var calls []string
+	tagged := func(p plantstore.NewPlant) *Error {
+		calls = append(calls, p.Name) // requests below are sequential
+		if p.Tag == "" {
+			return &Error{Code: 101, Message: "tag is required here"}
+		}
+		return nil
+	}
+	s := NewServer(t, WithRule(noPoison), WithRule(nil), WithRule(tagged))
+
+	tests := []struct {
+		body       string
+		wantStatus int
+		want       *Error
+	}{
+		{`{"id":1,"name":"Poison Ivy"}`, http.StatusBadRequest, &Error{Code: 100, Message: "poisonous plants are not sold"}},
+		{`{"id":2,"name":"Fern"}`, http.StatusBadRequest, &Error{Code: 101, Message: "tag is required here"}},
+		{`{"id":3,"name":"Fern","tag":"shade"}`, http.StatusOK, nil},
+		{`{"id":4}`, http.StatusBadRequest, &Error{Code: CodeInvalidPlant, Message: "name is required"}},
+	}
+	for _, tt := range tests {
+		resp := post(t, s, tt.body)
+		if resp.status != tt.wantStatus {
+			t.Errorf("POST /plants %s status = %d, want %d", tt.body, resp.status, tt.wantStatus)
+		}
+		if tt.want == nil {
+			continue
+		}
+		var got Error
+		if err := json.Unmarshal(resp.body, &got); err != nil {
+			t.Fatalf("POST /plants %s body = %s, not an Error: %v", tt.body, resp.body, err)
+		}
+		if diff := cmp.Diff(*tt.want, got); diff != "" {
+			t.Errorf("POST /plants %s body mismatch (-want +got):\n%s", tt.body, diff)
+		}
+	}
+	// The first rule's rejection stops the second; invalid bodies reach no
+	// rule.
+	if diff := cmp.Diff([]string{"Fern", "Fern"}, calls); diff != "" {
+		t.Errorf("second rule's calls mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]plantstore.NewPlant{{ID: 3, Name: "Fern", Tag: "shade"}}, s.Plants()); diff != "" {
+		t.Errorf("Plants() mismatch (-want +got):\n%s", diff)
+	}
+	if got, want := s.Requests()[0].Invalid, (&Error{Code: 100, Message: "poisonous plants are not sold"}); !cmp.Equal(got, want) {
+		t.Errorf("Requests()[0].Invalid = %+v, want %+v", got, want)
+	}
+}
+
+func TestPlantsKeepsArrivalOrderAndCopies(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	for _, body := range []string{`{"id":3,"name":"C"}`, `{"id":1,"name":"A"}`, `{"id":2,"name":"B","tag":"b"}`} {
+		if resp := post(t, s, body); resp.status != http.StatusOK {
+			t.Fatalf("POST /plants %s status = %d, want 200", body, resp.status)
+		}
+	}
+	want := []plantstore.NewPlant{{ID: 3, Name: "C"}, {ID: 1, Name: "A"}, {ID: 2, Name: "B", Tag: "b"}}
+	got := s.Plants()
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("Plants() mismatch (-want +got):\n%s", diff)
+	}
+	got[0].Name = "changed"
+	_ = append(got[:1], plantstore.NewPlant{ID: 99})
+	if diff := cmp.Diff(want, s.Plants()); diff != "" {
+		t.Errorf("Plants() after modifying an earlier result mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestRequestsAreRecordedRedactedAndCopied(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	const body = `{"id":1,"name":"Fern"}`
+	header := validHeader(s.token)
+	header.Set("X-Trace", "abc")
+	send(t, s, http.MethodPost, "/plants", header, body)
+	header.Set("Authorization", "Basic dXNlcjpwYXNz")
+	send(t, s, http.MethodPost, "/plants", header, body)
+	header.Set("Authorization", "opaque")
+	send(t, s, http.MethodGet, "/elsewhere", header, "")
+
+	reqs := s.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("len(Requests()) = %d, want 3", len(reqs))
+	}
+	type summary struct {
+		Method, Path, Authorization, ContentType, Trace, Body string
+		Plant                                                 plantstore.NewPlant
+		InvalidCode                                           int32
+	}
+	var got []summary
+	for _, r := range reqs {
+		sum := summary{
+			Method:        r.Method,
+			Path:          r.Path,
+			Authorization: strings.Join(r.Header.Values("Authorization"), ", "),
+			ContentType:   r.Header.Get("Content-Type"),
+			Trace:         r.Header.Get("X-Trace"),
+			Body:          string(r.Body),
+			Plant:         r.Plant,
+		}
+		if r.Invalid != nil {
+			sum.InvalidCode = r.Invalid.Code
+		}
+		got = append(got, sum)
+	}
+	want := []summary{
+		{"POST", "/plants", "Bearer REDACTED", "application/json", "abc", body, plantstore.NewPlant{ID: 1, Name: "Fern"}, 0},
+		{"POST", "/plants", "Basic REDACTED", "application/json", "abc", body, plantstore.NewPlant{}, CodeUnauthorized},
+		{"GET", "/elsewhere", "REDACTED", "application/json", "abc", "", plantstore.NewPlant{}, CodeNotFound},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Requests() mismatch (-want +got):\n%s", diff)
+	}
+
+	reqs[0].Header.Set("X-Trace", "changed")
+	reqs[0].Body[0] = 'X'
+	reqs[1].Invalid.Code = 0
+	again := s.Requests()
+	if got := again[0].Header.Get("X-Trace"); got != "abc" {
+		t.Errorf("Requests()[0].Header X-Trace after modifying an earlier result = %q, want %q", got, "abc")
+	}
+	if got := string(again[0].Body); got != body {
+		t.Errorf("Requests()[0].Body after modifying an earlier result = %q, want %q", got, body)
+	}
+	if got := again[1].Invalid.Code; got != CodeUnauthorized {
+		t.Errorf("Requests()[1].Invalid.Code after modifying an earlier result = %d, want %d", got, CodeUnauthorized)
+	}
+}
+
+func TestRequestsBodyIsCutAtLimit(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	post(t, s, strings.Repeat(" ", 2*maxBodyBytes))
+	reqs := s.Requests()
+	if len(reqs) != 1 || len(reqs[0].Body) != maxBodyBytes {
+		t.Fatalf("after an oversized POST, Requests() = %d requests, want 1 with a body of %d bytes", len(reqs), maxBodyBytes)
+	}
+}
+
+func TestReset(t *testing.T) {
+	t.Parallel()
+	tb := &fakeTB{}
+	s := NewServer(tb)
+	defer tb.cleanup()
+	const body = `{"id":1,"name":"Fern"}`
+	post(t, s, body)
+	s.Inject(Fault{Status: http.StatusServiceUnavailable, Times: 2})
+
+	s.Reset()
+	if got := s.Plants(); len(got) != 0 {
+		t.Errorf("after Reset, Plants() = %+v, want none", got)
+	}
+	if got := s.Requests(); len(got) != 0 {
+		t.Errorf("after Reset, Requests() = %+v, want none", got)
+	}
+	if got := s.Pending(); got != 0 {
+		t.Errorf("after Reset, Pending() = %d, want 0", got)
+	}
+	// The id is free again, and the fault is gone.
+	if resp := post(t, s, body); resp.status != http.StatusOK {
+		t.Errorf("after Reset, POST /plants %s status = %d, want 200", body, resp.status)
+	}
+	tb.cleanup()
+	if len(tb.errors) != 0 {
+		t.Errorf("cleanup after Reset reported %q, want nothing", tb.errors)
+	}
+}

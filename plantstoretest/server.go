@@ -1,0 +1,249 @@
+// Package plantstoretest serves a fake Plant Store API for tests of code that
+// uses package plantstore.
+//
+// [NewServer] starts the fake on a loopback address and closes it when the
+// test ends; [Server.Client] returns a client wired to it:
+//
+//	func TestShop(t *testing.T) {
+//		srv := plantstoretest.NewServer(t)
+//		shop := NewShop(srv.Client())
+//		// … exercise shop, then inspect srv.Plants() and srv.Requests().
+//	}
+//
+// The fake answers POST /plants the way the service specification describes
+// and checks requests strictly: the bearer token, the content type and every
+// field of the body (see [Handler] for the exact rules). Tests read what
+// arrived with [Handler.Plants] and [Handler.Requests], and script failures
+// (error statuses, Retry-After, delays, hangs, dropped connections, a plant
+// stored and then the connection dropped) with [Handler.Inject]. Each server
+// owns its state, so parallel tests do not interfere. The fake prints nothing
+// unless [WithLogging] or [WithLogger] asks it to.
+//
+// [Handler] is the same fake as a plain http.Handler, to mount in a test
+// server of your own; cmd/plantstore-mock serves it over the network for
+// local development.
+//
+// The fake is not the real service. It keeps plants in memory only, for the
+// life of one Handler; it serves no operation but creating a plant (nothing
+// lists, reads or deletes plants); it has no rate limits, quotas or timeouts
+// of its own; it accepts exactly one token, which never expires; and the
+// error codes in its bodies ([CodeInvalidJSON] and the rest) are its own,
+// because the specification does not say which values the real service uses.
+// Branch on the HTTP status in production code, not on these codes.
+package plantstoretest
+
+import (
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/plantstore/plantstore-go"
+)
+
+// DefaultToken is the bearer token the fake accepts unless [WithToken]
+// chooses another.
+const DefaultToken = "plantstoretest-token"
+
+// An Option configures a [Server] or a [Handler]. Options apply in order, and
+// when two set the same thing the last one wins.
+type Option func(*config)
+
+// config is what the options build.
+type config struct {
+	token       string
+	tls         bool
+	allowDupIDs bool
+	rules       []func(plantstore.NewPlant) *Error
+	logger      *slog.Logger
+	logToTB     bool
+	tb          testing.TB // set by NewServer only
+}
+
+func newConfig(opts []Option) *config {
+	c := &config{token: DefaultToken}
+	for _, opt := range opts {
+		opt(c)
+	}
+	return c
+}
+
+// check reports whether the configuration is usable.
+func (c *config) check() error {
+	if c.token == "" {
+		return fmt.Errorf("plantstoretest: token must not be empty")
+	}
+	for i := 0; i < len(c.token); i++ {
+		if b := c.token[i]; b <= ' ' || b >= 0x7f {
+			return fmt.Errorf("plantstoretest: token has an invalid character at byte %d (want visible ASCII)", i)
+		}
+	}
+	return nil
+}
+
+// WithToken sets the one bearer token the fake accepts. The default is
+// [DefaultToken]. The token must be non-empty visible ASCII, as
+// plantstore.WithToken requires; otherwise [NewServer] fails the test and
+// [NewHandler] panics.
+func WithToken(token string) Option {
+	return func(c *config) { c.token = token }
+}
+
+// WithTLS makes [NewServer] serve HTTPS with a self-signed certificate that
+// [Server.Client] trusts. [NewHandler] ignores it: TLS is a property of the
+// server a Handler is mounted in.
+func WithTLS() Option {
+	return func(c *config) { c.tls = true }
+}
+
+// WithAllowDuplicateIDs makes the fake store a plant whose id is already
+// stored, next to the earlier one.
+//
+// By default a second create with an id already stored is rejected with 400
+// and [CodeDuplicateID] ("plant 7 already exists"), and nothing is stored.
+// The specification is silent on duplicate ids; rejecting them makes the
+// client-chosen id an idempotency key, which is what a test of retrying a
+// create needs to observe: after a [Fault] with Store and Drop, the retry is
+// answered with the duplicate error.
+func WithAllowDuplicateIDs() Option {
+	return func(c *config) { c.allowDupIDs = true }
+}
+
+// WithRule adds a domain rule, such as "names must be unique" or "tag must be
+// one of …". Each rule is called with every plant that passed the fake's own
+// checks, before it is stored; a non-nil *Error rejects the plant with 400
+// and that Error as the body, and nothing is stored. Rules run in the order
+// given and the first rejection wins. A rule is called from the server's
+// goroutines, possibly concurrently, and must not call the Handler's methods.
+// A nil rule is ignored.
+func WithRule(rule func(plantstore.NewPlant) *Error) Option {
+	return func(c *config) {
+		if rule != nil {
+			c.rules = append(c.rules, rule)
+		}
+	}
+}
+
+// WithLogger logs one line per request to l at info level: method, path,
+// status, duration, and the kind of fault that answered it, if any. Headers
+// and bodies, and so the token, are never logged. The default, like a nil l,
+// logs nothing.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.logger = l }
+}
+
+// WithLogging makes [NewServer] log one line per request through the test's
+// Logf, with the same fields as [WithLogger], and log the server's own
+// errors (such as failed TLS handshakes) the same way. [NewHandler] ignores
+// it, having no test to log to.
+func WithLogging() Option {
+	return func(c *config) { c.logToTB = true }
+}
+
+// Server is a running fake Plant Store: a [Handler] served by an
+// httptest.Server. The embedded Handler's methods ([Handler.Plants],
+// [Handler.Requests], [Handler.Inject], …) inspect and script it. A Server is
+// safe for concurrent use.
+type Server struct {
+	*Handler
+
+	// URL is the base URL of the fake, "http://127.0.0.1:port" or, with
+	// [WithTLS], "https://127.0.0.1:port", with no trailing slash.
+	URL string
+
+	tb        testing.TB
+	token     string
+	ts        *httptest.Server
+	closeOnce sync.Once
+}
+
+// NewServer starts a fake Plant Store on a loopback address and registers a
+// cleanup with tb that closes it when the test ends: first the Handler, which
+// releases requests held by a hanging or delayed [Fault], then the server.
+// The cleanup then reports through tb.Errorf every injected Fault that has
+// replies left, as a mock reports an expected call that never came.
+//
+// An invalid option (an empty token) fails the test with tb.Fatalf.
+func NewServer(tb testing.TB, opts ...Option) *Server {
+	tb.Helper()
+	c := newConfig(opts)
+	if err := c.check(); err != nil {
+		tb.Fatalf("%v", err)
+	}
+	c.tb = tb
+	h := newHandler(c)
+
+	ts := httptest.NewUnstartedServer(h)
+	errorLog := log.New(io.Discard, "", 0)
+	if c.logToTB {
+		errorLog = log.New(tbWriter{tb}, "plantstoretest: ", 0)
+	}
+	ts.Config.ErrorLog = errorLog
+	if c.tls {
+		ts.StartTLS()
+	} else {
+		ts.Start()
+	}
+
+	s := &Server{Handler: h, URL: ts.URL, tb: tb, token: c.token, ts: ts}
+	tb.Cleanup(func() {
+		s.Close()
+		for _, msg := range h.unusedFaults() {
+			tb.Errorf("%s", msg)
+		}
+	})
+	return s
+}
+
+// Client returns a plantstore.Client for s: it uses s.URL and the token s
+// accepts, trusts s's certificate under [WithTLS], and retries after a
+// backoff of 1ms to 10ms instead of the library's default, so tests of
+// retries run fast. opts are applied after these, so they win; a caller's
+// plantstore.WithHTTPClient replaces the one that trusts the certificate.
+// Each call returns a new Client. If the client cannot be built, Client fails
+// the test with tb.Fatalf.
+func (s *Server) Client(opts ...plantstore.Option) *plantstore.Client {
+	s.tb.Helper()
+	all := append([]plantstore.Option{
+		plantstore.WithToken(s.token),
+		plantstore.WithHTTPClient(s.ts.Client()),
+		plantstore.WithRetryBackoff(time.Millisecond, 10*time.Millisecond),
+	}, opts...)
+	c, err := plantstore.NewClient(s.URL, all...)
+	if err != nil {
+		s.tb.Fatalf("plantstoretest: Server.Client: %v", err)
+	}
+	return c
+}
+
+// Close shuts s down before the test ends, for tests of a server that goes
+// away: it closes the Handler, which drops the connections of requests held
+// by a [Fault], then stops the listener, closes idle connections and waits
+// for requests in progress to finish. Requests sent after Close fail to
+// connect. Close may be called more than once; the cleanup registered by
+// [NewServer] calls it too.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		s.Handler.Close()
+		s.ts.Close()
+	})
+}
+
+// tbWriter writes each line it is given to tb.Logf.
+type tbWriter struct{ tb testing.TB }
+
+func (w tbWriter) Write(p []byte) (int, error) {
+	w.tb.Logf("%s", trimNewline(p))
+	return len(p), nil
+}
+
+func trimNewline(p []byte) []byte {
+	if n := len(p); n > 0 && p[n-1] == '\n' {
+		return p[:n-1]
+	}
+	return p
+}

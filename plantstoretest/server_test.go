@@ -1,0 +1,421 @@
+package plantstoretest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/plantstore/plantstore-go"
+	"go.uber.org/goleak"
+)
+
+// TestMain checks that no test leaves a goroutine behind: every request a
+// Fault held must have been released.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// fakeTB records what NewServer reports through its testing.TB, to test
+// reports that would fail a real test. The embedded TB is nil: methods not
+// overridden here panic.
+type fakeTB struct {
+	testing.TB
+
+	mu       sync.Mutex
+	errors   []string
+	fatals   []string
+	logs     []string
+	cleanups []func()
+}
+
+func (f *fakeTB) Helper() {}
+
+func (f *fakeTB) Errorf(format string, args ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.errors = append(f.errors, fmt.Sprintf(format, args...))
+}
+
+// Fatalf records the message and ends the calling goroutine, as
+// testing.T.Fatalf does; call the code under test through runFatal.
+func (f *fakeTB) Fatalf(format string, args ...any) {
+	f.mu.Lock()
+	f.fatals = append(f.fatals, fmt.Sprintf(format, args...))
+	f.mu.Unlock()
+	runtime.Goexit()
+}
+
+func (f *fakeTB) Logf(format string, args ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.logs = append(f.logs, fmt.Sprintf(format, args...))
+}
+
+func (f *fakeTB) Cleanup(fn func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cleanups = append(f.cleanups, fn)
+}
+
+// cleanup runs the registered cleanups, last first, once.
+func (f *fakeTB) cleanup() {
+	f.mu.Lock()
+	fns := f.cleanups
+	f.cleanups = nil
+	f.mu.Unlock()
+	for i := len(fns) - 1; i >= 0; i-- {
+		fns[i]()
+	}
+}
+
+func (f *fakeTB) logLines() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.logs...)
+}
+
+// runFatal runs fn in a goroutine of its own, so that tb.Fatalf ends only
+// that goroutine, and reports whether fn returned normally.
+func runFatal(fn func()) (returned bool) {
+	done := make(chan bool)
+	go func() {
+		ok := false
+		defer func() { done <- ok }()
+		fn()
+		ok = true
+	}()
+	return <-done
+}
+
+func TestServerClientCreatesPlant(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		opts       []Option
+		wantScheme string
+	}{
+		{"default token", nil, "http://"},
+		{"custom token", []Option{WithToken("my-token")}, "http://"},
+		{"TLS", []Option{WithTLS()}, "https://"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := NewServer(t, tt.opts...)
+			if !strings.HasPrefix(s.URL, tt.wantScheme) {
+				t.Errorf("NewServer(%s).URL = %q, want prefix %q", tt.name, s.URL, tt.wantScheme)
+			}
+			in := plantstore.NewPlant{ID: 7, Name: "Monstera", Tag: "indoor"}
+			got, err := s.Client().CreatePlant(context.Background(), in)
+			if err != nil {
+				t.Fatalf("CreatePlant(%+v) error = %v, want nil", in, err)
+			}
+			if diff := cmp.Diff(&plantstore.Plant{Name: "Monstera", Tag: "indoor"}, got); diff != "" {
+				t.Errorf("CreatePlant(%+v) mismatch (-want +got):\n%s", in, diff)
+			}
+			if diff := cmp.Diff([]plantstore.NewPlant{in}, s.Plants()); diff != "" {
+				t.Errorf("Plants() mismatch (-want +got):\n%s", diff)
+			}
+			reqs := s.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("len(Requests()) = %d, want 1", len(reqs))
+			}
+			if got := reqs[0].Header.Get("Authorization"); got != "Bearer REDACTED" {
+				t.Errorf("Requests()[0] Authorization = %q, want %q", got, "Bearer REDACTED")
+			}
+			if reqs[0].Invalid != nil {
+				t.Errorf("Requests()[0].Invalid = %+v, want nil: the client sent an invalid request", reqs[0].Invalid)
+			}
+		})
+	}
+}
+
+func TestServerClientOptionsWin(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	in := plantstore.NewPlant{ID: 1, Name: "Fern"}
+	_, err := s.Client(plantstore.WithToken("wrong")).CreatePlant(context.Background(), in)
+	var apiErr *plantstore.APIError
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("CreatePlant(%+v) with a wrong token error = %v, want an *APIError", in, err)
+	}
+	if apiErr.StatusCode != http.StatusUnauthorized || apiErr.Code != CodeUnauthorized {
+		t.Errorf("CreatePlant(%+v) with a wrong token = %d, code %d, want %d, code %d",
+			in, apiErr.StatusCode, apiErr.Code, http.StatusUnauthorized, CodeUnauthorized)
+	}
+	if !errors.Is(err, plantstore.ErrUnauthorized) {
+		t.Errorf("errors.Is(%v, ErrUnauthorized) = false, want true", err)
+	}
+}
+
+func TestServerTLSIsReal(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t, WithTLS())
+	// A client that does not trust the certificate cannot connect.
+	c, err := plantstore.NewClient(s.URL, plantstore.WithToken(s.token), plantstore.WithMaxRetries(0))
+	if err != nil {
+		t.Fatalf("NewClient(%q) error = %v", s.URL, err)
+	}
+	in := plantstore.NewPlant{ID: 1, Name: "Fern"}
+	if _, err := c.CreatePlant(context.Background(), in); err == nil {
+		t.Errorf("CreatePlant(%+v) with an untrusting client error = nil, want a certificate error", in)
+	}
+	if got := len(s.Requests()); got != 0 {
+		t.Errorf("len(Requests()) = %d, want 0", got)
+	}
+}
+
+func TestServerCloseIsIdempotent(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	c := s.Client(plantstore.WithMaxRetries(0))
+	s.Close()
+	s.Close()
+	in := plantstore.NewPlant{ID: 1, Name: "Fern"}
+	if _, err := c.CreatePlant(context.Background(), in); err == nil {
+		t.Errorf("CreatePlant(%+v) after Close error = nil, want a connection error", in)
+	}
+	// The cleanup registered by NewServer closes again.
+}
+
+func TestNewServerRejectsInvalidToken(t *testing.T) {
+	t.Parallel()
+	for _, token := range []string{"", "has space", "tab\t", "naïve"} {
+		tb := &fakeTB{}
+		if runFatal(func() { NewServer(tb, WithToken(token)) }) {
+			t.Errorf("NewServer(WithToken(%q)) returned, want tb.Fatalf", token)
+		}
+		tb.cleanup()
+		if len(tb.fatals) != 1 || !strings.HasPrefix(tb.fatals[0], "plantstoretest: token") {
+			t.Errorf("NewServer(WithToken(%q)) Fatalf calls = %q, want one about the token", token, tb.fatals)
+		}
+	}
+}
+
+func TestNewHandlerPanicsOnInvalidToken(t *testing.T) {
+	t.Parallel()
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "token must not be empty") {
+			t.Errorf("NewHandler(WithToken(\"\")) panic = %v, want one about the empty token", r)
+		}
+	}()
+	NewHandler(WithToken(""))
+}
+
+func TestCleanupReportsUnusedFaults(t *testing.T) {
+	t.Parallel()
+	tb := &fakeTB{}
+	s := NewServer(tb)
+	s.Inject(Fault{Status: http.StatusServiceUnavailable}) // used
+	s.Inject(Fault{Drop: true, Store: true})               // never used
+	s.Inject(Fault{Status: http.StatusTooManyRequests, Times: 3, Match: func(Request) bool { return true }})
+	c := s.Client(plantstore.WithMaxRetries(0))
+	for i := range 2 {
+		c.CreatePlant(context.Background(), plantstore.NewPlant{ID: int64(i), Name: "Fern"})
+	}
+	// First call: 503 (#1). Second: dropped (#2), so #3 is untouched.
+	if got := s.Pending(); got != 3 {
+		t.Errorf("Pending() = %d, want 3", got)
+	}
+	tb.cleanup()
+	want := []string{
+		"plantstoretest: injected Fault #3 (Match, Status 429) was used 0 of 3 times",
+	}
+	if diff := cmp.Diff(want, tb.errors); diff != "" {
+		t.Errorf("cleanup's Errorf calls mismatch (-want +got):\n%s", diff)
+	}
+
+	// Now with a fault left partly used.
+	tb = &fakeTB{}
+	s = NewServer(tb)
+	s.Inject(Fault{Status: http.StatusBadGateway, Times: 2})
+	s.Client(plantstore.WithMaxRetries(0)).CreatePlant(context.Background(), plantstore.NewPlant{ID: 1, Name: "Fern"})
+	tb.cleanup()
+	want = []string{"plantstoretest: injected Fault #1 (Status 502) was used 1 of 2 times"}
+	if diff := cmp.Diff(want, tb.errors); diff != "" {
+		t.Errorf("cleanup's Errorf calls mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestCleanupIsSilentWhenFaultsAreUsed(t *testing.T) {
+	t.Parallel()
+	tb := &fakeTB{}
+	s := NewServer(tb)
+	s.Inject(Fault{Status: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {"0"}}, Times: 2})
+	if _, err := s.Client().CreatePlant(context.Background(), plantstore.NewPlant{ID: 1, Name: "Fern"}); err != nil {
+		t.Errorf("CreatePlant after two 503s error = %v, want nil", err)
+	}
+	tb.cleanup()
+	if len(tb.errors)+len(tb.fatals)+len(tb.logs) != 0 {
+		t.Errorf("fake TB got errors %q, fatals %q, logs %q, want nothing", tb.errors, tb.fatals, tb.logs)
+	}
+}
+
+func TestWithLogging(t *testing.T) {
+	t.Parallel()
+	const token = "very-secret-token"
+	tb := &fakeTB{}
+	s := NewServer(tb, WithToken(token), WithLogging())
+	defer tb.cleanup()
+	s.Client().CreatePlant(context.Background(), plantstore.NewPlant{ID: 1, Name: "Fern"})
+	s.Inject(Fault{Drop: true})
+	s.Client(plantstore.WithMaxRetries(0)).CreatePlant(context.Background(), plantstore.NewPlant{ID: 2, Name: "Ivy"})
+
+	logs := tb.logLines()
+	if len(logs) != 2 {
+		t.Fatalf("after 2 requests, Logf lines = %q, want 2", logs)
+	}
+	for i, want := range []string{"plantstoretest: POST /plants -> 200 in ", "plantstoretest: POST /plants -> no response (fault: Drop) in "} {
+		if !strings.HasPrefix(logs[i], want) {
+			t.Errorf("Logf line %d = %q, want prefix %q", i, logs[i], want)
+		}
+		if strings.Contains(logs[i], token) {
+			t.Errorf("Logf line %d = %q, contains the token", i, logs[i])
+		}
+	}
+}
+
+func TestQuietByDefault(t *testing.T) {
+	t.Parallel()
+	tb := &fakeTB{}
+	s := NewServer(tb)
+	s.Client().CreatePlant(context.Background(), plantstore.NewPlant{ID: 1, Name: "Fern"})
+	post(t, s, `not json`)
+	tb.cleanup()
+	if len(tb.errors)+len(tb.fatals)+len(tb.logs) != 0 {
+		t.Errorf("fake TB got errors %q, fatals %q, logs %q, want nothing", tb.errors, tb.fatals, tb.logs)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func TestWithLogger(t *testing.T) {
+	t.Parallel()
+	const token = "very-secret-token"
+	var buf syncBuffer
+	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey || a.Key == "duration" {
+				return slog.Attr{}
+			}
+			return a
+		},
+	}))
+	s := NewServer(t, WithToken(token), WithLogger(logger))
+	s.Client().CreatePlant(context.Background(), plantstore.NewPlant{ID: 1, Name: "Fern"})
+	s.Inject(Fault{Status: http.StatusServiceUnavailable})
+	s.Client(plantstore.WithMaxRetries(0)).CreatePlant(context.Background(), plantstore.NewPlant{ID: 2, Name: "Ivy"})
+	send(t, s, http.MethodGet, "/nowhere", http.Header{"Authorization": {"Bearer " + token}}, "")
+
+	want := `level=INFO msg="plantstoretest request" method=POST path=/plants status=200
+level=INFO msg="plantstoretest request" method=POST path=/plants status=503 fault="Status 503"
+level=INFO msg="plantstoretest request" method=GET path=/nowhere status=404
+`
+	if diff := cmp.Diff(want, buf.String()); diff != "" {
+		t.Errorf("log mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestConcurrentCreatesLoseNothing(t *testing.T) {
+	t.Parallel()
+	const (
+		goroutines = 50
+		perG       = 40
+		faults     = 200
+	)
+	s := NewServer(t)
+	// Some attempts fail first; every call gets through eventually, since
+	// there are fewer faults than retries per call.
+	s.Inject(Fault{Status: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {"0"}}, Times: faults})
+	c := s.Client(plantstore.WithMaxRetries(faults + 1))
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make(chan error, goroutines*perG)
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range perG {
+				in := plantstore.NewPlant{ID: int64(g*perG + i), Name: fmt.Sprintf("plant %d", g*perG+i)}
+				if _, err := c.CreatePlant(ctx, in); err != nil {
+					errs <- fmt.Errorf("CreatePlant(%+v): %w", in, err)
+				}
+				_ = s.Plants() // readers alongside writers, for the race detector
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+
+	plants := s.Plants()
+	if len(plants) != goroutines*perG {
+		t.Fatalf("len(Plants()) = %d, want %d", len(plants), goroutines*perG)
+	}
+	ids := make([]int, len(plants))
+	for i, p := range plants {
+		ids[i] = int(p.ID)
+		if want := fmt.Sprintf("plant %d", p.ID); p.Name != want {
+			t.Errorf("Plants()[%d] = %+v, want name %q", i, p, want)
+		}
+	}
+	sort.Ints(ids)
+	for i, id := range ids {
+		if id != i {
+			t.Fatalf("sorted ids[%d] = %d, want %d: a plant was lost or duplicated", i, id, i)
+		}
+	}
+	if got, want := len(s.Requests()), goroutines*perG+faults; got != want {
+		t.Errorf("len(Requests()) = %d, want %d", got, want)
+	}
+	if got := s.Pending(); got != 0 {
+		t.Errorf("Pending() = %d, want 0", got)
+	}
+}
+
+func TestParallelServersAreIndependent(t *testing.T) {
+	t.Parallel()
+	a, b := NewServer(t), NewServer(t, WithToken("other"))
+	a.Inject(Fault{Status: http.StatusServiceUnavailable})
+	in := plantstore.NewPlant{ID: 1, Name: "Fern"}
+	if _, err := b.Client().CreatePlant(context.Background(), in); err != nil {
+		t.Fatalf("b.CreatePlant(%+v) error = %v, want nil", in, err)
+	}
+	if got := len(a.Plants()) + len(a.Requests()); got != 0 {
+		t.Errorf("a saw %d plants and requests sent to b, want 0", got)
+	}
+	if got := a.Pending(); got != 1 {
+		t.Errorf("a.Pending() = %d, want 1", got)
+	}
+	a.Reset() // the fault was for this test only
+}
