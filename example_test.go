@@ -1,0 +1,205 @@
+package plantstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"time"
+
+	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/plantstoretest"
+)
+
+func ExampleNewClient() {
+	// A stand-in for the real service; use your base URL and token.
+	srv := httptest.NewServer(plantstoretest.NewHandler(plantstoretest.WithToken("my-token")))
+	defer srv.Close()
+
+	client, err := plantstore.NewClient(srv.URL,
+		plantstore.WithToken("my-token"),
+		plantstore.WithMaxRetries(3),
+		plantstore.WithMaxRetryAfter(10*time.Second),
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	plant, err := client.CreatePlant(context.Background(), plantstore.NewPlant{ID: 1, Name: "Fern"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(plant.Name)
+	// Output: Fern
+}
+
+func ExampleNewClient_invalid() {
+	_, err := plantstore.NewClient("http://plants.example.com", plantstore.WithToken("my-token"))
+	fmt.Println(err)
+	// Output: plantstore: refusing to send a bearer token over plain http to "plants.example.com": use https, or WithInsecureHTTP to allow it
+}
+
+func ExampleClient_CreatePlant() {
+	fake := plantstoretest.NewHandler()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	client, err := plantstore.NewClient(srv.URL, plantstore.WithToken(plantstoretest.DefaultToken))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	plant, err := client.CreatePlant(ctx, plantstore.NewPlant{ID: 7, Name: "Monstera", Tag: "indoor"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("created %s (%s)\n", plant.Name, plant.Tag)
+	fmt.Printf("the server stored %+v\n", fake.Plants())
+	// Output:
+	// created Monstera (indoor)
+	// the server stored [{ID:7 Name:Monstera Tag:indoor}]
+}
+
+func ExampleAPIError() {
+	srv := httptest.NewServer(plantstoretest.NewHandler())
+	defer srv.Close()
+	client, err := plantstore.NewClient(srv.URL, plantstore.WithToken("not-the-token"))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	_, err = client.CreatePlant(context.Background(), plantstore.NewPlant{ID: 7, Name: "Monstera"})
+	var apiErr *plantstore.APIError
+	if errors.As(err, &apiErr) {
+		fmt.Println("status:", apiErr.StatusCode)
+		fmt.Println("message:", apiErr.Message)
+	}
+	// Classify without comparing numbers.
+	switch {
+	case errors.Is(err, plantstore.ErrUnauthorized):
+		fmt.Println("check the token")
+	case errors.Is(err, plantstore.ErrRateLimited), errors.Is(err, plantstore.ErrServer):
+		fmt.Println("try again later")
+	}
+	// Output:
+	// status: 401
+	// message: invalid token
+	// check the token
+}
+
+func ExampleValidationError() {
+	client, err := plantstore.NewClient("https://plants.example.com", plantstore.WithToken("my-token"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Nothing is sent: the plant has no name.
+	_, err = client.CreatePlant(context.Background(), plantstore.NewPlant{ID: 7})
+	var invalid *plantstore.ValidationError
+	if errors.As(err, &invalid) {
+		fmt.Println("field:", invalid.Field)
+	}
+	fmt.Println(errors.Is(err, plantstore.ErrInvalidPlant), err)
+	// Output:
+	// field: name
+	// true plantstore: invalid plant: name is required
+}
+
+func ExampleClient_CreatePlant_retries() {
+	fake := plantstoretest.NewHandler()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	// The service is briefly unavailable: two 503s, then it recovers.
+	fake.Inject(plantstoretest.Fault{Status: http.StatusServiceUnavailable, Times: 2})
+
+	client, err := plantstore.NewClient(srv.URL,
+		plantstore.WithToken(plantstoretest.DefaultToken),
+		plantstore.WithRetryBackoff(10*time.Millisecond, 100*time.Millisecond))
+	if err != nil {
+		log.Fatal(err)
+	}
+	plant, err := client.CreatePlant(context.Background(), plantstore.NewPlant{ID: 7, Name: "Monstera"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(plant.Name, "after", len(fake.Requests()), "attempts")
+	// Output: Monstera after 3 attempts
+}
+
+// A create whose outcome is unknown is settled by creating the same plant
+// again: the ID is the caller's, so the server can recognise it.
+func ExampleErrMaybeCreated() {
+	fake := plantstoretest.NewHandler()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	// The plant is stored, then the connection drops before the answer.
+	fake.Inject(plantstoretest.Fault{Store: true, Drop: true})
+
+	client, err := plantstore.NewClient(srv.URL,
+		plantstore.WithToken(plantstoretest.DefaultToken), plantstore.WithMaxRetries(0))
+	if err != nil {
+		log.Fatal(err)
+	}
+	monstera := plantstore.NewPlant{ID: 7, Name: "Monstera"}
+	_, err = client.CreatePlant(context.Background(), monstera)
+	fmt.Println("may exist:", errors.Is(err, plantstore.ErrMaybeCreated))
+
+	_, err = client.CreatePlant(context.Background(), monstera)
+	var apiErr *plantstore.APIError
+	if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
+		fmt.Println("second try:", apiErr.Message)
+	}
+	fmt.Println("stored:", len(fake.Plants()))
+	// Output:
+	// may exist: true
+	// second try: plant 7 already exists
+	// stored: 1
+}
+
+// headerTransport adds a header to every request, as an instrumented
+// transport such as otelhttp adds trace context.
+type headerTransport struct{ next http.RoundTripper }
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("X-Request-Source", "inventory-service")
+	return t.next.RoundTrip(r)
+}
+
+func ExampleWithHTTPClient() {
+	fake := plantstoretest.NewHandler()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+
+	// With OpenTelemetry: &http.Client{Transport: otelhttp.NewTransport(http.DefaultTransport)}.
+	hc := &http.Client{Transport: headerTransport{next: http.DefaultTransport}}
+	client, err := plantstore.NewClient(srv.URL,
+		plantstore.WithToken(plantstoretest.DefaultToken), plantstore.WithHTTPClient(hc))
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := client.CreatePlant(context.Background(), plantstore.NewPlant{ID: 7, Name: "Monstera"}); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(fake.Requests()[0].Header.Get("X-Request-Source"))
+	// Output: inventory-service
+}
+
+func ExampleWithTokenFunc() {
+	srv := httptest.NewServer(plantstoretest.NewHandler(plantstoretest.WithToken("rotated-token")))
+	defer srv.Close()
+
+	// Ask a credential store for the current token on every attempt.
+	current := func(ctx context.Context) (string, error) { return "rotated-token", nil }
+	client, err := plantstore.NewClient(srv.URL, plantstore.WithTokenFunc(current))
+	if err != nil {
+		log.Fatal(err)
+	}
+	plant, err := client.CreatePlant(context.Background(), plantstore.NewPlant{ID: 7, Name: "Monstera"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(plant.Name)
+	// Output: Monstera
+}

@@ -1,0 +1,118 @@
+package inventory_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/examples/inventory"
+	"github.com/plantstore/plantstore-go/plantstoretest"
+)
+
+func TestDuplicateIDCodeMatchesFake(t *testing.T) {
+	if inventory.DuplicateIDCode != plantstoretest.CodeDuplicateID {
+		t.Fatalf("DuplicateIDCode = %d, but plantstoretest answers duplicates with %d", inventory.DuplicateIDCode, plantstoretest.CodeDuplicateID)
+	}
+}
+
+func TestRegister(t *testing.T) {
+	t.Parallel()
+	monstera := plantstore.NewPlant{ID: 7, Name: "Monstera", Tag: "indoor"}
+	tests := []struct {
+		name         string
+		faults       []plantstoretest.Fault
+		clientOpts   []plantstore.Option
+		plant        plantstore.NewPlant
+		wantErr      error // nil for success
+		wantStored   []plantstore.NewPlant
+		wantRequests int
+	}{
+		{
+			name:         "success",
+			plant:        monstera,
+			wantStored:   []plantstore.NewPlant{monstera},
+			wantRequests: 1,
+		},
+		{
+			name:         "400 from the store is a rejection",
+			faults:       []plantstoretest.Fault{{Status: http.StatusBadRequest, Body: []byte(`{"error":2,"message":"no such tag"}`)}},
+			plant:        monstera,
+			wantErr:      inventory.ErrRejected,
+			wantRequests: 1,
+		},
+		{
+			name:         "invalid plant is rejected without a request",
+			plant:        plantstore.NewPlant{ID: 8},
+			wantErr:      inventory.ErrRejected,
+			wantRequests: 0,
+		},
+		{
+			name:         "503 is retried by the SDK",
+			faults:       []plantstoretest.Fault{{Status: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {"0"}}}},
+			plant:        monstera,
+			wantStored:   []plantstore.NewPlant{monstera},
+			wantRequests: 2,
+		},
+		{
+			name:         "stored, then the connection dropped",
+			faults:       []plantstoretest.Fault{{Store: true, Drop: true}},
+			plant:        monstera,
+			wantStored:   []plantstore.NewPlant{monstera},
+			wantRequests: 2, // the lost create, then the SDK's retry learns the ID exists
+		},
+		{
+			name:         "stored, then dropped, with the SDK's retries off",
+			faults:       []plantstoretest.Fault{{Store: true, Drop: true}},
+			clientOpts:   []plantstore.Option{plantstore.WithMaxRetries(0)},
+			plant:        monstera,
+			wantStored:   []plantstore.NewPlant{monstera},
+			wantRequests: 2, // the lost create, then Register's own second try
+		},
+		{
+			name: "store down for good",
+			// Three attempts fail, so Register cannot know whether one stored
+			// the plant and tries again: three more attempts.
+			faults:       []plantstoretest.Fault{{Status: http.StatusServiceUnavailable, Times: 6}},
+			plant:        monstera,
+			wantErr:      plantstore.ErrServer,
+			wantRequests: 6,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := plantstoretest.NewServer(t)
+			for _, f := range tt.faults {
+				srv.Inject(f)
+			}
+			inv := inventory.New(srv.Client(tt.clientOpts...))
+			err := inv.Register(context.Background(), tt.plant.ID, tt.plant.Name, tt.plant.Tag)
+			if tt.wantErr == nil && err != nil || !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Register(%+v) error = %v, want %v", tt.plant, err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.wantStored, srv.Plants()); diff != "" {
+				t.Errorf("Register(%+v) stored plants mismatch (-want +got):\n%s", tt.plant, diff)
+			}
+			if n := len(srv.Requests()); n != tt.wantRequests {
+				t.Errorf("Register(%+v) made %d requests, want %d", tt.plant, n, tt.wantRequests)
+			}
+		})
+	}
+}
+
+func TestRegisterTwiceStoresOnce(t *testing.T) {
+	t.Parallel()
+	srv := plantstoretest.NewServer(t)
+	inv := inventory.New(srv.Client())
+	for i := 0; i < 2; i++ {
+		if err := inv.Register(context.Background(), 7, "Monstera", ""); err != nil {
+			t.Fatalf("Register #%d error: %v", i+1, err)
+		}
+	}
+	if n := len(srv.Plants()); n != 1 {
+		t.Errorf("two Registers of one ID stored %d plants, want 1", n)
+	}
+}

@@ -1,0 +1,67 @@
+// Command quickstart creates one plant with the Plant Store SDK and prints it.
+//
+// It talks to the server at PLANTSTORE_BASE_URL with the bearer token in
+// PLANTSTORE_TOKEN. When PLANTSTORE_BASE_URL is not set, it starts the fake
+// from package plantstoretest in-process, says so, and uses that instead, so
+//
+//	go run ./examples/quickstart
+//
+// works on a fresh machine with nothing else running.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"time"
+
+	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/plantstoretest"
+)
+
+func main() {
+	if err := run(context.Background(), os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "quickstart:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, out io.Writer) error {
+	baseURL, token := os.Getenv("PLANTSTORE_BASE_URL"), os.Getenv("PLANTSTORE_TOKEN")
+	if baseURL == "" {
+		if token == "" {
+			token = plantstoretest.DefaultToken
+		}
+		fake := plantstoretest.NewHandler(plantstoretest.WithToken(token))
+		mock := httptest.NewServer(fake)
+		defer mock.Close()
+		defer fake.Close()
+		baseURL = mock.URL
+		fmt.Fprintf(out, "PLANTSTORE_BASE_URL is not set: using an in-process mock at %s\n", baseURL)
+	}
+	if token == "" {
+		return errors.New("PLANTSTORE_TOKEN is not set")
+	}
+
+	client, err := plantstore.NewClient(baseURL, plantstore.WithToken(token))
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+
+	// The ID is the client's to choose; the time keeps reruns distinct.
+	plant, err := client.CreatePlant(ctx, plantstore.NewPlant{
+		ID:   time.Now().UnixMilli(),
+		Name: "Monstera deliciosa",
+		Tag:  "indoor",
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "created plant: name=%q tag=%q\n", plant.Name, plant.Tag)
+	return nil
+}
