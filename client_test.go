@@ -972,7 +972,12 @@ func TestQuietByDefault(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("child test failed: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}
-	if stderr.Len() != 0 || strings.TrimSpace(stdout.String()) != "PASS" {
+	// With -cover the child also reports its coverage.
+	out := strings.TrimSpace(stdout.String())
+	if i := strings.Index(out, "\ncoverage: "); i >= 0 {
+		out = out[:i]
+	}
+	if stderr.Len() != 0 || out != "PASS" {
 		t.Errorf("a failing call printed output; stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	}
 }
@@ -1073,11 +1078,11 @@ func TestConcurrentCallsShareConnections(t *testing.T) {
 	if got := failed.Load(); got != workers*perWorker/10 {
 		t.Errorf("%d of %d calls failed, want %d", got, workers*perWorker, workers*perWorker/10)
 	}
-	// net/http may dial one more connection when a caller asks for one just
-	// before another caller's finished connection is back in the pool, so
-	// allow some slack. Tearing down the pool on each failure would open one
-	// per failed call: 80 here.
-	if n, limit := conns.Load(), int32(workers*3/2); n > limit {
+	// net/http hands a finished connection back to the pool from another
+	// goroutine, so a caller that asks again at once may find the pool empty
+	// and dial: on a loaded machine up to one spare per caller. Tearing down
+	// the pool on each failure instead opens hundreds.
+	if n, limit := conns.Load(), int32(2*workers); n > limit {
 		t.Errorf("%d concurrent callers opened %d connections, want at most %d", workers, n, limit)
 	}
 }
