@@ -1186,3 +1186,43 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	c.n.Add(int64(n))
 	return n, err
 }
+
+func TestCallersCheckRedirect(t *testing.T) {
+	t.Parallel()
+	errNoRedirects := errors.New("redirects are not allowed here")
+	tests := []struct {
+		name     string
+		check    func(*http.Request, []*http.Request) error
+		wantCode int   // the status of the *APIError, or 0
+		wantErr  error // the error wrapped, or nil
+	}{
+		{"ErrUseLastResponse returns the redirect", func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }, http.StatusTemporaryRedirect, nil},
+		{"caller's error is final", func(*http.Request, []*http.Request) error { return errNoRedirects }, 0, errNoRedirects},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var n atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				n.Add(1)
+				http.Redirect(w, r, "/elsewhere", http.StatusTemporaryRedirect)
+			}))
+			t.Cleanup(srv.Close)
+			hc := &http.Client{CheckRedirect: tt.check}
+			_, err := newTestClient(t, srv.URL, WithHTTPClient(hc)).CreatePlant(context.Background(), monstera)
+			var apiErr *APIError
+			switch {
+			case tt.wantCode != 0 && (!errors.As(err, &apiErr) || apiErr.StatusCode != tt.wantCode):
+				t.Errorf("CreatePlant error = %v, want an *APIError with status %d", err, tt.wantCode)
+			case tt.wantErr != nil && !errors.Is(err, tt.wantErr):
+				t.Errorf("CreatePlant error = %v, want it to wrap %v", err, tt.wantErr)
+			}
+			if errors.Is(err, ErrMaybeCreated) {
+				t.Errorf("errors.Is(%v, ErrMaybeCreated) = true, want false: a redirect stores nothing", err)
+			}
+			if got := n.Load(); got != 1 {
+				t.Errorf("server saw %d requests, want 1 (not retried)", got)
+			}
+		})
+	}
+}

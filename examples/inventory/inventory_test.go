@@ -116,3 +116,16 @@ func TestRegisterTwiceStoresOnce(t *testing.T) {
 		t.Errorf("two Registers of one ID stored %d plants, want 1", n)
 	}
 }
+
+// TestRegisterAfterLostAnswer is the test the README shows.
+func TestRegisterAfterLostAnswer(t *testing.T) {
+	srv := plantstoretest.NewServer(t)                        // a fake on loopback, closed when the test ends
+	srv.Inject(plantstoretest.Fault{Store: true, Drop: true}) // stored, then the connection drops
+	inv := inventory.New(srv.Client())                        // a client wired to the fake, with fast retries
+	if err := inv.Register(context.Background(), 7, "Monstera", "indoor"); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(srv.Plants()); got != 1 {
+		t.Errorf("stored %d plants, want 1", got)
+	}
+}
