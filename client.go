@@ -30,10 +30,13 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -46,8 +49,10 @@ const (
 	// maxResponseBytes caps how much of a response body is read. A Plant or
 	// an Error is a few hundred bytes; anything near the cap is not one.
 	maxResponseBytes = 1 << 20
-	// snippetBytes is how much of an unexpected body an error quotes.
+	// snippetBytes is how much of an unexpected body an error quotes, and
+	// messageBytes how much of an Error body's message it keeps.
 	snippetBytes = 256
+	messageBytes = 1024
 
 	opCreatePlant = "create plant"
 )
@@ -56,10 +61,12 @@ const (
 // immutable and safe for concurrent use by many goroutines; share one per
 // base URL so that its connection pool is shared too.
 type Client struct {
-	plantsURL     string
-	retry         *retryablehttp.Client
-	authorization string // "Bearer <token>" when the token is fixed
-	tokenFunc     func(context.Context) (string, error)
+	plantsURL string
+	retry     *retryablehttp.Client
+	// authorization returns the Authorization header for an attempt. It is a
+	// closure so that the token is not a field: printing a Client with
+	// fmt's %+v must not print the token.
+	authorization func(context.Context) (string, error)
 	maxRetryAfter time.Duration
 	logger        *slog.Logger
 }
@@ -97,12 +104,9 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 
 	c := &Client{
 		plantsURL:     u.JoinPath("plants").String(),
-		tokenFunc:     cfg.tokenFunc,
+		authorization: authorization(cfg.token, cfg.tokenFunc),
 		maxRetryAfter: cfg.maxRetryAfter,
 		logger:        cfg.logger,
-	}
-	if cfg.token != "" {
-		c.authorization = "Bearer " + cfg.token
 	}
 	c.retry = &retryablehttp.Client{
 		HTTPClient:   newHTTPClient(cfg.httpClient),
@@ -113,7 +117,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		Backoff:      backoff,
 		ErrorHandler: keepLastResponse,
 	}
-	if c.tokenFunc != nil {
+	if cfg.tokenFunc != nil {
 		c.retry.PrepareRetry = c.reauthorize
 	}
 	if c.logger != nil {
@@ -130,13 +134,18 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // an error that wraps the cause, so errors.Is(err, context.DeadlineExceeded)
 // works.
 //
-// Attempts that fail to connect or are answered 429, 502, 503 or 504 are
-// retried (see [WithMaxRetries]); 500 is not, because it reports a fault in
-// handling this very request that repeating it rarely cures, and any other
-// status is final. Every attempt sends the same bytes, so a retry cannot
-// create a second, different plant; whether it may create the same one twice
-// depends on how the server treats a repeated ID. When the call fails but an
-// attempt may have stored the plant, the error matches [ErrMaybeCreated].
+// Attempts that fail in transport (a refused or broken connection, even one
+// that broke after the request was sent) or are answered 429, 502, 503 or
+// 504 are retried (see [WithMaxRetries]). 500 is not, because it reports a
+// fault in handling this very request that repeating it rarely cures, and
+// any other status is final. A retry that could not start before the
+// context's deadline is not made: the call returns the last answer at once.
+//
+// Every attempt sends the same bytes, so a retry cannot create a second,
+// different plant; whether it may store the same one twice depends on how
+// the server treats a repeated ID, which the service specification leaves
+// open. When the call fails but an attempt may have stored the plant, the
+// error matches [ErrMaybeCreated].
 func (c *Client) CreatePlant(ctx context.Context, p NewPlant) (*Plant, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
@@ -181,6 +190,22 @@ type callState struct {
 	attempts     int
 	maybeCreated bool
 	retryAfter   time.Duration
+
+	// Set by the httptrace hooks during an attempt, and read and cleared by
+	// checkRetry: whether the transport asked for a connection (so it
+	// supports tracing) and whether it got one (so it may have written the
+	// request). Atomic because a transport may call hooks from its own
+	// goroutines.
+	askedConn, gotConn atomic.Bool
+}
+
+// trace returns hooks that record in st whether an attempt got as far as a
+// connection.
+func (st *callState) trace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		GetConn: func(string) { st.askedConn.Store(true) },
+		GotConn: func(httptrace.GotConnInfo) { st.gotConn.Store(true) },
+	}
 }
 
 type callStateKey struct{}
@@ -200,7 +225,7 @@ func (c *Client) do(ctx context.Context, op, method, url string, body []byte, de
 		return &requestError{op: op, err: err}
 	}
 	st := new(callState)
-	ctx = context.WithValue(ctx, callStateKey{}, st)
+	ctx = httptrace.WithClientTrace(context.WithValue(ctx, callStateKey{}, st), st.trace())
 
 	req, err := retryablehttp.NewRequestWithContext(ctx, method, url, body)
 	if err != nil {
@@ -210,9 +235,11 @@ func (c *Client) do(ctx context.Context, op, method, url string, body []byte, de
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "application/json")
 	h.Set("User-Agent", userAgent)
-	if err := c.authorize(ctx, h); err != nil {
+	auth, err := c.authorization(ctx)
+	if err != nil {
 		return &requestError{op: op, err: err}
 	}
+	h.Set("Authorization", auth)
 
 	resp, err := c.retry.Do(req)
 	if err != nil {
@@ -225,7 +252,7 @@ func (c *Client) do(ctx context.Context, op, method, url string, body []byte, de
 	resp.Body.Close()
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return newAPIError(op, resp.StatusCode, data, st)
+		return newAPIError(op, resp, data, st)
 	}
 	if readErr != nil {
 		return &requestError{op: op, attempts: st.attempts, maybeCreated: true, err: fmt.Errorf("read response: %w", readErr)}
@@ -237,30 +264,37 @@ func (c *Client) do(ctx context.Context, op, method, url string, body []byte, de
 	return nil
 }
 
-// authorize sets the Authorization header of a first attempt.
-func (c *Client) authorize(ctx context.Context, h http.Header) error {
-	if c.tokenFunc == nil {
-		h.Set("Authorization", c.authorization)
-		return nil
+// authorization returns the function that makes an attempt's
+// Authorization header: from the fixed token, or by asking tokenFunc.
+func authorization(token string, tokenFunc func(context.Context) (string, error)) func(context.Context) (string, error) {
+	if tokenFunc == nil {
+		header := "Bearer " + token
+		return func(context.Context) (string, error) { return header, nil }
 	}
-	t, err := c.tokenFunc(ctx)
-	if err != nil {
-		return fmt.Errorf("get token: %w", err)
+	return func(ctx context.Context) (string, error) {
+		t, err := tokenFunc(ctx)
+		if err != nil {
+			return "", fmt.Errorf("token func: %w", err)
+		}
+		if problem := tokenProblem(t); problem != "" {
+			return "", errors.New("token from token func " + problem)
+		}
+		return "Bearer " + t, nil
 	}
-	if err := checkToken(t); err != nil {
-		return fmt.Errorf("token func: %w", err)
-	}
-	h.Set("Authorization", "Bearer "+t)
-	return nil
 }
 
 // reauthorize asks the token func again before each retry, so a token that
 // was rotated while the call was backing off is picked up.
 func (c *Client) reauthorize(req *http.Request) error {
+	auth, err := c.authorization(req.Context())
+	if err != nil {
+		return err
+	}
 	// The header map is shared with the previous attempt's request; give this
 	// attempt its own before changing it.
 	req.Header = req.Header.Clone()
-	return c.authorize(req.Context(), req.Header)
+	req.Header.Set("Authorization", auth)
+	return nil
 }
 
 // readBody reads at most maxResponseBytes of body. A longer body is an
@@ -271,16 +305,17 @@ func readBody(body io.Reader) ([]byte, error) {
 		return data, err
 	}
 	if len(data) > maxResponseBytes {
-		return data[:maxResponseBytes], fmt.Errorf("response body exceeds %d bytes", maxResponseBytes)
+		return data[:maxResponseBytes], fmt.Errorf("body exceeds %d bytes", maxResponseBytes)
 	}
 	return data, nil
 }
 
 // newAPIError describes a non-2xx response. The body is used when it is an
-// Error document, and quoted otherwise.
-func newAPIError(op string, status int, data []byte, st *callState) *APIError {
+// Error document, and quoted otherwise; a redirect without a body names its
+// target.
+func newAPIError(op string, resp *http.Response, data []byte, st *callState) *APIError {
 	e := &APIError{
-		StatusCode:   status,
+		StatusCode:   resp.StatusCode,
 		RetryAfter:   st.retryAfter,
 		Attempts:     st.attempts,
 		op:           op,
@@ -291,24 +326,43 @@ func newAPIError(op string, status int, data []byte, st *callState) *APIError {
 		Message *string `json:"message"`
 	}
 	if json.Unmarshal(data, &body) == nil && body.Code != nil && body.Message != nil {
-		e.Code, e.Message = *body.Code, *body.Message
+		e.Code, e.Message = *body.Code, printable(*body.Message, messageBytes)
 	} else {
 		e.Message = snippet(data)
+	}
+	if loc := resp.Header.Get("Location"); e.Message == "" && loc != "" && resp.StatusCode/100 == 3 {
+		e.Message = "redirect to " + printable(loc, snippetBytes)
 	}
 	return e
 }
 
-// snippet returns the start of data as printable, valid UTF-8.
+// snippet returns the start of an unexpected body, for an error message.
 func snippet(data []byte) string {
-	cut := len(data) > snippetBytes
-	if cut {
-		data = data[:snippetBytes]
+	if len(data) > snippetBytes+utf8.UTFMax {
+		data = data[:snippetBytes+utf8.UTFMax] // printable cuts it to size
 	}
-	s := strings.TrimSpace(strings.ToValidUTF8(string(data), "\uFFFD"))
-	if cut {
-		s += "…"
+	return printable(string(data), snippetBytes)
+}
+
+// printable makes text from the server safe to put in an error and a log
+// line: valid UTF-8, control characters (newlines included) as spaces, no
+// surrounding space, and at most limit bytes, cut at a character boundary
+// and marked with "…".
+func printable(s string, limit int) string {
+	s = strings.TrimSpace(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD")))
+	if len(s) <= limit {
+		return s
 	}
-	return s
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // checkRetry is the retry policy. It also records, for the call's error,
@@ -316,41 +370,52 @@ func snippet(data []byte) string {
 func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	st := stateOf(ctx)
 	st.attempts++
+	askedConn, gotConn := st.askedConn.Swap(false), st.gotConn.Swap(false)
+	st.retryAfter = 0
 	if err != nil {
-		if !certainlyNotSent(err) {
+		// A redirect that was not followed was an answer that stored
+		// nothing. Otherwise a request that got a connection may have been
+		// written; without trace events (a transport that does not support
+		// httptrace) fall back to what the error says.
+		var redirErr *redirectError
+		if !errors.As(err, &redirErr) && (gotConn || !askedConn && !certainlyNotSent(err)) {
 			st.maybeCreated = true
 		}
 		if ctx.Err() != nil {
 			return false, ctx.Err()
 		}
-		retry := retryableError(err)
-		if retry {
-			c.logRetry(ctx, st, slog.String("error", err.Error()))
+		if !retryableError(err) || c.nextWait(st) >= timeLeft(ctx) {
+			return false, nil
 		}
-		return retry, nil
+		c.logRetry(ctx, st, slog.String("error", err.Error()))
+		return true, nil
 	}
+
 	if resp.StatusCode >= 500 {
 		st.maybeCreated = true
 	}
-	st.retryAfter = 0
 	if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
 		st.retryAfter = d
-	}
-	if ctx.Err() != nil {
-		return false, ctx.Err()
 	}
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 	default:
 		return false, nil
 	}
-	if st.retryAfter > c.maxRetryAfter || st.retryAfter > timeLeft(ctx) {
-		// Sleeping would outlast what the caller allows; let the caller
-		// reschedule with the server's figure instead.
+	// Keep this response rather than sleep when the wait would outlast what
+	// the caller allows: the caller can reschedule with the server's figure.
+	// A cancelled context keeps it too; it is the best answer there is.
+	if st.retryAfter > c.maxRetryAfter || c.nextWait(st) >= timeLeft(ctx) || ctx.Err() != nil {
 		return false, nil
 	}
 	c.logRetry(ctx, st, slog.Int("status", resp.StatusCode))
 	return true, nil
+}
+
+// nextWait is the shortest wait [backoff] may choose before the next
+// attempt.
+func (c *Client) nextWait(st *callState) time.Duration {
+	return max(st.retryAfter, backoffCeiling(c.retry.RetryWaitMin, c.retry.RetryWaitMax, st.attempts-1)/2)
 }
 
 // timeLeft is how long ctx has before its deadline; "forever" without one.
@@ -362,22 +427,27 @@ func timeLeft(ctx context.Context) time.Duration {
 	return time.Until(dl)
 }
 
-// backoff returns the server's Retry-After when the response has one (the
-// retry policy has already checked it against the cap), and otherwise an
-// exponential wait with jitter: a random point in the upper half of
-// min(limit, base·2^attempt), so that many clients failing at once spread out.
+// backoff returns an exponential wait with jitter, a random point in the
+// upper half of min(limit, base·2^attempt), so that many clients failing at
+// once spread out; or the response's Retry-After if that is longer (the
+// retry policy has already checked it against the cap).
 func backoff(base, limit time.Duration, attempt int, resp *http.Response) time.Duration {
+	d := backoffCeiling(base, limit, attempt)
+	wait := d/2 + rand.N(d-d/2+1)
 	if resp != nil {
-		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-			return d
+		if ra, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+			wait = max(wait, ra)
 		}
 	}
-	d := limit
+	return wait
+}
+
+// backoffCeiling is min(limit, base·2^attempt), without overflow.
+func backoffCeiling(base, limit time.Duration, attempt int) time.Duration {
 	if attempt < 62 && base < limit>>attempt {
-		d = base << attempt
+		return base << attempt
 	}
-	half := d / 2
-	return half + rand.N(d-half+1)
+	return limit
 }
 
 // parseRetryAfter reads a Retry-After value in either of its forms: a number
@@ -386,11 +456,12 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	if v == "" {
 		return 0, false
 	}
-	if secs, err := strconv.ParseUint(v, 10, 64); err == nil {
-		if secs > uint64((1<<63-1)/time.Second) {
-			return 1<<63 - 1, true
-		}
+	secs, err := strconv.ParseUint(v, 10, 64)
+	if err == nil && secs <= uint64((1<<63-1)/time.Second) {
 		return time.Duration(secs) * time.Second, true
+	}
+	if err == nil || errors.Is(err, strconv.ErrRange) {
+		return 1<<63 - 1, true // longer than anyone will wait
 	}
 	t, err := http.ParseTime(v)
 	if err != nil {
@@ -419,15 +490,17 @@ func retryableError(err error) bool {
 	switch {
 	case errors.As(err, &certErr), errors.As(err, &unknownAuth),
 		errors.As(err, &hostErr), errors.As(err, &invalidErr),
-		errors.As(err, &redirErr):
+		errors.As(err, &redirErr), errors.Is(err, http.ErrSchemeMismatch):
 		return false
 	}
 	return true
 }
 
 // certainlyNotSent reports whether err proves that the request never reached
-// the server: no connection was made, or the TLS handshake failed, or the
-// request was redirected and not followed.
+// the server: no connection was made or the TLS handshake failed. A redirect
+// that was not followed counts too: its request was answered without
+// storing anything. The retry policy asks only when the transport gave no
+// trace events to go by.
 func certainlyNotSent(err error) bool {
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		switch e := e.(type) {
@@ -452,8 +525,10 @@ func (c *Client) logAttempt(_ retryablehttp.Logger, req *http.Request, retry int
 		slog.Any("header", redactedHeader(req.Header)))
 }
 
+// logRetry logs that the attempt st just made will be retried, unless it was
+// the last one allowed.
 func (c *Client) logRetry(ctx context.Context, st *callState, reason slog.Attr) {
-	if c.logger == nil {
+	if c.logger == nil || st.attempts > c.retry.RetryMax {
 		return
 	}
 	attrs := []slog.Attr{slog.Int("attempt", st.attempts), reason}
@@ -488,14 +563,15 @@ func parseBaseURL(baseURL string) (*url.URL, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil {
 		var urlErr *url.Error
-		if errors.As(err, &urlErr) {
-			err = urlErr.Err
+		if errors.As(err, &urlErr) && !strings.Contains(baseURL, "@") {
+			return nil, fmt.Errorf("plantstore: invalid base URL: %w", urlErr.Err)
 		}
-		return nil, fmt.Errorf("plantstore: invalid base URL: %w", err)
+		return nil, errors.New("plantstore: invalid base URL")
 	}
 	switch {
 	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, fmt.Errorf("plantstore: base URL scheme must be http or https, got %q (want e.g. https://host)", u.Scheme)
+		// The "scheme" of "user:password@host" is the user name: don't echo it.
+		return nil, errors.New("plantstore: base URL scheme must be http or https (want e.g. https://host)")
 	case u.Host == "" || u.Hostname() == "":
 		return nil, errors.New("plantstore: base URL has no host")
 	case u.User != nil:
@@ -557,6 +633,17 @@ func newTransport() *http.Transport {
 	}
 }
 
+// CloseIdleConnections closes the connections the client keeps open for
+// reuse, as http.Client.CloseIdleConnections does; calls in progress are not
+// affected. Call it when you are done with a Client, to release its pool
+// before the idle timeout (90s) does. With [WithHTTPClient] it closes the
+// idle connections of the caller's transport.
+func (c *Client) CloseIdleConnections() {
+	if t, ok := c.retry.HTTPClient.Transport.(keepIdleConns).rt.(interface{ CloseIdleConnections() }); ok {
+		t.CloseIdleConnections()
+	}
+}
+
 // keepIdleConns is a RoundTripper without CloseIdleConnections, so that
 // http.Client.CloseIdleConnections does nothing.
 type keepIdleConns struct{ rt http.RoundTripper }
@@ -574,9 +661,14 @@ func (e *redirectError) Unwrap() error { return e.err }
 // stripAuthOnRedirect wraps next, a CheckRedirect function or nil, so that
 // the token is never sent to an origin (scheme, host and port) other than
 // the one the call was made to. Go's client forwards Authorization to the
-// same host on any port, and on a downgrade from https to http.
+// same host on any port, and on a downgrade from https to http. A redirect
+// that would change the method (a 301, 302 or 303 turns POST into GET) is
+// not followed: the caller gets the redirect itself as an *APIError.
 func stripAuthOnRedirect(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
+		if req.Method != via[0].Method {
+			return http.ErrUseLastResponse
+		}
 		if !sameOrigin(req.URL, via[0].URL) {
 			req.Header.Del("Authorization")
 		}

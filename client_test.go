@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -197,7 +198,9 @@ func TestNewClientErrors(t *testing.T) {
 	}{
 		{"empty URL", "", []Option{tok}, "base URL must not be empty"},
 		{"malformed URL", "http://[::1", []Option{tok}, "invalid base URL"},
-		{"unsupported scheme", "ftp://plants.example.com", []Option{tok}, `scheme must be http or https, got "ftp"`},
+		{"unsupported scheme", "ftp://plants.example.com", []Option{tok}, "scheme must be http or https"},
+		{"credentials without a scheme", "admin:pa55@plants.example.com", []Option{tok}, "scheme must be http or https"},
+		{"bad escape in a password", "https://admin:pa55%zz@plants.example.com", []Option{tok}, "invalid base URL"},
 		{"missing scheme", "plants.example.com/api", []Option{tok}, "scheme must be http or https"},
 		{"no host", "https:///plants", []Option{tok}, "has no host"},
 		{"user info", "https://user:pa55@plants.example.com", []Option{tok}, "must not contain user info"},
@@ -227,7 +230,7 @@ func TestNewClientErrors(t *testing.T) {
 			if !strings.HasPrefix(msg, "plantstore: ") || !strings.Contains(msg, tt.want) {
 				t.Errorf("NewClient(%q) error = %q, want it to start with %q and contain %q", tt.baseURL, msg, "plantstore: ", tt.want)
 			}
-			for _, secret := range []string{testToken, "s3cr3t", "pa55"} {
+			for _, secret := range []string{testToken, "s3cr3t", "pa55", "admin"} {
 				if strings.Contains(msg, secret) {
 					t.Errorf("NewClient(%q) error = %q, which leaks %q", tt.baseURL, msg, secret)
 				}
@@ -431,6 +434,19 @@ func TestCreatePlantAPIError(t *testing.T) {
 			wantMsg: "plantstore: create plant: 400 Bad Request: bad \uFFFD byte",
 		},
 		{
+			name:    "control characters become spaces",
+			reply:   reply{status: 502, header: map[string]string{"Content-Type": "text/html"}, body: "<html>\n<body>bad gateway\nlevel=ERROR msg=forged</body>\r\n"},
+			want:    &APIError{StatusCode: 502, Message: "<html> <body>bad gateway level=ERROR msg=forged</body>", Attempts: 3},
+			wantMsg: "plantstore: create plant: 502 Bad Gateway: <html> <body>bad gateway level=ERROR msg=forged</body> (after 3 attempts)",
+			is:      []error{ErrServer, ErrMaybeCreated},
+		},
+		{
+			name:    "long Error message is cut",
+			reply:   reply{status: 400, body: `{"error":2,"message":"` + strings.Repeat("é", 600) + `"}`},
+			want:    &APIError{StatusCode: 400, Code: 2, Message: strings.Repeat("é", messageBytes/2) + "…", Attempts: 1},
+			wantMsg: "plantstore: create plant: 400 Bad Request: ééé",
+		},
+		{
 			name:    "oversized body is cut to a snippet",
 			reply:   reply{status: 502, body: strings.Repeat("y", 2<<20)},
 			want:    &APIError{StatusCode: 502, Message: strings.Repeat("y", snippetBytes) + "…", Attempts: 3},
@@ -529,8 +545,7 @@ func TestRetriesKeepLastErrorBody(t *testing.T) {
 		reply{status: 503, body: `{"error":2,"message":"second"}`},
 		reply{status: 503, body: `{"error":3,"message":"last"}`})
 	_, err := newTestClient(t, srv.URL).CreatePlant(context.Background(), monstera)
-	want := "plantstore: create plant: 503 Service Unavailable: last (error 3) (after 3 attempts) (the plant may have been created)"
-	want = strings.TrimSuffix(want, " (the plant may have been created)")
+	want := "plantstore: create plant: 503 Service Unavailable: last (error 3) (after 3 attempts)"
 	if err == nil || err.Error() != want {
 		t.Errorf("CreatePlant(%+v) error = %v, want %q", monstera, err, want)
 	}
@@ -608,7 +623,7 @@ func TestParseRetryAfter(t *testing.T) {
 		{"-5", 0, false},
 		{"1.5", 0, false},
 		{"soon", 0, false},
-		{"99999999999999999999", 0, false},
+		{"99999999999999999999", 1<<63 - 1, true},
 		{"9999999999999", 1<<63 - 1, true},
 		{"Sun, 22 Nov 2026 10:00:30 GMT", 30 * time.Second, true},
 		{"Sunday, 22-Nov-26 10:01:00 GMT", time.Minute, true},
@@ -648,47 +663,98 @@ func TestBackoff(t *testing.T) {
 	}
 }
 
-func TestContextStopsRetries(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name    string
-		timeout bool
-		want    error
-	}{
-		{"cancelled during backoff", false, context.Canceled},
-		{"deadline during backoff", true, context.DeadlineExceeded},
+// cancelOnRetry is a slog.Handler that cancels a context when the client
+// logs that it will retry: the one moment that is certainly between two
+// attempts.
+type cancelOnRetry struct{ cancel context.CancelFunc }
+
+func (h cancelOnRetry) Enabled(context.Context, slog.Level) bool { return true }
+func (h cancelOnRetry) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == "plantstore: retrying" {
+		h.cancel()
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+	return nil
+}
+func (h cancelOnRetry) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h cancelOnRetry) WithGroup(string) slog.Handler      { return h }
+
+func TestContextCancelledDuringBackoff(t *testing.T) {
+	t.Parallel()
+	srv := newStubServer(t, reply{status: http.StatusServiceUnavailable})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// An hour of backoff: only the cancellation can end this call.
+	c := newTestClient(t, srv.URL, WithRetryBackoff(time.Hour, time.Hour),
+		WithLogger(slog.New(cancelOnRetry{cancel})))
+	start := time.Now()
+	_, err := c.CreatePlant(ctx, monstera)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("CreatePlant(%+v) error = %v, want context.Canceled", monstera, err)
+	}
+	if elapsed := time.Since(start); elapsed > time.Minute {
+		t.Errorf("CreatePlant(%+v) returned after %v, want at once", monstera, elapsed)
+	}
+	if !strings.HasPrefix(err.Error(), "plantstore: create plant: ") || !errors.Is(err, ErrMaybeCreated) {
+		t.Errorf("CreatePlant(%+v) error = %q, want the plantstore prefix and ErrMaybeCreated after a 503", monstera, err)
+	}
+	if n := len(srv.requests()); n != 1 {
+		t.Errorf("server saw %d requests, want 1", n)
+	}
+}
+
+func TestBackoffLongerThanDeadlineReturnsAtOnce(t *testing.T) {
+	t.Parallel()
+	srv := newStubServer(t, reply{status: http.StatusServiceUnavailable, body: `{"error":9,"message":"busy"}`})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := newTestClient(t, srv.URL, WithRetryBackoff(time.Hour, time.Hour))
+	_, err := c.CreatePlant(ctx, monstera)
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusServiceUnavailable || apiErr.Attempts != 1 {
+		t.Fatalf("CreatePlant(%+v) error = %v, want the 503 *APIError after 1 attempt", monstera, err)
+	}
+	if ctx.Err() != nil {
+		t.Errorf("CreatePlant(%+v) waited for the deadline, want it to return at once", monstera)
+	}
+}
+
+func TestDeadlineInFlight(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := newTestClient(t, srv.URL).CreatePlant(ctx, monstera)
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrMaybeCreated) {
+		t.Errorf("CreatePlant(%+v) error = %v, want context.DeadlineExceeded and ErrMaybeCreated", monstera, err)
+	}
+}
+
+// TestAnswerKeptWhenContextEnds cancels the context just as an answer
+// arrives: the answer, not the cancellation, decides what the caller learns.
+func TestAnswerKeptWhenContextEnds(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{http.StatusOK, http.StatusBadRequest, http.StatusServiceUnavailable} {
+		t.Run(http.StatusText(status), func(t *testing.T) {
 			t.Parallel()
-			arrived := make(chan struct{}, 10)
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-				w.WriteHeader(http.StatusServiceUnavailable)
-				arrived <- struct{}{}
-			}))
-			t.Cleanup(srv.Close)
-			// An hour of backoff: only the context can end this call.
-			c := newTestClient(t, srv.URL, WithRetryBackoff(time.Hour, time.Hour))
+			srv := newStubServer(t, reply{status: status, body: `{"name":"Monstera"}`})
 			ctx, cancel := context.WithCancel(context.Background())
-			if tt.timeout {
-				ctx, cancel = context.WithTimeout(context.Background(), 200*time.Millisecond)
-			}
 			defer cancel()
-			go func() {
-				<-arrived
-				if !tt.timeout {
-					cancel()
-				}
-			}()
-			_, err := c.CreatePlant(ctx, monstera)
-			if !errors.Is(err, tt.want) {
-				t.Fatalf("CreatePlant(%+v) error = %v, want %v", monstera, err, tt.want)
-			}
-			if !strings.HasPrefix(err.Error(), "plantstore: create plant: ") {
-				t.Errorf("CreatePlant(%+v) error = %q, want the plantstore prefix", monstera, err)
-			}
-			if !errors.Is(err, ErrMaybeCreated) {
-				t.Errorf("errors.Is(%v, ErrMaybeCreated) = false, want true after a 503", err)
+			hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				resp, err := http.DefaultTransport.RoundTrip(r)
+				cancel()
+				return resp, err
+			})}
+			_, err := newTestClient(t, srv.URL, WithHTTPClient(hc)).CreatePlant(ctx, monstera)
+			var apiErr *APIError
+			switch {
+			case status == http.StatusOK && err != nil && !errors.Is(err, ErrMaybeCreated):
+				t.Errorf("CreatePlant after a 200 and a cancel: error = %v, want success or ErrMaybeCreated", err)
+			case status != http.StatusOK && (!errors.As(err, &apiErr) || apiErr.StatusCode != status):
+				t.Errorf("CreatePlant after a %d and a cancel: error = %v, want the *APIError", status, err)
 			}
 		})
 	}
@@ -817,13 +883,20 @@ func TestTokenFunc(t *testing.T) {
 		if !errors.Is(err, errVault) || !errors.Is(err, ErrMaybeCreated) {
 			t.Errorf("CreatePlant error = %v, want it to wrap %v and match ErrMaybeCreated after a 502", err, errVault)
 		}
+		if n := len(srv.requests()); n != 1 {
+			t.Errorf("server saw %d requests, want 1: the retry had no token", n)
+		}
 	})
 	t.Run("invalid token is refused without echoing it", func(t *testing.T) {
 		t.Parallel()
 		srv := newStubServer(t)
 		c := newTestClient(t, srv.URL, WithTokenFunc(func(context.Context) (string, error) { return "se cret", nil }))
 		_, err := c.CreatePlant(context.Background(), monstera)
-		if err == nil || strings.Contains(err.Error(), "se cret") || !strings.Contains(err.Error(), "invalid character") {
+		want := "plantstore: create plant: token from token func has an invalid character at byte 2 (want visible ASCII)"
+		if err == nil || err.Error() != want {
+			t.Errorf("CreatePlant error = %v, want %q", err, want)
+		}
+		if err == nil || strings.Contains(err.Error(), "se cret") {
 			t.Errorf("CreatePlant error = %v, want an invalid-token error without the token", err)
 		}
 	})
@@ -1012,7 +1085,7 @@ func TestResponseSizeCap(t *testing.T) {
 			if err == nil {
 				t.Fatal("CreatePlant with an endless body succeeded")
 			}
-			if status == http.StatusOK && !strings.Contains(err.Error(), "response body exceeds 1048576 bytes") {
+			if status == http.StatusOK && !strings.Contains(err.Error(), "read response: body exceeds 1048576 bytes") {
 				t.Errorf("CreatePlant error = %q, want it to name the size cap", err)
 			}
 			// io.ReadAll asks for more than it needs; allow one read's slack.
@@ -1224,5 +1297,136 @@ func TestCallersCheckRedirect(t *testing.T) {
 				t.Errorf("server saw %d requests, want 1 (not retried)", got)
 			}
 		})
+	}
+}
+
+func TestClientDoesNotPrintItsToken(t *testing.T) {
+	t.Parallel()
+	for _, opt := range []Option{WithToken(testToken), WithTokenFunc(func(context.Context) (string, error) { return testToken, nil })} {
+		c := newTestClient(t, "https://plants.example.com", opt)
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+			if out := fmt.Sprintf(verb, c); strings.Contains(out, testToken) {
+				t.Errorf("fmt.Sprintf(%q, client) = %s, which contains the token", verb, out)
+			}
+		}
+	}
+}
+
+func TestNoRetryLoggedAfterLastAttempt(t *testing.T) {
+	t.Parallel()
+	srv := newStubServer(t, reply{status: http.StatusServiceUnavailable})
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(&lockedWriter{w: &buf, mu: &mu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	_, err := newTestClient(t, srv.URL, WithLogger(logger), WithMaxRetries(1)).CreatePlant(context.Background(), monstera)
+	if err == nil {
+		t.Fatal("CreatePlant against a 503 succeeded")
+	}
+	mu.Lock()
+	out := buf.String()
+	mu.Unlock()
+	if got := strings.Count(out, `msg="plantstore: retrying"`); got != 1 {
+		t.Errorf("logged %d retries for 2 attempts, want 1; log:\n%s", got, out)
+	}
+}
+
+func TestRedirectThatChangesMethodIsNotFollowed(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther} {
+		t.Run(http.StatusText(status), func(t *testing.T) {
+			t.Parallel()
+			var n atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				n.Add(1)
+				http.Redirect(w, r, "/v2/plants", status)
+			}))
+			t.Cleanup(srv.Close)
+			_, err := newTestClient(t, srv.URL).CreatePlant(context.Background(), monstera)
+			var apiErr *APIError
+			if !errors.As(err, &apiErr) || apiErr.StatusCode != status || !strings.Contains(apiErr.Message, "/v2/plants") {
+				t.Errorf("CreatePlant error = %v, want an *APIError %d naming the new location", err, status)
+			}
+			if errors.Is(err, ErrMaybeCreated) {
+				t.Errorf("errors.Is(%v, ErrMaybeCreated) = true, want false", err)
+			}
+			if got := n.Load(); got != 1 {
+				t.Errorf("server saw %d requests, want 1 (no GET to the new location)", got)
+			}
+		})
+	}
+}
+
+// TestFailuresBeforeSending covers attempts that never wrote a request: they
+// do not match ErrMaybeCreated, and the hopeless ones are not retried.
+func TestFailuresBeforeSending(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name         string
+		tls          bool // serve TLS, to a client that does not trust it
+		baseScheme   string
+		wantAttempts int32
+		wantErr      string
+	}{
+		{"untrusted certificate", true, "https", 1, "certificate"},
+		{"https to a plain http server", false, "https", 1, "server gave HTTP response to HTTPS client"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var handled, conns atomic.Int32
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { handled.Add(1) }))
+			srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the failed handshakes are expected
+			srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+				if st == http.StateNew {
+					conns.Add(1)
+				}
+			}
+			if tt.tls {
+				srv.StartTLS()
+			} else {
+				srv.Start()
+			}
+			t.Cleanup(srv.Close)
+			url := tt.baseScheme + "://" + srv.Listener.Addr().String()
+			_, err := newTestClient(t, url).CreatePlant(context.Background(), monstera)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("CreatePlant(%s) error = %v, want one mentioning %q", url, err, tt.wantErr)
+			}
+			if errors.Is(err, ErrMaybeCreated) {
+				t.Errorf("errors.Is(%v, ErrMaybeCreated) = true, want false: nothing was sent", err)
+			}
+			if got := conns.Load(); got != tt.wantAttempts {
+				t.Errorf("CreatePlant(%s) made %d connections, want %d", url, got, tt.wantAttempts)
+			}
+			if got := handled.Load(); got != 0 {
+				t.Errorf("handler saw %d requests, want 0", got)
+			}
+		})
+	}
+}
+
+func TestCloseIdleConnections(t *testing.T) {
+	t.Parallel()
+	closed := make(chan struct{}, 1)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, `{"name":"Monstera"}`)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateClosed {
+			closed <- struct{}{}
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	c := newTestClient(t, srv.URL)
+	if _, err := c.CreatePlant(context.Background(), monstera); err != nil {
+		t.Fatalf("CreatePlant(%+v) error: %v", monstera, err)
+	}
+	c.CloseIdleConnections()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the idle connection was still open 10s after CloseIdleConnections")
 	}
 }

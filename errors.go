@@ -35,9 +35,10 @@ var (
 // failed before reaching the server (a refused connection, a DNS or TLS
 // failure) or was answered with a 4xx.
 //
-// The plant's ID is chosen by the caller, so the remedy is to create it again
-// later with the same ID and to treat the server's answer that the ID exists
-// as success.
+// The plant's ID is chosen by the caller, which makes the create repeatable.
+// The service specification does not say how a repeated ID is answered; if
+// the service rejects it (as plantstoretest does by default), create the
+// plant again with the same ID and treat that rejection as success.
 var ErrMaybeCreated = errors.New("plantstore: plant may have been created")
 
 // ErrInvalidPlant matches a [*ValidationError]: the plant was rejected before

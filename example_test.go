@@ -128,7 +128,8 @@ func ExampleClient_CreatePlant_retries() {
 }
 
 // A create whose outcome is unknown is settled by creating the same plant
-// again: the ID is the caller's, so the server can recognise it.
+// again: the ID is the caller's, so a server that rejects repeated IDs
+// recognises it.
 func ExampleErrMaybeCreated() {
 	fake := plantstoretest.NewHandler()
 	srv := httptest.NewServer(fake)
@@ -145,9 +146,12 @@ func ExampleErrMaybeCreated() {
 	_, err = client.CreatePlant(context.Background(), monstera)
 	fmt.Println("may exist:", errors.Is(err, plantstore.ErrMaybeCreated))
 
+	// Ask again. The specification leaves error codes open: match the code
+	// your deployment uses for a repeated ID (the fake's is CodeDuplicateID),
+	// not any 400, which may report a real problem with the plant.
 	_, err = client.CreatePlant(context.Background(), monstera)
 	var apiErr *plantstore.APIError
-	if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
+	if errors.As(err, &apiErr) && apiErr.Code == plantstoretest.CodeDuplicateID {
 		fmt.Println("second try:", apiErr.Message)
 	}
 	fmt.Println("stored:", len(fake.Plants()))

@@ -48,8 +48,8 @@ func defaultConfig() config {
 // earlier [WithTokenFunc]. The token never appears in errors or logs.
 func WithToken(t string) Option {
 	return func(c *config) error {
-		if err := checkToken(t); err != nil {
-			return err
+		if problem := tokenProblem(t); problem != "" {
+			return errors.New("plantstore: token " + problem)
 		}
 		c.token, c.tokenFunc = t, nil
 		return nil
@@ -84,8 +84,13 @@ func WithTokenFunc(f func(ctx context.Context) (string, error)) Option {
 // WithHTTPClient sends requests through hc instead of the client's own
 // pooled transport: use it for proxies, mTLS or instrumented transports such
 // as otelhttp. hc is never modified; the Client works on a copy that keeps
-// hc's Transport, Jar and Timeout, and adds retries, redirect protection for
-// the token, and connection-pool preservation on top. A nil hc is an error.
+// hc's Transport, Jar and Timeout (which bounds each attempt, not the call),
+// and adds retries, redirect protection for the token, and connection-pool
+// preservation on top. A nil hc is an error.
+//
+// For OAuth 2, pass the token source to [WithTokenFunc] rather than an
+// oauth2 HTTP client here: a transport that sets Authorization itself would
+// set it on redirects to other origins too, where the Client removes its own.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *config) error {
 		if hc == nil {
@@ -111,21 +116,21 @@ func WithMaxRetries(n int) Option {
 
 // WithRetryBackoff sets the exponential backoff between attempts: the wait
 // before retry k (from 0) is drawn at random from the upper half of
-// min(max, base·2^k). The defaults are 250ms and 5s. A base of zero retries
-// at once; a negative base, or a max below base, is an error. A Retry-After
-// header from the server takes precedence over the backoff.
-func WithRetryBackoff(base, max time.Duration) Option {
+// min(limit, base·2^k). The defaults are 250ms and 5s. A base of zero
+// retries at once; a negative base, or a limit below base, is an error. A
+// longer Retry-After from the server takes precedence.
+func WithRetryBackoff(base, limit time.Duration) Option {
 	return func(c *config) error {
-		if base < 0 || max < base {
-			return fmt.Errorf("plantstore: retry backoff needs 0 <= base <= max, got base %v, max %v", base, max)
+		if base < 0 || limit < base {
+			return fmt.Errorf("plantstore: retry backoff needs 0 <= base <= limit, got base %v, limit %v", base, limit)
 		}
-		c.retryWaitMin, c.retryWaitMax = base, max
+		c.retryWaitMin, c.retryWaitMax = base, limit
 		return nil
 	}
 }
 
-// WithMaxRetryAfter caps how long the client waits when a 429 or 503
-// response carries a Retry-After header. The default is 30s. When the server
+// WithMaxRetryAfter caps how long the client waits when a response it would
+// retry (429, 502, 503 or 504) carries a Retry-After header. The default is 30s. When the server
 // asks for longer than d, or for longer than the context's deadline leaves,
 // the call fails at once with an [*APIError] whose RetryAfter says when the
 // server expects to be ready. Zero never waits for Retry-After; a negative d
@@ -162,16 +167,16 @@ func WithInsecureHTTP() Option {
 	}
 }
 
-// checkToken reports whether t can be sent as a bearer token. The error
-// never contains t.
-func checkToken(t string) error {
+// tokenProblem says what makes t unfit to send as a bearer token, or "" if
+// nothing does. It never quotes t.
+func tokenProblem(t string) string {
 	if t == "" {
-		return errors.New("plantstore: token must not be empty")
+		return "must not be empty"
 	}
 	for i := 0; i < len(t); i++ {
 		if t[i] <= ' ' || t[i] >= 0x7f {
-			return fmt.Errorf("plantstore: token has an invalid character at byte %d (want visible ASCII)", i)
+			return fmt.Sprintf("has an invalid character at byte %d (want visible ASCII)", i)
 		}
 	}
-	return nil
+	return ""
 }
