@@ -1,0 +1,465 @@
+package plantstore_test
+
+// The benchmarks here measure what the SDK costs on top of the call a careful
+// user would write by hand (package internal/baseline), in the same run and
+// against the same server. scripts/bench.sh runs them interleaved, adds
+// instruction counts from callgrind, and prints the ratios; BENCHMARKS.md
+// records the figures.
+//
+// Sub-benchmark names use key=value pairs so that benchstat can put the two
+// implementations side by side:
+//
+//	go test -run '^$' -bench CreatePlant -benchmem -count 6 . > new.txt
+//	benchstat -col /impl new.txt
+//
+// -count repeats each benchmark back to back; scripts/bench.sh runs the
+// suite several times instead, so that raw and sdk alternate.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/baseline"
+	"github.com/plantstore/plantstore-go/plantstoretest"
+)
+
+// benchParallelism is the b.SetParallelism factor of the parallel
+// benchmarks: 16 goroutines per GOMAXPROCS.
+const benchParallelism = 16
+
+// createFunc is one create-plant call, by hand or through the SDK.
+type createFunc func(ctx context.Context, p plantstore.NewPlant) error
+
+// newCreate returns impl's create-plant call against the API at baseURL, and
+// a function that releases its idle connections. impl is "raw", the
+// hand-written baseline, or "sdk", a Client with the default options and
+// opts.
+func newCreate(tb testing.TB, impl, baseURL string, opts ...plantstore.Option) (createFunc, func()) {
+	tb.Helper()
+	switch impl {
+	case "raw":
+		hc := baseline.NewHTTPClient()
+		url := baseURL + "/plants"
+		return func(ctx context.Context, p plantstore.NewPlant) error {
+			_, err := baseline.CreatePlant(ctx, hc, url, p)
+			return err
+		}, hc.CloseIdleConnections
+	case "sdk":
+		c, err := plantstore.NewClient(baseURL, append([]plantstore.Option{plantstore.WithToken(baseline.Token)}, opts...)...)
+		if err != nil {
+			tb.Fatalf("NewClient(%q) error: %v", baseURL, err)
+		}
+		// The Client keeps its pool to itself; the server's Close ends its
+		// connections.
+		return func(ctx context.Context, p plantstore.NewPlant) error {
+			_, err := c.CreatePlant(ctx, p)
+			return err
+		}, func() {}
+	}
+	tb.Fatalf("unknown implementation %q", impl)
+	return nil, nil
+}
+
+// BenchmarkCreatePlant compares the SDK's CreatePlant with the hand-written
+// baseline, one call at a time and from 16×GOMAXPROCS goroutines, against a
+// server that reads the body and answers a fixed Plant.
+func BenchmarkCreatePlant(b *testing.B) {
+	srv := httptest.NewServer(baseline.Handler())
+	defer srv.Close()
+	for _, mode := range []string{"seq", "par"} {
+		for _, impl := range []string{"raw", "sdk"} {
+			b.Run("mode="+mode+"/impl="+impl, func(b *testing.B) {
+				create, closeIdle := newCreate(b, impl, srv.URL)
+				defer closeIdle()
+				if mode == "seq" {
+					benchSequential(b, create)
+				} else {
+					benchParallel(b, create)
+				}
+			})
+		}
+	}
+}
+
+func benchSequential(b *testing.B, create createFunc) {
+	ctx := context.Background()
+	if err := create(ctx, baseline.Plant(-1)); err != nil { // dial outside the timer
+		b.Fatalf("warm-up create error: %v", err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := create(ctx, baseline.Plant(int64(i))); err != nil {
+			b.Fatalf("create %d error: %v", i, err)
+		}
+	}
+}
+
+// benchParallel runs b.N creates with distinct ids from
+// benchParallelism×GOMAXPROCS goroutines and fails b if any failed.
+func benchParallel(b *testing.B, create createFunc) {
+	var (
+		next   atomic.Int64
+		failed atomic.Int64
+		first  atomic.Value
+	)
+	b.ReportAllocs()
+	b.SetParallelism(benchParallelism)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := context.Background()
+		for pb.Next() {
+			if err := create(ctx, baseline.Plant(next.Add(1))); err != nil {
+				if failed.Add(1) == 1 {
+					first.Store(err)
+				}
+			}
+		}
+	})
+	if n := failed.Load(); n > 0 {
+		b.Fatalf("%d of %d creates failed, first: %v", n, b.N, first.Load())
+	}
+}
+
+// BenchmarkServerThroughput compares the fake of package plantstoretest with
+// a bare net/http handler that decodes the same JSON and answers the same
+// body. Both are driven by the same hand-written client from many
+// goroutines creating distinct plants, so only the server differs.
+func BenchmarkServerThroughput(b *testing.B) {
+	b.Run("server=bare", func(b *testing.B) {
+		srv := httptest.NewServer(bareHandler())
+		defer srv.Close()
+		benchServer(b, srv.URL)
+	})
+	b.Run("server=fake", func(b *testing.B) {
+		srv := plantstoretest.NewServer(b, plantstoretest.WithToken(baseline.Token))
+		benchServer(b, srv.URL)
+		if got := len(srv.Plants()); got != b.N {
+			b.Fatalf("the fake stored %d plants, want %d", got, b.N)
+		}
+	})
+}
+
+func benchServer(b *testing.B, baseURL string) {
+	create, closeIdle := newCreate(b, "raw", baseURL)
+	defer closeIdle()
+	benchParallel(b, create)
+}
+
+// bareHandler is the least a server can do to create a plant: decode the
+// NewPlant and answer the Plant, as the fake does on success.
+func bareHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var p plantstore.NewPlant
+		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&p); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		body, err := json.Marshal(plantstore.Plant{Name: p.Name, Tag: p.Tag})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body) //nolint:errcheck // a client that went away gets nothing either way
+	})
+}
+
+// The connection-reuse workload: reuseWorkers goroutines share one client
+// and make reuseCalls creates each (BenchmarkConnectionReuse makes b.N in
+// all, so -benchtime 9600x is this workload). With failures, every
+// reuseFailEvery-th plant is answered 503 on every attempt, so that call
+// exhausts its retries.
+const (
+	reuseWorkers   = 32
+	reuseCalls     = 300
+	reuseFailEvery = 10
+	reuseAttempts  = 3 // the SDK's default: one attempt and two retries
+)
+
+// reuseResult is what one run of the workload saw.
+type reuseResult struct {
+	conns    int64 // TCP connections the server accepted
+	closed   int64 // connections that ended while calls were running
+	failed   int64 // calls that failed as scripted
+	requests int64 // requests the server answered
+}
+
+// runReuse runs the connection-reuse workload once with impl against a new
+// server, calls creates in all, and returns what the server saw. It fails tb
+// if a call fails other than as scripted. Besides "raw" and "sdk", impl may
+// be "raw+closeidle": the hand-written call, closing the client's idle
+// connections after every failed call, as go-retryablehttp does on a client
+// it does not guard.
+func runReuse(tb testing.TB, impl string, failures bool, calls int) reuseResult {
+	tb.Helper()
+	var conns, closed, requests atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		var p plantstore.NewPlant
+		if err := json.NewDecoder(r.Body).Decode(&p); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		io.Copy(io.Discard, r.Body) //nolint:errcheck // read to the end, as a server does
+		w.Header().Set("Content-Type", "application/json")
+		if failures && p.ID%reuseFailEvery == 0 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, `{"error":9,"message":"try again later"}`) //nolint:errcheck // as above
+			return
+		}
+		io.WriteString(w, baseline.PlantBody) //nolint:errcheck // as above
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		switch s {
+		case http.StateNew:
+			conns.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			closed.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+
+	// The SDK retries at once, so the run is quick; the hand-written call
+	// makes the same number of attempts.
+	create, closeIdle := newCreate(tb, strings.TrimSuffix(impl, "+closeidle"), srv.URL, plantstore.WithRetryBackoff(0, 0))
+	defer closeIdle()
+	switch impl {
+	case "raw":
+		create = retry503(create)
+	case "raw+closeidle":
+		create = closeIdleOnError(retry503(create), closeIdle)
+	}
+
+	var (
+		wg         sync.WaitGroup
+		failed     atomic.Int64
+		unexpected atomic.Int64
+		first      atomic.Value
+	)
+	if b, ok := tb.(*testing.B); ok {
+		b.ResetTimer()
+	}
+	for w := 0; w < reuseWorkers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx := context.Background()
+			for i := w; i < calls; i += reuseWorkers {
+				id := int64(i)
+				err := create(ctx, baseline.Plant(id))
+				switch {
+				case err == nil && !(failures && id%reuseFailEvery == 0):
+				case err != nil && failures && id%reuseFailEvery == 0 && isExhausted503(err):
+					failed.Add(1)
+				default:
+					if unexpected.Add(1) == 1 {
+						first.Store(errors.Join(errors.New("unexpected outcome of create"), err))
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	r := reuseResult{conns: conns.Load(), closed: closed.Load(), failed: failed.Load(), requests: requests.Load()}
+	if n := unexpected.Load(); n > 0 {
+		tb.Fatalf("%s: %d of %d creates had an unexpected outcome, first: %v", impl, n, calls, first.Load())
+	}
+	return r
+}
+
+// closeIdleOnError makes create close the idle connections of its client
+// after every failed call.
+func closeIdleOnError(create createFunc, closeIdle func()) createFunc {
+	return func(ctx context.Context, p plantstore.NewPlant) error {
+		err := create(ctx, p)
+		if err != nil {
+			closeIdle()
+		}
+		return err
+	}
+}
+
+// retry503 makes create try up to reuseAttempts times while it gets a 503,
+// as a user retrying by hand would.
+func retry503(create createFunc) createFunc {
+	return func(ctx context.Context, p plantstore.NewPlant) error {
+		var err error
+		for i := 0; i < reuseAttempts; i++ {
+			var se *baseline.StatusError
+			if err = create(ctx, p); !errors.As(err, &se) || se.StatusCode != http.StatusServiceUnavailable {
+				return err
+			}
+		}
+		return err
+	}
+}
+
+// isExhausted503 reports whether err is a 503 answered to every attempt.
+func isExhausted503(err error) bool {
+	var apiErr *plantstore.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.StatusCode == http.StatusServiceUnavailable && apiErr.Attempts == reuseAttempts
+	}
+	var se *baseline.StatusError
+	return errors.As(err, &se) && se.StatusCode == http.StatusServiceUnavailable
+}
+
+// BenchmarkConnectionReuse runs the connection-reuse workload: 32 goroutines
+// sharing one client make b.N creates in all, and "conns" is the number of
+// TCP connections the server accepted. Run it with -benchtime 9600x for the
+// issue's workload of 300 creates per goroutine.
+func BenchmarkConnectionReuse(b *testing.B) {
+	for _, failures := range []bool{false, true} {
+		name := "calls=ok"
+		if failures {
+			name = "calls=1in10-503"
+		}
+		for _, impl := range []string{"raw", "sdk"} {
+			b.Run(name+"/impl="+impl, func(b *testing.B) {
+				r := runReuse(b, impl, failures, b.N)
+				b.ReportMetric(float64(r.conns), "conns")
+			})
+		}
+	}
+}
+
+// TestConnectionReuseUnderLoad checks that 32 goroutines sharing one Client
+// keep reusing their connections, with every call succeeding and with one
+// call in ten exhausting its retries on 503s: a failed call must not empty
+// the pool the other goroutines use.
+//
+// The issue's bar is at most 32 connections (40 with failures). net/http
+// cannot promise that from a cold pool: while the first 32 connections are
+// being dialed, a caller whose dial is still pending is handed a connection
+// another caller just released, and the dial it started still completes and
+// joins the pool. That happens in the first few calls only and hits the
+// hand-written baseline as much as the SDK (both were seen anywhere from 32
+// to 63 connections on a loaded 2-core machine; BenchmarkConnectionReuse
+// reports both). So the test allows one extra connection per caller, and
+// checks what a torn-down pool would show and a cold-start race cannot: a
+// connection closed while the calls were running. A client that closes its idle connections after
+// each failure is run too, to show that the check catches it.
+func TestConnectionReuseUnderLoad(t *testing.T) {
+	const maxConns = 2 * reuseWorkers
+	calls := reuseWorkers * reuseCalls
+	for _, tc := range []struct {
+		failures     bool
+		wantFailed   int64
+		wantRequests int64
+	}{
+		{failures: false, wantFailed: 0, wantRequests: int64(calls)},
+		{failures: true, wantFailed: int64(calls / reuseFailEvery),
+			wantRequests: int64(calls + calls/reuseFailEvery*(reuseAttempts-1))},
+	} {
+		name := "all succeed"
+		if tc.failures {
+			name = "one in ten exhausts its retries"
+		}
+		t.Run(name, func(t *testing.T) {
+			sdk := runReuse(t, "sdk", tc.failures, calls)
+			t.Logf("%d callers × %d creates opened %d connections", reuseWorkers, reuseCalls, sdk.conns)
+			if sdk.failed != tc.wantFailed || sdk.requests != tc.wantRequests {
+				t.Errorf("sdk: %d calls failed after %d requests, want %d after %d", sdk.failed, sdk.requests, tc.wantFailed, tc.wantRequests)
+			}
+			if sdk.closed != 0 {
+				t.Errorf("sdk: %d connections were closed while the calls ran, want 0 (the pool was torn down)", sdk.closed)
+			}
+			if sdk.conns > maxConns {
+				t.Errorf("sdk: %d callers opened %d connections, want at most %d", reuseWorkers, sdk.conns, maxConns)
+			}
+		})
+	}
+	t.Run("the check catches a client that closes idle connections on failure", func(t *testing.T) {
+		// Each failure closes the pool, and redialling 32 connections at
+		// a time is slow, so a few calls per goroutine are enough.
+		churn := runReuse(t, "raw+closeidle", true, 2*reuseFailEvery*reuseWorkers)
+		t.Logf("raw+closeidle opened %d connections and closed %d while running", churn.conns, churn.closed)
+		if churn.closed == 0 {
+			t.Errorf("raw+closeidle: no connection closed while the calls ran, want many (the check is blind)")
+		}
+	})
+}
+
+// TestCreatePlantHugeResponseMemory sends CreatePlant a 200 MiB response
+// body, generated as it is written, and checks that the client refuses it
+// after its 1 MiB cap without the heap growing and that it hung up instead
+// of reading on.
+func TestCreatePlantHugeResponseMemory(t *testing.T) {
+	const bodySize = 200 << 20
+	written := make(chan int64, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) //nolint:errcheck // the test is about the response
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(bodySize))
+		// A plant with an endless name: a client that decodes as it reads
+		// would keep going.
+		chunk := bytes.Repeat([]byte("x"), 64<<10)
+		n, err := io.WriteString(w, `{"name":"`)
+		for err == nil && n < bodySize {
+			var m int
+			m, err = w.Write(chunk[:min(len(chunk), bodySize-n)])
+			n += m
+		}
+		written <- int64(n)
+	}))
+	defer srv.Close()
+	c, err := plantstore.NewClient(srv.URL, plantstore.WithToken(baseline.Token))
+	if err != nil {
+		t.Fatalf("NewClient(%q) error: %v", srv.URL, err)
+	}
+
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err = c.CreatePlant(context.Background(), baseline.Plant(1))
+	var sent int64
+	select {
+	case sent = <-written:
+	case <-time.After(time.Minute):
+		t.Fatal("the server was still writing a minute after CreatePlant returned: the client neither read nor hung up")
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+
+	if err == nil || !strings.Contains(err.Error(), "exceeds") {
+		t.Errorf("CreatePlant with a 200 MiB response error = %v, want one about the size cap", err)
+	}
+	const (
+		mib           = 1 << 20
+		maxAllocated  = 8 * mib
+		maxHeapGrowth = 2 * mib
+		// What the server could write before the client hung up: the 1 MiB
+		// cap plus the kernel's socket buffers on both ends (Linux lets
+		// them grow to 32 MiB and 4 MiB by default; a few MiB is typical).
+		maxSent = 40 * mib
+	)
+	allocated := after.TotalAlloc - before.TotalAlloc
+	growth := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("200 MiB response: server wrote %.1f MiB before the client hung up; the process allocated %.1f MiB; live heap %+.2f MiB",
+		float64(sent)/mib, float64(allocated)/mib, float64(growth)/mib)
+	if allocated > maxAllocated {
+		t.Errorf("CreatePlant with a 200 MiB response allocated %d bytes, want at most %d", allocated, maxAllocated)
+	}
+	if growth > maxHeapGrowth {
+		t.Errorf("CreatePlant with a 200 MiB response left the live heap %d bytes larger, want at most %d", growth, maxHeapGrowth)
+	}
+	if sent > maxSent {
+		t.Errorf("the server wrote %d bytes of a 200 MiB response before the client hung up, want at most %d", sent, maxSent)
+	}
+}

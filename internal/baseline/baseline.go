@@ -1,0 +1,106 @@
+// Package baseline is the yardstick the plantstore client is measured
+// against: the create-plant call a careful user writes by hand with net/http,
+// and a server that answers it as cheaply as possible. The benchmarks in
+// bench_test.go and the callgrind programs under internal/callgrind share it,
+// so that every measurement compares the SDK with the same hand-written code.
+package baseline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/plantstore/plantstore-go"
+)
+
+// Token is the bearer token the benchmarks send. The servers here do not
+// check it.
+const Token = "bench-token"
+
+// PlantBody is the fixed response of [Handler]: the Plant the benchmarks
+// create.
+const PlantBody = `{"name":"Monstera","tag":"indoor"}`
+
+// Plant returns the plant the benchmarks create with the given id; the
+// server's answer to it is [PlantBody].
+func Plant(id int64) plantstore.NewPlant {
+	return plantstore.NewPlant{ID: id, Name: "Monstera", Tag: "indoor"}
+}
+
+// NewHTTPClient returns what a careful user would build for many goroutines:
+// the default transport's settings (proxy from the environment, dial, TLS
+// and idle timeouts) with enough idle connections per host for every
+// goroutine the benchmarks run, so that none has to dial again.
+func NewHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 256
+	t.MaxIdleConnsPerHost = 64
+	t.ResponseHeaderTimeout = 30 * time.Second
+	return &http.Client{Transport: t}
+}
+
+// maxResponseBytes caps the response body, as the SDK does.
+const maxResponseBytes = 1 << 20
+
+// StatusError is a non-200 answer to [CreatePlant].
+type StatusError struct{ StatusCode int }
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("create plant: unexpected status %d", e.StatusCode)
+}
+
+// CreatePlant is the hand-written call: encode p, POST it to url with the
+// JSON, Accept, Authorization and User-Agent headers, check the status,
+// decode the Plant through a size cap, then drain (bounded) and close the
+// body so the connection goes back to the pool. A non-200 status is a
+// *StatusError.
+func CreatePlant(ctx context.Context, hc *http.Client, url string, p plantstore.NewPlant) (*plantstore.Plant, error) {
+	body, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("create plant: encode: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("create plant: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Authorization", "Bearer "+Token)
+	req.Header.Set("User-Agent", "plantstore-baseline/1")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("create plant: %w", err)
+	}
+	defer func() {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10)) //nolint:errcheck // best-effort drain for reuse
+		resp.Body.Close()
+	}()
+	if resp.StatusCode != http.StatusOK {
+		return nil, &StatusError{StatusCode: resp.StatusCode}
+	}
+	var out plantstore.Plant
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxResponseBytes)).Decode(&out); err != nil {
+		return nil, fmt.Errorf("create plant: decode: %w", err)
+	}
+	return &out, nil
+}
+
+var (
+	plantBody   = []byte(PlantBody)
+	contentType = []string{"application/json"}
+)
+
+// Handler answers every request with 200 and [PlantBody] after reading the
+// request body: the cheapest server there is, so that a benchmark's time
+// goes to the client.
+func Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) //nolint:errcheck // a client that went away gets nothing either way
+		w.Header()["Content-Type"] = contentType
+		w.Write(plantBody) //nolint:errcheck // as above
+	})
+}
