@@ -34,6 +34,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode"
@@ -231,15 +232,19 @@ func (c *Client) do(ctx context.Context, op, method, url string, body []byte, de
 	if err != nil {
 		return &requestError{op: op, err: err}
 	}
-	h := req.Header
-	h.Set("Content-Type", "application/json")
-	h.Set("Accept", "application/json")
-	h.Set("User-Agent", userAgent)
 	auth, err := c.authorization(ctx)
 	if err != nil {
 		return &requestError{op: op, err: err}
 	}
-	h.Set("Authorization", auth)
+	// The keys are already canonical and the values share one array: this
+	// runs on every call, and http.Header.Set would canonicalise each key
+	// and allocate each value.
+	vals := [...]string{"application/json", userAgent, auth}
+	h := req.Header
+	h["Content-Type"] = vals[0:1:1]
+	h["Accept"] = vals[0:1:1]
+	h["User-Agent"] = vals[1:2:2]
+	h["Authorization"] = vals[2:3:3]
 
 	resp, err := c.retry.Do(req)
 	if err != nil {
@@ -248,8 +253,15 @@ func (c *Client) do(ctx context.Context, op, method, url string, body []byte, de
 		}
 		return &requestError{op: op, attempts: st.attempts, maybeCreated: st.maybeCreated, err: err}
 	}
-	data, readErr := readBody(resp.Body)
+	buf := bodyBuffers.Get().(*[]byte)
+	data, readErr := readBody(*buf, resp.Body)
 	resp.Body.Close()
+	defer func() {
+		if cap(data) <= maxPooledBuffer {
+			*buf = data[:0]
+			bodyBuffers.Put(buf)
+		}
+	}()
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return newAPIError(op, resp, data, st)
@@ -297,17 +309,37 @@ func (c *Client) reauthorize(req *http.Request) error {
 	return nil
 }
 
-// readBody reads at most maxResponseBytes of body. A longer body is an
-// error, and nothing past the cap is read.
-func readBody(body io.Reader) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(body, maxResponseBytes+1))
-	if err != nil {
-		return data, err
+// bodyBuffers holds buffers for response bodies, which are read whole and
+// decoded; decoding copies what it keeps, so a buffer can be reused as soon
+// as the call is done with it. Buffers that grew past maxPooledBuffer are
+// left to the garbage collector.
+var bodyBuffers = sync.Pool{New: func() any {
+	b := make([]byte, 0, 512)
+	return &b
+}}
+
+const maxPooledBuffer = 64 << 10
+
+// readBody appends body to buf[:0] and returns the result. It reads at most
+// maxResponseBytes+1 bytes: a longer body is an error, read no further.
+func readBody(buf []byte, body io.Reader) ([]byte, error) {
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // grow
+		}
+		n, err := body.Read(buf[len(buf):min(cap(buf), maxResponseBytes+1)])
+		buf = buf[:len(buf)+n]
+		if len(buf) > maxResponseBytes {
+			return buf[:maxResponseBytes], fmt.Errorf("body exceeds %d bytes", maxResponseBytes)
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
 	}
-	if len(data) > maxResponseBytes {
-		return data[:maxResponseBytes], fmt.Errorf("body exceeds %d bytes", maxResponseBytes)
-	}
-	return data, nil
 }
 
 // newAPIError describes a non-2xx response. The body is used when it is an
@@ -394,7 +426,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	if resp.StatusCode >= 500 {
 		st.maybeCreated = true
 	}
-	if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+	if d, ok := retryAfter(resp); ok {
 		st.retryAfter = d
 	}
 	switch resp.StatusCode {
@@ -435,11 +467,21 @@ func backoff(base, limit time.Duration, attempt int, resp *http.Response) time.D
 	d := backoffCeiling(base, limit, attempt)
 	wait := d/2 + rand.N(d-d/2+1)
 	if resp != nil {
-		if ra, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+		if ra, ok := retryAfter(resp); ok {
 			wait = max(wait, ra)
 		}
 	}
 	return wait
+}
+
+// retryAfter returns the wait resp's Retry-After header asks for, if it has
+// a valid one. Most responses have none, so it does no work for them.
+func retryAfter(resp *http.Response) (time.Duration, bool) {
+	v := resp.Header["Retry-After"]
+	if len(v) == 0 {
+		return 0, false
+	}
+	return parseRetryAfter(v[0], time.Now())
 }
 
 // backoffCeiling is min(limit, base·2^attempt), without overflow.
