@@ -63,12 +63,10 @@ func newCreate(tb testing.TB, impl, baseURL string, opts ...plantstore.Option) (
 		if err != nil {
 			tb.Fatalf("NewClient(%q) error: %v", baseURL, err)
 		}
-		// The Client keeps its pool to itself; the server's Close ends its
-		// connections.
 		return func(ctx context.Context, p plantstore.NewPlant) error {
 			_, err := c.CreatePlant(ctx, p)
 			return err
-		}, func() {}
+		}, c.CloseIdleConnections
 	}
 	tb.Fatalf("unknown implementation %q", impl)
 	return nil, nil
