@@ -42,34 +42,17 @@ import (
 const benchParallelism = 16
 
 // createFunc is one create-plant call, by hand or through the SDK.
-type createFunc func(ctx context.Context, p plantstore.NewPlant) error
+type createFunc = baseline.Create
 
-// newCreate returns impl's create-plant call against the API at baseURL, and
-// a function that releases its idle connections. impl is "raw", the
-// hand-written baseline, or "sdk", a Client with the default options and
-// opts.
+// newCreate is [baseline.NewCreate] for a benchmark or test: an unknown impl
+// or a failing NewClient fails tb.
 func newCreate(tb testing.TB, impl, baseURL string, opts ...plantstore.Option) (createFunc, func()) {
 	tb.Helper()
-	switch impl {
-	case "raw":
-		hc := baseline.NewHTTPClient()
-		url := baseURL + "/plants"
-		return func(ctx context.Context, p plantstore.NewPlant) error {
-			_, err := baseline.CreatePlant(ctx, hc, url, p)
-			return err
-		}, hc.CloseIdleConnections
-	case "sdk":
-		c, err := plantstore.NewClient(baseURL, append([]plantstore.Option{plantstore.WithToken(baseline.Token)}, opts...)...)
-		if err != nil {
-			tb.Fatalf("NewClient(%q) error: %v", baseURL, err)
-		}
-		return func(ctx context.Context, p plantstore.NewPlant) error {
-			_, err := c.CreatePlant(ctx, p)
-			return err
-		}, c.CloseIdleConnections
+	create, closeIdle, err := baseline.NewCreate(impl, baseURL, opts...)
+	if err != nil {
+		tb.Fatalf("baseline.NewCreate(%q, %q) error: %v", impl, baseURL, err)
 	}
-	tb.Fatalf("unknown implementation %q", impl)
-	return nil, nil
+	return create, closeIdle
 }
 
 // BenchmarkCreatePlant compares the SDK's CreatePlant with the hand-written

@@ -104,3 +104,32 @@ func Handler() http.Handler {
 		w.Write(plantBody) //nolint:errcheck // as above
 	})
 }
+
+// Create is one create-plant call, by hand or through the SDK.
+type Create func(ctx context.Context, p plantstore.NewPlant) error
+
+// NewCreate returns impl's create-plant call against the API at baseURL, and
+// a function that releases its idle connections. impl is "raw", for
+// [CreatePlant] on a [NewHTTPClient], or "sdk", for a plantstore.Client with
+// the default options and opts.
+func NewCreate(impl, baseURL string, opts ...plantstore.Option) (Create, func(), error) {
+	switch impl {
+	case "raw":
+		hc := NewHTTPClient()
+		url := baseURL + "/plants"
+		return func(ctx context.Context, p plantstore.NewPlant) error {
+			_, err := CreatePlant(ctx, hc, url, p)
+			return err
+		}, hc.CloseIdleConnections, nil
+	case "sdk":
+		c, err := plantstore.NewClient(baseURL, append([]plantstore.Option{plantstore.WithToken(Token)}, opts...)...)
+		if err != nil {
+			return nil, nil, err
+		}
+		return func(ctx context.Context, p plantstore.NewPlant) error {
+			_, err := c.CreatePlant(ctx, p)
+			return err
+		}, c.CloseIdleConnections, nil
+	}
+	return nil, nil, fmt.Errorf("unknown implementation %q: want raw or sdk", impl)
+}

@@ -12,11 +12,9 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"log"
 	"os"
 
-	"github.com/plantstore/plantstore-go"
 	"github.com/plantstore/plantstore-go/internal/baseline"
 )
 
@@ -32,7 +30,7 @@ func main() {
 		os.Exit(2)
 	}
 
-	create, err := newCreate(*mode, *url)
+	create, _, err := baseline.NewCreate(*mode, *url)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -42,26 +40,4 @@ func main() {
 			log.Fatalf("create %d: %v", i, err)
 		}
 	}
-}
-
-func newCreate(mode, baseURL string) (func(context.Context, plantstore.NewPlant) error, error) {
-	switch mode {
-	case "raw":
-		hc := baseline.NewHTTPClient()
-		url := baseURL + "/plants"
-		return func(ctx context.Context, p plantstore.NewPlant) error {
-			_, err := baseline.CreatePlant(ctx, hc, url, p)
-			return err
-		}, nil
-	case "sdk":
-		c, err := plantstore.NewClient(baseURL, plantstore.WithToken(baseline.Token))
-		if err != nil {
-			return nil, err
-		}
-		return func(ctx context.Context, p plantstore.NewPlant) error {
-			_, err := c.CreatePlant(ctx, p)
-			return err
-		}, nil
-	}
-	return nil, fmt.Errorf("unknown -mode %q: want raw or sdk", mode)
 }
