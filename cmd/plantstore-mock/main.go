@@ -10,7 +10,9 @@
 // accepts connections (with -addr 127.0.0.1:0 the port is chosen for it),
 // logs one line per request on standard error (method, path, status and
 // duration; never the token), and shuts down gracefully on SIGINT or
-// SIGTERM, exiting with status 0. The token defaults to $PLANTSTORE_TOKEN,
+// SIGTERM, exiting with status 0. Requests still running 10s later are cut
+// off and the status is 1; a second signal ends it at once. The token
+// defaults to $PLANTSTORE_TOKEN,
 // or to plantstoretest.DefaultToken when that is unset. State lives in
 // memory and is lost when the command exits.
 package main
@@ -40,6 +42,10 @@ const shutdownTimeout = 10 * time.Second
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // from now on a signal has its default effect: a second one ends the process
+	}()
 	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
 }
 
@@ -109,7 +115,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
-		fmt.Fprintf(stderr, "plantstore-mock: shutdown: %v\n", err)
+		fmt.Fprintf(stderr, "plantstore-mock: shutdown: %v; closing the remaining connections\n", err)
+		srv.Close()
 		return 1
 	}
 	return 0

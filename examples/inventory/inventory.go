@@ -6,6 +6,11 @@
 // part is a create whose outcome is unknown: the SDK reports it with
 // plantstore.ErrMaybeCreated, and Register settles it by creating the same
 // plant again, counting the server's "that ID exists" answer as success.
+//
+// That answer is an assumption about the deployment: the service
+// specification says neither whether repeated IDs are rejected nor which
+// "error" code says so. Inventory therefore takes the code as configuration
+// instead of guessing it.
 package inventory
 
 import (
@@ -16,47 +21,46 @@ import (
 	"github.com/plantstore/plantstore-go"
 )
 
-// DuplicateIDCode is the "error" code with which the Plant Store answers a
-// create whose ID is already taken. The service specification leaves error
-// codes open; this is the value agreed with the service's operators, and the
-// one plantstoretest uses.
-const DuplicateIDCode int32 = 5
-
 // ErrRejected reports a plant the Plant Store refused; retrying the same
 // plant will not help.
 var ErrRejected = errors.New("inventory: plant rejected")
 
-// PlantCreator is the part of *plantstore.Client the inventory uses. Declaring
-// it here, where it is used, keeps the inventory easy to fake.
+// PlantCreator is the part of *plantstore.Client the inventory uses. It is
+// declared here, where it is used, as the consumer's own small interface.
 type PlantCreator interface {
 	CreatePlant(ctx context.Context, p plantstore.NewPlant) (*plantstore.Plant, error)
 }
 
 // Inventory registers plants in the Plant Store.
 type Inventory struct {
-	store PlantCreator
+	store         PlantCreator
+	duplicateCode int32
 }
 
 // New returns an Inventory that stores plants through store, usually a
-// *plantstore.Client.
-func New(store PlantCreator) *Inventory {
-	return &Inventory{store: store}
+// *plantstore.Client. duplicateCode is the "error" code of the 400 with
+// which your deployment rejects a create whose ID is already stored: ask its
+// operators, since the specification leaves codes open (plantstoretest uses
+// plantstoretest.CodeDuplicateID).
+func New(store PlantCreator, duplicateCode int32) *Inventory {
+	return &Inventory{store: store, duplicateCode: duplicateCode}
 }
 
 // Register stores the plant with the given ID. It is idempotent: registering
 // an ID again, or after an attempt whose outcome was unknown, succeeds
-// without storing a second plant. A plant the store refuses is an error that
-// matches ErrRejected; any other error is worth retrying later.
+// without storing a second plant. A plant the store refuses (a 400, or a
+// plant the SDK refuses to send) is an error that matches ErrRejected; any
+// other error (credentials, an outage) is returned wrapped.
 func (inv *Inventory) Register(ctx context.Context, id int64, name, tag string) error {
 	p := plantstore.NewPlant{ID: id, Name: name, Tag: tag}
 	_, err := inv.store.CreatePlant(ctx, p)
-	if errors.Is(err, plantstore.ErrMaybeCreated) && !isDuplicate(err) {
+	if errors.Is(err, plantstore.ErrMaybeCreated) && !inv.isDuplicate(err) {
 		// The plant may or may not be stored: ask again with the same ID.
 		_, err = inv.store.CreatePlant(ctx, p)
 	}
 	var apiErr *plantstore.APIError
 	switch {
-	case err == nil, isDuplicate(err):
+	case err == nil, inv.isDuplicate(err):
 		// A duplicate was stored before: by an earlier call, or by an
 		// attempt whose answer was lost.
 		return nil
@@ -66,7 +70,8 @@ func (inv *Inventory) Register(ctx context.Context, id int64, name, tag string) 
 	return fmt.Errorf("inventory: register plant %d: %w", id, err)
 }
 
-func isDuplicate(err error) bool {
+// isDuplicate reports whether err is the store's answer that the ID exists.
+func (inv *Inventory) isDuplicate(err error) bool {
 	var apiErr *plantstore.APIError
-	return errors.As(err, &apiErr) && apiErr.StatusCode == 400 && apiErr.Code == DuplicateIDCode
+	return errors.As(err, &apiErr) && apiErr.StatusCode == 400 && apiErr.Code == inv.duplicateCode
 }

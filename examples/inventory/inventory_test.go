@@ -12,12 +12,6 @@ import (
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
-func TestDuplicateIDCodeMatchesFake(t *testing.T) {
-	if inventory.DuplicateIDCode != plantstoretest.CodeDuplicateID {
-		t.Fatalf("DuplicateIDCode = %d, but plantstoretest answers duplicates with %d", inventory.DuplicateIDCode, plantstoretest.CodeDuplicateID)
-	}
-}
-
 func TestRegister(t *testing.T) {
 	t.Parallel()
 	monstera := plantstore.NewPlant{ID: 7, Name: "Monstera", Tag: "indoor"}
@@ -88,7 +82,7 @@ func TestRegister(t *testing.T) {
 			for _, f := range tt.faults {
 				srv.Inject(f)
 			}
-			inv := inventory.New(srv.Client(tt.clientOpts...))
+			inv := inventory.New(srv.Client(tt.clientOpts...), plantstoretest.CodeDuplicateID)
 			err := inv.Register(context.Background(), tt.plant.ID, tt.plant.Name, tt.plant.Tag)
 			if tt.wantErr == nil && err != nil || !errors.Is(err, tt.wantErr) {
 				t.Fatalf("Register(%+v) error = %v, want %v", tt.plant, err, tt.wantErr)
@@ -106,7 +100,7 @@ func TestRegister(t *testing.T) {
 func TestRegisterTwiceStoresOnce(t *testing.T) {
 	t.Parallel()
 	srv := plantstoretest.NewServer(t)
-	inv := inventory.New(srv.Client())
+	inv := inventory.New(srv.Client(), plantstoretest.CodeDuplicateID)
 	for i := 0; i < 2; i++ {
 		if err := inv.Register(context.Background(), 7, "Monstera", ""); err != nil {
 			t.Fatalf("Register #%d error: %v", i+1, err)
@@ -121,7 +115,7 @@ func TestRegisterTwiceStoresOnce(t *testing.T) {
 func TestRegisterAfterLostAnswer(t *testing.T) {
 	srv := plantstoretest.NewServer(t)                        // a fake on loopback, closed when the test ends
 	srv.Inject(plantstoretest.Fault{Store: true, Drop: true}) // stored, then the connection drops
-	inv := inventory.New(srv.Client())                        // a client wired to the fake, with fast retries
+	inv := inventory.New(srv.Client(), plantstoretest.CodeDuplicateID)
 	if err := inv.Register(context.Background(), 7, "Monstera", "indoor"); err != nil {
 		t.Fatal(err)
 	}
