@@ -18,26 +18,21 @@ import (
 // invalid UTF-8 and unpaired surrogates with U+FFFD, keeps the last of
 // repeated fields, matches field names without regard to case, and turns
 // 1.0 into an int64.
+//
+// It runs on every request, so it is built to be cheap: json.Valid checks
+// the syntax and nesting depth of the whole body in one pass without
+// allocating, and then a walk over the top-level object, which can trust
+// the syntax, finds the fields by their offsets in body. Only the rare
+// bodies that need it go through encoding/json's decoder: it explains
+// syntax errors, and decodes strings that contain escapes.
 func decodePlant(body []byte) (plantstore.NewPlant, *Error) {
 	if i := invalidUTF8(body); i >= 0 {
 		return plantstore.NewPlant{}, invalidJSON("body is not valid UTF-8 (at byte %d)", i)
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	var obj json.RawMessage
-	if err := dec.Decode(&obj); err != nil {
-		var syntax *json.SyntaxError
-		switch {
-		case errors.Is(err, io.EOF):
-			return plantstore.NewPlant{}, invalidJSON("body is empty; want a JSON object")
-		case errors.As(err, &syntax):
-			return plantstore.NewPlant{}, invalidJSON("body is not valid JSON: %v (at byte %d)", err, syntax.Offset)
-		default:
-			return plantstore.NewPlant{}, invalidJSON("body is not valid JSON: %v", err)
-		}
+	if !json.Valid(body) {
+		return plantstore.NewPlant{}, syntaxError(body)
 	}
-	if len(bytes.TrimLeft(body[dec.InputOffset():], " \t\r\n")) > 0 {
-		return plantstore.NewPlant{}, invalidJSON("unexpected data after the JSON object (at byte %d)", dec.InputOffset())
-	}
+	obj := body[skipSpace(body, 0):]
 	if obj[0] != '{' {
 		return plantstore.NewPlant{}, invalidJSON("body must be a JSON object, got %s", kindOf(obj))
 	}
@@ -47,21 +42,20 @@ func decodePlant(body []byte) (plantstore.NewPlant, *Error) {
 	}
 
 	var p plantstore.NewPlant
-	if p.ID, e = decodeID(fields["id"]); e != nil {
+	if p.ID, e = decodeID(fields.id); e != nil {
 		return plantstore.NewPlant{}, e
 	}
-	raw, ok := fields["name"]
-	if !ok {
+	if fields.name == nil {
 		return plantstore.NewPlant{}, invalidPlant("name is required")
 	}
-	if p.Name, e = decodeString("name", raw); e != nil {
+	if p.Name, e = decodeString("name", fields.name); e != nil {
 		return plantstore.NewPlant{}, e
 	}
 	if p.Name == "" {
 		return plantstore.NewPlant{}, invalidPlant("name must not be empty")
 	}
-	if raw, ok := fields["tag"]; ok {
-		if p.Tag, e = decodeString("tag", raw); e != nil {
+	if fields.tag != nil {
+		if p.Tag, e = decodeString("tag", fields.tag); e != nil {
 			return plantstore.NewPlant{}, e
 		}
 	}
@@ -92,37 +86,188 @@ func invalidUTF8(b []byte) int {
 	return -1
 }
 
-// objectFields splits obj, a valid JSON object, into its fields, and
-// rejects a field name that appears twice: JSON leaves the meaning of
-// repeated names undefined, and servers differ on which one wins.
-func objectFields(obj json.RawMessage) (map[string]json.RawMessage, *Error) {
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	if _, err := dec.Token(); err != nil { // the opening brace
-		return nil, invalidJSON("body is not valid JSON: %v", err)
+// syntaxError explains why body, which json.Valid rejected, is not a single
+// JSON value, in the words of a json.Decoder: unlike json.Valid, it tells an
+// empty body from a truncated one, and stops at the end of the first value,
+// so that data after it is reported as such.
+func syntaxError(body []byte) *Error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var v json.RawMessage
+	err := dec.Decode(&v)
+	var syntax *json.SyntaxError
+	switch {
+	case err == nil:
+		// The body starts with a JSON value, so what json.Valid rejected
+		// comes after it.
+		return invalidJSON("unexpected data after the JSON object (at byte %d)", dec.InputOffset())
+	case errors.Is(err, io.EOF):
+		return invalidJSON("body is empty; want a JSON object")
+	case errors.As(err, &syntax):
+		return invalidJSON("body is not valid JSON: %v (at byte %d)", err, syntax.Offset)
+	default:
+		return invalidJSON("body is not valid JSON: %v", err)
 	}
-	fields := make(map[string]json.RawMessage)
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, invalidJSON("body is not valid JSON: %v", err)
-		}
-		name, _ := tok.(string)
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return nil, invalidJSON("body is not valid JSON: %v", err)
-		}
-		if _, dup := fields[name]; dup {
-			return nil, invalidJSON("field %q appears more than once", name)
-		}
-		fields[name] = value
+}
+
+// plantFields are the values of the NewPlant fields in an object, as JSON
+// text; nil for a field that is missing.
+type plantFields struct {
+	id, name, tag []byte
+}
+
+// objectFields finds the NewPlant fields in obj, a JSON object in a body
+// that json.Valid accepted, and rejects a field name that appears twice:
+// JSON leaves the meaning of repeated names undefined, and servers differ on
+// which one wins. Names are compared as they decode, so "n\u0061me" repeats
+// "name". It trusts the syntax, and so expects, for example, a field name
+// wherever it finds no closing brace.
+func objectFields(obj []byte) (plantFields, *Error) {
+	var (
+		fields plantFields
+		names  nameSet
+	)
+	i := skipSpace(obj, 1) // after the opening brace
+	if obj[i] == '}' {
+		return fields, nil
 	}
-	return fields, nil
+	for {
+		end := skipString(obj, i)
+		name := unescape(obj[i:end])
+		if names.add(name) {
+			return plantFields{}, invalidJSON("field %q appears more than once", string(name))
+		}
+		i = skipSpace(obj, skipSpace(obj, end)+1) // after the colon
+		end = skipValue(obj, i)
+		switch string(name) {
+		case "id":
+			fields.id = obj[i:end]
+		case "name":
+			fields.name = obj[i:end]
+		case "tag":
+			fields.tag = obj[i:end]
+		}
+		i = skipSpace(obj, end)
+		if obj[i] == '}' {
+			return fields, nil
+		}
+		i = skipSpace(obj, i+1) // after the comma
+	}
+}
+
+// nameSet is the set of field names seen so far in an object. It compares
+// the first few names directly, which for the fields of a plant is cheaper
+// than a map and allocates nothing, and moves to a map past those, so that
+// an object with many thousands of fields still takes linear time.
+type nameSet struct {
+	few  [8][]byte
+	n    int                 // names in few
+	many map[string]struct{} // every name, once few is full
+}
+
+// add adds name to s and reports whether it was there already.
+func (s *nameSet) add(name []byte) (dup bool) {
+	if s.many == nil {
+		for _, seen := range s.few[:s.n] {
+			if bytes.Equal(seen, name) {
+				return true
+			}
+		}
+		if s.n < len(s.few) {
+			s.few[s.n] = name
+			s.n++
+			return false
+		}
+		s.many = make(map[string]struct{}, 2*len(s.few))
+		for _, seen := range s.few {
+			s.many[string(seen)] = struct{}{}
+		}
+	}
+	if _, ok := s.many[string(name)]; ok {
+		return true
+	}
+	s.many[string(name)] = struct{}{}
+	return false
+}
+
+// The functions below step over the parts of JSON text that json.Valid
+// accepted, and so check nothing. Each takes the index where a part starts
+// and returns the index just past it.
+
+// skipSpace steps over JSON whitespace, if any.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// skipString steps over the string literal that starts at b[i].
+func skipString(b []byte, i int) int {
+	for i++; ; i++ {
+		switch b[i] {
+		case '\\':
+			i++ // the escaped character, which may be a quote
+		case '"':
+			return i + 1
+		}
+	}
+}
+
+// skipValue steps over the value that starts at b[i], a field value in an
+// object, however deeply nested.
+func skipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+	default:
+		// A number, true, false or null, which in an object ends at a
+		// comma, the closing brace or whitespace.
+		for {
+			switch b[i] {
+			case ',', '}', ' ', '\t', '\r', '\n':
+				return i
+			}
+			i++
+		}
+	}
+}
+
+// unescape returns the text of lit, a valid JSON string literal in valid
+// UTF-8. Without escapes that is lit's own bytes, between the quotes;
+// otherwise encoding/json decodes it, and turns an unpaired surrogate escape
+// into U+FFFD.
+func unescape(lit []byte) []byte {
+	if bytes.IndexByte(lit, '\\') < 0 {
+		return lit[1 : len(lit)-1]
+	}
+	var s string
+	if err := json.Unmarshal(lit, &s); err != nil {
+		panic("plantstoretest: decoding a valid JSON string: " + err.Error())
+	}
+	return []byte(s)
 }
 
 // decodeID decodes the id field, which must be present and an integer
 // literal (no fraction or exponent) that fits in int64. A nil raw means the
 // field is missing.
-func decodeID(raw json.RawMessage) (int64, *Error) {
+func decodeID(raw []byte) (int64, *Error) {
 	if raw == nil {
 		return 0, invalidPlant("id is required")
 	}
@@ -140,20 +285,16 @@ func decodeID(raw json.RawMessage) (int64, *Error) {
 	return id, nil
 }
 
-// decodeString decodes the field called name, which must be a JSON string
-// without unpaired surrogate escapes.
-func decodeString(name string, raw json.RawMessage) (string, *Error) {
+// decodeString decodes the field called name, whose value raw must be a
+// JSON string without unpaired surrogate escapes.
+func decodeString(name string, raw []byte) (string, *Error) {
 	if raw[0] != '"' {
 		return "", invalidPlant("%s must be a string, got %s", name, kindOf(raw))
 	}
 	if esc := unpairedSurrogate(raw); esc != "" {
 		return "", invalidPlant("%s contains the unpaired surrogate escape %s, which is not a character", name, esc)
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", invalidPlant("%s must be a string: %v", name, err)
-	}
-	return s, nil
+	return string(unescape(raw)), nil
 }
 
 // unpairedSurrogate returns the first \uXXXX escape in lit, a valid JSON
@@ -192,7 +333,7 @@ func hex4(b []byte) rune {
 }
 
 // kindOf names the kind of JSON value v is, for messages.
-func kindOf(v json.RawMessage) string {
+func kindOf(v []byte) string {
 	switch v[0] {
 	case 'n':
 		return "null"
@@ -210,7 +351,7 @@ func kindOf(v json.RawMessage) string {
 }
 
 // abbreviate returns v, shortened if it is too long to quote in a message.
-func abbreviate(v json.RawMessage) string {
+func abbreviate(v []byte) string {
 	const max = 32
 	if len(v) > max {
 		return string(v[:max]) + "…"

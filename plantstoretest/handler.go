@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -353,11 +354,11 @@ func (h *Handler) check(r *http.Request, body []byte, readErr error) (plantstore
 	if msg := checkContentType(r.Header); msg != "" {
 		return plantstore.NewPlant{}, rejectf(http.StatusBadRequest, CodeContentType, "%s", msg)
 	}
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(readErr, &tooLarge):
-		return plantstore.NewPlant{}, rejectf(http.StatusBadRequest, CodeTooLarge, "body is larger than %d bytes", maxBodyBytes)
-	case readErr != nil:
+	if readErr != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(readErr, &tooLarge) {
+			return plantstore.NewPlant{}, rejectf(http.StatusBadRequest, CodeTooLarge, "body is larger than %d bytes", maxBodyBytes)
+		}
 		return plantstore.NewPlant{}, rejectf(http.StatusBadRequest, CodeInvalidJSON, "reading body: %v", readErr)
 	}
 	p, e := decodePlant(body)
@@ -405,6 +406,9 @@ func checkContentType(header http.Header) string {
 	default:
 		return "more than one Content-Type header"
 	}
+	if values[0] == "application/json" { // what most clients send, without parsing
+		return ""
+	}
 	mediaType, params, err := mime.ParseMediaType(values[0])
 	if err != nil || mediaType != "application/json" {
 		return fmt.Sprintf("Content-Type must be application/json, got %q", values[0])
@@ -416,12 +420,32 @@ func checkContentType(header http.Header) string {
 }
 
 // readBody reads at most maxBodyBytes of r's body, and a
-// *http.MaxBytesError if there was more.
+// *http.MaxBytesError if there was more. A body of announced length is read
+// into a buffer of that size: the fake keeps every body it records.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
-	return io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	body := http.MaxBytesReader(w, r.Body, maxBodyBytes)
+	if r.ContentLength < 0 || r.ContentLength > maxBodyBytes {
+		return io.ReadAll(body)
+	}
+	// One byte to spare, so that reading the end of the body does not need
+	// a buffer of its own.
+	buf := make([]byte, 0, r.ContentLength+1)
+	for {
+		n, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+		if len(buf) == cap(buf) { // more than announced
+			buf = slices.Grow(buf, 512)
+		}
+	}
 }
 
 // redact returns a copy of header in which the credentials of each
@@ -433,9 +457,13 @@ func redact(header http.Header) http.Header {
 	}
 	values := out.Values("Authorization")
 	for i, v := range values {
-		if scheme, _, ok := strings.Cut(v, " "); ok {
+		scheme, _, ok := strings.Cut(v, " ")
+		switch {
+		case scheme == "Bearer" && ok:
+			values[i] = "Bearer REDACTED" // the usual case, without building a string
+		case ok:
 			values[i] = scheme + " REDACTED"
-		} else {
+		default:
 			values[i] = "REDACTED"
 		}
 	}

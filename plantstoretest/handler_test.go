@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -593,6 +594,64 @@ func TestRequestsBodyIsCutAtLimit(t *testing.T) {
 	reqs := s.Requests()
 	if len(reqs) != 1 || len(reqs[0].Body) != maxBodyBytes {
 		t.Fatalf("after an oversized POST, Requests() = %d requests, want 1 with a body of %d bytes", len(reqs), maxBodyBytes)
+	}
+}
+
+// TestHandlerReadsBodyWhateverItsAnnouncedLength checks that the body is
+// read, and recorded, up to the same limit whether its length is announced,
+// unknown (chunked), or announced wrongly, as a middleware that replaced the
+// body might leave it.
+func TestHandlerReadsBodyWhateverItsAnnouncedLength(t *testing.T) {
+	t.Parallel()
+	const plant = `{"id":1,"name":"Fern","tag":"shade"}`
+	large := `{"id":1,"name":"Fern","x":"` + strings.Repeat("a", 5000) + `"}`
+	tooLarge := strings.Repeat(" ", maxBodyBytes+1)
+	tests := []struct {
+		name          string
+		body          string
+		contentLength int64
+		wantCode      int32 // 0 for success
+	}{
+		{"announced", plant, int64(len(plant)), 0},
+		{"unknown", plant, -1, 0},
+		{"announced short", plant, 3, 0},
+		{"announced zero", plant, 0, 0},
+		{"announced long", plant, 1000, 0},
+		{"large announced", large, int64(len(large)), 0},
+		{"large announced short", large, 10, 0},
+		{"large unknown", large, -1, 0},
+		{"too large announced short", tooLarge, 10, CodeTooLarge},
+		{"too large unknown", tooLarge, -1, CodeTooLarge},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := NewHandler()
+			r := httptest.NewRequest(http.MethodPost, "/plants", strings.NewReader(tt.body))
+			r.Header = validHeader(DefaultToken)
+			r.ContentLength = tt.contentLength
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+
+			reqs := h.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("after one request, len(Requests()) = %d, want 1", len(reqs))
+			}
+			want := tt.body
+			if len(want) > maxBodyBytes {
+				want = want[:maxBodyBytes]
+			}
+			if got := string(reqs[0].Body); got != want {
+				t.Errorf("Requests()[0].Body = %q (%d bytes), want %q (%d bytes)", abbreviate(reqs[0].Body), len(got), abbreviate([]byte(want)), len(want))
+			}
+			if tt.wantCode == 0 {
+				if w.Code != http.StatusOK || reqs[0].Invalid != nil {
+					t.Errorf("status = %d, Requests()[0].Invalid = %+v; want 200 and nil (body %s)", w.Code, reqs[0].Invalid, w.Body)
+				}
+			} else if w.Code != http.StatusBadRequest || reqs[0].Invalid == nil || reqs[0].Invalid.Code != tt.wantCode {
+				t.Errorf("status = %d, Requests()[0].Invalid = %+v; want 400 and code %d", w.Code, reqs[0].Invalid, tt.wantCode)
+			}
+		})
 	}
 }
 
