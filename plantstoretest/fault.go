@@ -32,9 +32,11 @@ import (
 // response, and the client cannot tell whether its create took effect.
 type Fault struct {
 	// Match selects the requests the Fault answers; nil matches every
-	// request. It is called with each arriving request while the Handler's
-	// state is locked, so it must be quick, must not modify the Request and
-	// must not call the Handler's methods.
+	// request. Faults are tried in the order they were injected, so Match is
+	// called with an arriving request only if no earlier Fault took it. It
+	// runs while the Handler's state is locked, so it must be quick, must
+	// not modify the Request and must not call the Handler's methods. A
+	// panic in Match fails the test and counts as no match.
 	Match func(Request) bool
 
 	// Times is how many matching requests the Fault answers before it is
@@ -180,7 +182,7 @@ func (h *Handler) Pending() int {
 // and returns it, or nil if none matches. h.mu must be held.
 func (h *Handler) takeFault(req Request) *Fault {
 	for i, f := range h.faults {
-		if f.Match != nil && !f.Match(req) {
+		if f.Match != nil && !h.matches(f, req) {
 			continue
 		}
 		f.left--
@@ -202,4 +204,17 @@ func (h *Handler) unusedFaults() []string {
 			f.seq, f.kind(), f.times-f.left, f.times))
 	}
 	return msgs
+}
+
+// matches calls f.Match, turning a panic into no match and a test failure.
+func (h *Handler) matches(f *scriptedFault, req Request) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if h.errorf != nil {
+				h.errorf("plantstoretest: the Match of injected Fault #%d panicked: %v", f.seq, r)
+			}
+			ok = false
+		}
+	}()
+	return f.Match(req)
 }

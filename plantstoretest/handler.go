@@ -48,6 +48,9 @@ const (
 	CodeMethodNotAllowed int32 = 8
 	// CodeFault: the default body of a reply scripted with [Fault].
 	CodeFault int32 = 9
+	// CodeCallbackPanic: a [WithRule] rule panicked. The status is 500, and
+	// the test that owns the [Server] fails with the panic's value.
+	CodeCallbackPanic int32 = 10
 )
 
 // maxBodyBytes is the largest request body the fake accepts.
@@ -142,11 +145,13 @@ type Handler struct {
 	logger      *slog.Logger
 	logf        func(format string, args ...any) // nil, or the test's Logf
 	fatalf      func(format string, args ...any) // reports misuse
+	errorf      func(format string, args ...any) // reports a callback's panic; nil without a test
 
 	done      chan struct{} // closed by Close
 	closeOnce sync.Once
 
 	mu       sync.Mutex
+	gen      int // counts Resets, so a request held across one leaves no trace
 	plants   []plantstore.NewPlant
 	ids      map[int64]bool
 	requests []Request
@@ -178,6 +183,7 @@ func newHandler(c *config) *Handler {
 	}
 	if c.tb != nil {
 		h.fatalf = c.tb.Fatalf
+		h.errorf = c.tb.Errorf
 		if c.logToTB {
 			h.logf = c.tb.Logf
 		}
@@ -214,11 +220,14 @@ func (h *Handler) Requests() []Request {
 }
 
 // Reset forgets the stored plants, the recorded requests and the injected
-// faults not yet used, so that subtests can share a server. Requests being
-// served while Reset runs finish as they began.
+// faults not yet used (without reporting them), so that subtests can share a
+// server. A request still held by a [Fault]'s Delay when Reset runs is
+// answered as it would have been, but stores nothing in the state after
+// Reset.
 func (h *Handler) Reset() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.gen++
 	h.plants = nil
 	h.ids = make(map[int64]bool)
 	h.requests = nil
@@ -257,7 +266,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		req.Invalid = &rej.body
 	}
 
-	f, rep, processed := h.arrive(req, plant, rej)
+	f, rep, processed, gen := h.arrive(req, plant, rej)
 	if f == nil {
 		status = rep.write(w, nil)
 		return
@@ -281,7 +290,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !processed {
 		h.mu.Lock()
-		rep = h.store(plant, rej)
+		if h.gen == gen {
+			rep = h.store(plant, rej)
+		} else {
+			rep = replyWithoutStoring(plant, rej) // Reset ran during the delay
+		}
 		h.mu.Unlock()
 	}
 	status = rep.write(w, f.Header)
@@ -290,29 +303,37 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // arrive records req and takes the first injected fault that matches it.
 // Unless a fault takes over without Store, it also processes the request:
 // it stores the plant or decides how to reject it. processed reports
-// whether it did.
-func (h *Handler) arrive(req Request, p plantstore.NewPlant, rej *rejection) (f *Fault, rep reply, processed bool) {
+// whether it did; gen is the state's generation (see [Handler.Reset]).
+func (h *Handler) arrive(req Request, p plantstore.NewPlant, rej *rejection) (f *Fault, rep reply, processed bool, gen int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.requests = append(h.requests, req)
 	f = h.takeFault(req)
 	if f != nil && !f.Store {
-		return f, reply{}, false
+		return f, reply{}, false, h.gen
 	}
-	return f, h.store(p, rej), true
+	return f, h.store(p, rej), true, h.gen
 }
 
 // store stores p, unless the checks rejected it or its id is taken, and
 // returns the reply. h.mu must be held.
 func (h *Handler) store(p plantstore.NewPlant, rej *rejection) reply {
+	if rej == nil && !h.allowDupIDs && h.ids[p.ID] {
+		return badRequest(CodeDuplicateID, fmt.Sprintf("plant %d already exists", p.ID))
+	}
+	if rej == nil {
+		h.ids[p.ID] = true
+		h.plants = append(h.plants, p)
+	}
+	return replyWithoutStoring(p, rej)
+}
+
+// replyWithoutStoring is the reply to a checked request: its rejection, or
+// the stored Plant.
+func replyWithoutStoring(p plantstore.NewPlant, rej *rejection) reply {
 	if rej != nil {
 		return reply{status: rej.status, body: &rej.body}
 	}
-	if !h.allowDupIDs && h.ids[p.ID] {
-		return badRequest(CodeDuplicateID, fmt.Sprintf("plant %d already exists", p.ID))
-	}
-	h.ids[p.ID] = true
-	h.plants = append(h.plants, p)
 	return reply{status: http.StatusOK, plant: &plantstore.Plant{Name: p.Name, Tag: p.Tag}}
 }
 
@@ -366,11 +387,29 @@ func (h *Handler) check(r *http.Request, body []byte, readErr error) (plantstore
 		return plantstore.NewPlant{}, &rejection{status: http.StatusBadRequest, body: *e}
 	}
 	for _, rule := range h.rules {
-		if e := rule(p); e != nil {
-			return plantstore.NewPlant{}, &rejection{status: http.StatusBadRequest, body: *e}
+		if rej := h.applyRule(rule, p); rej != nil {
+			return plantstore.NewPlant{}, rej
 		}
 	}
 	return p, nil
+}
+
+// applyRule runs a [WithRule] rule. A panic in it fails the test (it would
+// otherwise vanish into net/http's recovery, and the client would only see
+// a dropped connection) and is answered with 500.
+func (h *Handler) applyRule(rule func(plantstore.NewPlant) *Error, p plantstore.NewPlant) (rej *rejection) {
+	defer func() {
+		if r := recover(); r != nil {
+			if h.errorf != nil {
+				h.errorf("plantstoretest: a WithRule rule panicked on %+v: %v", p, r)
+			}
+			rej = rejectf(http.StatusInternalServerError, CodeCallbackPanic, "a WithRule rule panicked: %v", r)
+		}
+	}()
+	if e := rule(p); e != nil {
+		return &rejection{status: http.StatusBadRequest, body: *e}
+	}
+	return nil
 }
 
 // authorize returns what is wrong with the request's credentials, or "" if

@@ -37,6 +37,7 @@ import (
 	"io"
 	"log"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
@@ -113,13 +114,15 @@ func WithAllowDuplicateIDs() Option {
 	return func(c *config) { c.allowDupIDs = true }
 }
 
-// WithRule adds a domain rule, such as "names must be unique" or "tag must be
-// one of …". Each rule is called with every plant that passed the fake's own
+// WithRule adds a domain rule, such as "tag must be one of …" or "names
+// must not contain digits". Each rule is called with every plant that passed the fake's own
 // checks, before it is stored; a non-nil *Error rejects the plant with 400
 // and that Error as the body, and nothing is stored. Rules run in the order
 // given and the first rejection wins. A rule is called from the server's
 // goroutines, possibly concurrently, and must not call the Handler's methods.
 // A nil rule is ignored.
+// A rule that panics fails the test and its request is answered with 500
+// and [CodeCallbackPanic].
 func WithRule(rule func(plantstore.NewPlant) *Error) Option {
 	return func(c *config) {
 		if rule != nil {
@@ -158,6 +161,7 @@ type Server struct {
 	tb        testing.TB
 	token     string
 	ts        *httptest.Server
+	transport *http.Transport // shared by the clients Client returns
 	closeOnce sync.Once
 }
 
@@ -189,7 +193,11 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 		ts.Start()
 	}
 
-	s := &Server{Handler: h, URL: ts.URL, tb: tb, token: c.token, ts: ts}
+	// httptest's own client keeps 2 idle connections per host, so tests
+	// that create from many goroutines would mostly measure dialling.
+	transport := ts.Client().Transport.(*http.Transport).Clone()
+	transport.MaxIdleConnsPerHost = 64
+	s := &Server{Handler: h, URL: ts.URL, tb: tb, token: c.token, ts: ts, transport: transport}
 	tb.Cleanup(func() {
 		s.Close()
 		for _, msg := range h.unusedFaults() {
@@ -210,7 +218,7 @@ func (s *Server) Client(opts ...plantstore.Option) *plantstore.Client {
 	s.tb.Helper()
 	all := append([]plantstore.Option{
 		plantstore.WithToken(s.token),
-		plantstore.WithHTTPClient(s.ts.Client()),
+		plantstore.WithHTTPClient(&http.Client{Transport: s.transport}),
 		plantstore.WithRetryBackoff(time.Millisecond, 10*time.Millisecond),
 	}, opts...)
 	c, err := plantstore.NewClient(s.URL, all...)
@@ -230,6 +238,7 @@ func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.Handler.Close()
 		s.ts.Close()
+		s.transport.CloseIdleConnections()
 	})
 }
 

@@ -419,3 +419,61 @@ func TestParallelServersAreIndependent(t *testing.T) {
 	}
 	a.Reset() // the fault was for this test only
 }
+
+func TestResetDuringDelayLeavesNoTrace(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	match, arrived := arrival()
+	// The delay is the fault under test: Reset runs while it holds the
+	// request, long before it ends.
+	s.Inject(Fault{Match: match, Delay: time.Second})
+	respc := make(chan response, 1)
+	go func() { respc <- post(t, s, `{"id":1,"name":"Fern"}`) }()
+	waitFor(t, "the request to arrive", arrived)
+	s.Reset()
+	resp := waitFor(t, "the delayed response", respc)
+	if resp.status != http.StatusOK {
+		t.Errorf("delayed POST /plants status = %d, want 200", resp.status)
+	}
+	if got := s.Plants(); len(got) != 0 {
+		t.Errorf("Plants() after Reset = %+v, want none: the request began before Reset", got)
+	}
+	if got := len(s.Requests()); got != 0 {
+		t.Errorf("len(Requests()) after Reset = %d, want 0", got)
+	}
+}
+
+func TestCallbackPanicsFailTheTest(t *testing.T) {
+	t.Parallel()
+	t.Run("rule", func(t *testing.T) {
+		t.Parallel()
+		tb := &fakeTB{}
+		s := NewServer(tb, WithRule(func(plantstore.NewPlant) *Error { panic("boom") }))
+		resp := post(t, s, `{"id":1,"name":"Fern"}`)
+		checkError(t, "POST /plants with a panicking rule", resp, http.StatusInternalServerError, CodeCallbackPanic, "panicked: boom")
+		tb.cleanup()
+		if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], "WithRule rule panicked") {
+			t.Errorf("Errorf calls = %q, want one naming the rule's panic", tb.errors)
+		}
+		if got := s.Plants(); len(got) != 0 {
+			t.Errorf("Plants() = %+v, want none", got)
+		}
+	})
+	t.Run("match", func(t *testing.T) {
+		t.Parallel()
+		tb := &fakeTB{}
+		s := NewServer(tb)
+		s.Inject(Fault{Match: func(Request) bool { panic("boom") }, Status: http.StatusServiceUnavailable})
+		if resp := post(t, s, `{"id":1,"name":"Fern"}`); resp.status != http.StatusOK {
+			t.Errorf("POST /plants past a panicking Match status = %d, want 200 (no match)", resp.status)
+		}
+		tb.cleanup()
+		want := []string{
+			"plantstoretest: the Match of injected Fault #1 panicked: boom",
+			"plantstoretest: injected Fault #1 (Match, Status 503) was used 0 of 1 times",
+		}
+		if diff := cmp.Diff(want, tb.errors); diff != "" {
+			t.Errorf("Errorf calls mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
