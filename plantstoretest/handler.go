@@ -19,36 +19,38 @@ import (
 
 // The codes the fake puts in the "error" field of its Error bodies. They are
 // the fake's own: the specification does not say which values the real
-// service uses, so code under test should branch on the HTTP status, and
-// tests may compare these codes only to check which rule the fake applied.
+// service uses, so code under test must not hard-code them. It should branch
+// on the HTTP status, or take a code its deployment documents as
+// configuration (as examples/inventory does); tests compare these codes to
+// check which rule the fake applied.
 const (
-	// CodeInvalidJSON: the body is empty, not valid UTF-8, not valid JSON,
+	// CodeInvalidJSON means the body is empty, not valid UTF-8, not valid JSON,
 	// not a JSON object, has a repeated field name, or has data after the
 	// object.
 	CodeInvalidJSON int32 = 1
-	// CodeInvalidPlant: the object is not a valid NewPlant: id or name is
+	// CodeInvalidPlant means the object is not a valid NewPlant: id or name is
 	// missing, null or of the wrong type, name is empty, or tag is not a
 	// string.
 	CodeInvalidPlant int32 = 2
-	// CodeContentType: the Content-Type header is missing or is not
+	// CodeContentType means the Content-Type header is missing or is not
 	// application/json (with an optional charset=utf-8).
 	CodeContentType int32 = 3
-	// CodeTooLarge: the body is larger than 1 MiB.
+	// CodeTooLarge means the body is larger than 1 MiB.
 	CodeTooLarge int32 = 4
-	// CodeDuplicateID: a plant with the same id is already stored (see
+	// CodeDuplicateID means a plant with the same id is already stored (see
 	// [WithAllowDuplicateIDs]).
 	CodeDuplicateID int32 = 5
-	// CodeUnauthorized: the Authorization header is missing, is not
+	// CodeUnauthorized means the Authorization header is missing, is not
 	// "Bearer <token>", or carries the wrong token. The status is 401.
 	CodeUnauthorized int32 = 6
-	// CodeNotFound: the path is not /plants. The status is 404.
+	// CodeNotFound means the path is not /plants. The status is 404.
 	CodeNotFound int32 = 7
-	// CodeMethodNotAllowed: the path is /plants but the method is not POST.
+	// CodeMethodNotAllowed means the path is /plants but the method is not POST.
 	// The status is 405.
 	CodeMethodNotAllowed int32 = 8
-	// CodeFault: the default body of a reply scripted with [Fault].
+	// CodeFault is in the default body of a reply scripted with [Fault].
 	CodeFault int32 = 9
-	// CodeCallbackPanic: a [WithRule] rule panicked. The status is 500, and
+	// CodeCallbackPanic means a [WithRule] rule panicked. The status is 500, and
 	// the test that owns the [Server] fails with the panic's value.
 	CodeCallbackPanic int32 = 10
 )
