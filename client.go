@@ -32,6 +32,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -326,7 +327,7 @@ func readBody(buf []byte, body io.Reader) ([]byte, error) {
 	buf = buf[:0]
 	for {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)] // grow
+			buf = slices.Grow(buf, max(cap(buf), 512)) // double: few copies on the way to the cap
 		}
 		n, err := body.Read(buf[len(buf):min(cap(buf), maxResponseBytes+1)])
 		buf = buf[:len(buf)+n]
