@@ -22,6 +22,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/plantstore/plantstore-go/internal/syncbuf"
 	"go.uber.org/goleak"
 )
 
@@ -990,15 +991,12 @@ func TestTooManyRedirectsNotRetried(t *testing.T) {
 func TestLogger(t *testing.T) {
 	t.Parallel()
 	srv := newStubServer(t, reply{status: 503}, reply{status: 200, body: `{"name":"Monstera"}`})
-	var buf bytes.Buffer
-	var mu sync.Mutex
-	logger := slog.New(slog.NewTextHandler(&lockedWriter{w: &buf, mu: &mu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var buf syncbuf.Buffer
+	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	if _, err := newTestClient(t, srv.URL, WithLogger(logger)).CreatePlant(context.Background(), monstera); err != nil {
 		t.Fatalf("CreatePlant(%+v) error: %v", monstera, err)
 	}
-	mu.Lock()
 	out := buf.String()
-	mu.Unlock()
 	for _, want := range []string{
 		`msg="plantstore: sending request" method=POST url=` + srv.URL + `/plants attempt=1`,
 		`msg="plantstore: retrying" attempt=1 status=503`,
@@ -1012,17 +1010,6 @@ func TestLogger(t *testing.T) {
 	if strings.Contains(out, testToken) {
 		t.Errorf("log contains the token:\n%s", out)
 	}
-}
-
-type lockedWriter struct {
-	w  io.Writer
-	mu *sync.Mutex
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // TestQuietByDefault runs a failing, retried call in a child process and
@@ -1315,16 +1302,13 @@ func TestClientDoesNotPrintItsToken(t *testing.T) {
 func TestNoRetryLoggedAfterLastAttempt(t *testing.T) {
 	t.Parallel()
 	srv := newStubServer(t, reply{status: http.StatusServiceUnavailable})
-	var buf bytes.Buffer
-	var mu sync.Mutex
-	logger := slog.New(slog.NewTextHandler(&lockedWriter{w: &buf, mu: &mu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var buf syncbuf.Buffer
+	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	_, err := newTestClient(t, srv.URL, WithLogger(logger), WithMaxRetries(1)).CreatePlant(context.Background(), monstera)
 	if err == nil {
 		t.Fatal("CreatePlant against a 503 succeeded")
 	}
-	mu.Lock()
 	out := buf.String()
-	mu.Unlock()
 	if got := strings.Count(out, `msg="plantstore: retrying"`); got != 1 {
 		t.Errorf("logged %d retries for 2 attempts, want 1; log:\n%s", got, out)
 	}

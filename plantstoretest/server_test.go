@@ -1,7 +1,6 @@
 package plantstoretest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/syncbuf"
 	"go.uber.org/goleak"
 )
 
@@ -297,28 +297,10 @@ func TestQuietByDefault(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for concurrent writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 func TestWithLogger(t *testing.T) {
 	t.Parallel()
 	const token = "very-secret-token"
-	var buf syncBuffer
+	var buf syncbuf.Buffer
 	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{
 		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
 			if a.Key == slog.TimeKey || a.Key == "duration" {

@@ -10,13 +10,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/syncbuf"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
@@ -39,24 +39,6 @@ func buildMock(t *testing.T) string {
 		t.Fatalf("go build failed: %v\n%s", err, out)
 	}
 	return exe
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent use.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func TestMock(t *testing.T) {
@@ -82,7 +64,7 @@ func TestMock(t *testing.T) {
 			if tt.env != "" {
 				cmd.Env = append(cmd.Env, "PLANTSTORE_TOKEN="+tt.env)
 			}
-			var stderr syncBuffer
+			var stderr syncbuf.Buffer
 			cmd.Stderr = &stderr
 			stdout, err := cmd.StdoutPipe()
 			if err != nil {
