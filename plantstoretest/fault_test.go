@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -636,5 +637,22 @@ func TestInjectCopiesHeaderAndBody(t *testing.T) {
 	}
 	if got := string(resp.body); got != `{"error":1,"message":"a"}` {
 		t.Errorf("body = %s, want the body as injected", got)
+	}
+}
+
+func TestFaultStatusWithoutBody(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{http.StatusNoContent, http.StatusNotModified} {
+		t.Run(http.StatusText(status), func(t *testing.T) {
+			t.Parallel()
+			h := NewHandler()
+			h.Inject(Fault{Status: status, Body: []byte(`{"ignored":true}`)})
+			r := httptest.NewRequest(http.MethodPost, "/plants", strings.NewReader(`{"id":1,"name":"Fern"}`))
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != status || w.Body.Len() != 0 {
+				t.Errorf("Fault{Status: %d} answered %d with %q, want %d and no body", status, w.Code, w.Body.String(), status)
+			}
+		})
 	}
 }
