@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -198,4 +199,48 @@ func withoutToken(env []string) []string {
 		}
 	}
 	return out
+}
+
+// TestRunServesUntilCancelled runs the command in-process, so that the
+// serve and shutdown paths count in coverage: it serves a create, then a
+// cancelled context (what SIGINT and SIGTERM do) shuts it down with status 0.
+func TestRunServesUntilCancelled(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stdoutR, stdoutW := io.Pipe()
+	var stderr syncbuf.Buffer
+	status := make(chan int, 1)
+	go func() {
+		status <- run(ctx, []string{"-addr", "127.0.0.1:0", "-token", "in-process-token"}, func(string) string { return "" }, stdoutW, &stderr)
+		stdoutW.Close()
+	}()
+
+	line, err := bufio.NewReader(stdoutR).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the URL line: %v; stderr:\n%s", err, stderr.String())
+	}
+	url := strings.TrimSpace(strings.TrimPrefix(line, "listening on "))
+	go io.Copy(io.Discard, stdoutR) // nothing more is expected; don't block run
+
+	c, err := plantstore.NewClient(url, plantstore.WithToken("in-process-token"))
+	if err != nil {
+		t.Fatalf("NewClient(%q) error: %v", url, err)
+	}
+	defer c.CloseIdleConnections()
+	if _, err := c.CreatePlant(ctx, plantstore.NewPlant{ID: 1, Name: "Fern"}); err != nil {
+		t.Fatalf("CreatePlant against %s error: %v", url, err)
+	}
+	cancel()
+	select {
+	case got := <-status:
+		if got != 0 {
+			t.Errorf("run after cancel = %d, want 0; stderr:\n%s", got, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("run did not return 30s after its context was cancelled")
+	}
+	if logs := stderr.String(); !strings.Contains(logs, "shutting down") || strings.Contains(logs, "in-process-token") {
+		t.Errorf("stderr = %q, want a shutdown line and no token", logs)
+	}
 }
