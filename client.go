@@ -212,12 +212,10 @@ func (st *callState) trace() *httptrace.ClientTrace {
 
 type callStateKey struct{}
 
+// stateOf returns the state do put in ctx; go-retryablehttp hands every
+// hook the request's own context, so it is always there.
 func stateOf(ctx context.Context) *callState {
-	st, _ := ctx.Value(callStateKey{}).(*callState)
-	if st == nil { // a context without state, e.g. from a caller's hook
-		return new(callState)
-	}
-	return st
+	return ctx.Value(callStateKey{}).(*callState)
 }
 
 // do sends body to url with retries and hands a 2xx body to decode. Errors
