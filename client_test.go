@@ -1414,3 +1414,41 @@ func TestCloseIdleConnections(t *testing.T) {
 		t.Fatal("the idle connection was still open 10s after CloseIdleConnections")
 	}
 }
+
+// TestSentOrNotWithoutTraceEvents covers transports that give no httptrace
+// events (this stub makes no connection of its own): the error type is then
+// all the client can go by.
+func TestSentOrNotWithoutTraceEvents(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		err       error
+		wantMaybe bool
+	}{
+		{"refused dial", &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}, false},
+		{"proxy unreachable", &net.OpError{Op: "proxyconnect", Net: "tcp", Err: errors.New("connection refused")}, false},
+		{"unknown host", &net.DNSError{Err: "no such host", Name: "plants.example.com", IsNotFound: true}, false},
+		{"connection reset while reading", &net.OpError{Op: "read", Net: "tcp", Err: errors.New("connection reset by peer")}, true},
+		{"unexpected EOF", io.ErrUnexpectedEOF, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var calls atomic.Int32
+			hc := &http.Client{Transport: roundTripFunc(func(*http.Request) (*http.Response, error) {
+				calls.Add(1)
+				return nil, tt.err
+			})}
+			_, err := newTestClient(t, "https://plants.example.com", WithHTTPClient(hc)).CreatePlant(context.Background(), monstera)
+			if !errors.Is(err, tt.err) {
+				t.Fatalf("CreatePlant error = %v, want it to wrap %v", err, tt.err)
+			}
+			if got := errors.Is(err, ErrMaybeCreated); got != tt.wantMaybe {
+				t.Errorf("errors.Is(%v, ErrMaybeCreated) = %v, want %v", err, got, tt.wantMaybe)
+			}
+			if got := calls.Load(); got != 3 {
+				t.Errorf("transport saw %d attempts, want 3 (all retried)", got)
+			}
+		})
+	}
+}
