@@ -105,9 +105,12 @@ type Request struct {
 //     "Allow: POST" header and [CodeMethodNotAllowed].
 //   - A missing or malformed Authorization header, or a token other than
 //     the one configured, is 401 with [CodeUnauthorized] and the header
-//     WWW-Authenticate: Bearer realm="plantstore". The Authorization header
-//     must be "Bearer", matched without regard to case, one or more spaces
-//     and the token (RFC 7235); the token is compared in constant time.
+//     WWW-Authenticate: Bearer realm="plantstore", followed, as RFC 6750
+//     asks, by error="invalid_request" for a malformed header and
+//     error="invalid_token" for a wrong token (and by nothing when no
+//     credentials were sent). The Authorization header must be "Bearer",
+//     matched without regard to case, one or more spaces and the token
+//     (RFC 7235); the token is compared in constant time.
 //   - A Content-Type other than application/json, optionally with
 //     charset=utf-8, is 400 with [CodeContentType]. The fake answers 400 and
 //     not 415 because the specification answers every failed create with
@@ -334,7 +337,7 @@ func (h *Handler) store(p plantstore.NewPlant, rej *rejection) reply {
 // the stored Plant.
 func replyWithoutStoring(p plantstore.NewPlant, rej *rejection) reply {
 	if rej != nil {
-		return reply{status: rej.status, body: &rej.body}
+		return reply{status: rej.status, body: &rej.body, challenge: rej.challenge}
 	}
 	return reply{status: http.StatusOK, plant: &plantstore.Plant{Name: p.Name, Tag: p.Tag}}
 }
@@ -354,8 +357,9 @@ func (h *Handler) wait(r *http.Request, timer <-chan time.Time) {
 
 // rejection is why the checks refused a request.
 type rejection struct {
-	status int
-	body   Error
+	status    int
+	body      Error
+	challenge string // the WWW-Authenticate value of a 401
 }
 
 func rejectf(status int, code int32, format string, args ...any) *rejection {
@@ -371,8 +375,8 @@ func (h *Handler) check(r *http.Request, body []byte, readErr error) (plantstore
 	if r.Method != http.MethodPost {
 		return plantstore.NewPlant{}, rejectf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method %s is not allowed on /plants; use POST", r.Method)
 	}
-	if msg := h.authorize(r.Header); msg != "" {
-		return plantstore.NewPlant{}, rejectf(http.StatusUnauthorized, CodeUnauthorized, "%s", msg)
+	if rej := h.authorize(r.Header); rej != nil {
+		return plantstore.NewPlant{}, rej
 	}
 	if msg := checkContentType(r.Header); msg != "" {
 		return plantstore.NewPlant{}, rejectf(http.StatusBadRequest, CodeContentType, "%s", msg)
@@ -414,26 +418,40 @@ func (h *Handler) applyRule(rule func(plantstore.NewPlant) *Error, p plantstore.
 	return nil
 }
 
-// authorize returns what is wrong with the request's credentials, or "" if
-// they carry the configured token. The message never contains a token.
-func (h *Handler) authorize(header http.Header) string {
+// authorize returns the 401 for the request's credentials, or nil if they
+// carry the configured token. The message never contains a token.
+func (h *Handler) authorize(header http.Header) *rejection {
 	values := header.Values("Authorization")
 	switch len(values) {
 	case 0:
-		return "missing Authorization header"
+		return unauthorized("", "missing Authorization header")
 	case 1:
 	default:
-		return "more than one Authorization header"
+		return unauthorized("invalid_request", "more than one Authorization header")
 	}
 	scheme, token, ok := strings.Cut(values[0], " ")
 	token = strings.TrimLeft(token, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
-		return `Authorization header must be "Bearer <token>"`
+		return unauthorized("invalid_request", `Authorization header must be "Bearer <token>"`)
 	}
 	if subtle.ConstantTimeCompare([]byte(token), h.token) != 1 {
-		return "invalid token"
+		return unauthorized("invalid_token", "invalid token")
 	}
-	return ""
+	return nil
+}
+
+// unauthorized is a 401 whose challenge carries the RFC 6750 error code
+// oauthErr, or none when the request sent no credentials at all.
+func unauthorized(oauthErr, msg string) *rejection {
+	challenge := `Bearer realm="plantstore"`
+	if oauthErr != "" {
+		challenge += `, error="` + oauthErr + `"`
+	}
+	return &rejection{
+		status:    http.StatusUnauthorized,
+		body:      Error{Code: CodeUnauthorized, Message: msg},
+		challenge: challenge,
+	}
 }
 
 // checkContentType returns what is wrong with the request's Content-Type,
@@ -513,9 +531,10 @@ func redact(header http.Header) http.Header {
 
 // reply is a response worked out before it is written.
 type reply struct {
-	status int
-	plant  *plantstore.Plant // the 200 body
-	body   *Error            // the body of any other status
+	status    int
+	plant     *plantstore.Plant // the 200 body
+	body      *Error            // the body of any other status
+	challenge string            // the WWW-Authenticate value of a 401
 }
 
 func badRequest(code int32, msg string) reply {
@@ -526,7 +545,7 @@ func badRequest(code int32, msg string) reply {
 func (rep reply) write(w http.ResponseWriter, extra http.Header) int {
 	switch rep.status {
 	case http.StatusUnauthorized:
-		w.Header().Set("WWW-Authenticate", `Bearer realm="plantstore"`)
+		w.Header().Set("WWW-Authenticate", rep.challenge)
 	case http.StatusMethodNotAllowed:
 		w.Header().Set("Allow", http.MethodPost)
 	}

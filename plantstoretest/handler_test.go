@@ -254,32 +254,38 @@ func TestHandlerAcceptsValidBodies(t *testing.T) {
 
 func TestHandlerAuthorization(t *testing.T) {
 	t.Parallel()
-	const token = "s3cr3t-T0ken"
+	const (
+		token     = "s3cr3t-T0ken"
+		ok        = ""
+		none      = `Bearer realm="plantstore"`
+		malformed = `Bearer realm="plantstore", error="invalid_request"`
+		wrong     = `Bearer realm="plantstore", error="invalid_token"`
+	)
 	tests := []struct {
-		name   string
-		auth   []string // Authorization values; nil sends none
-		wantOK bool
+		name      string
+		auth      []string // Authorization values; nil sends none
+		challenge string   // the WWW-Authenticate of the 401; ok for a 200
 	}{
-		{"canonical", []string{"Bearer " + token}, true},
-		{"lower-case scheme", []string{"bearer " + token}, true},
-		{"upper-case scheme", []string{"BEARER " + token}, true},
-		{"several spaces", []string{"Bearer   " + token}, true},
-		{"missing", nil, false},
-		{"empty", []string{""}, false},
-		{"scheme only", []string{"Bearer"}, false},
-		{"scheme and space only", []string{"Bearer "}, false},
-		{"token only", []string{token}, false},
-		{"basic scheme", []string{"Basic " + token}, false},
-		{"other scheme", []string{"Token " + token}, false},
-		{"tab separator", []string{"Bearer\t" + token}, false},
-		{"no separator", []string{"Bearer" + token}, false},
-		{"wrong token", []string{"Bearer wrong"}, false},
-		{"token prefix", []string{"Bearer " + token[:len(token)-1]}, false},
-		{"token with suffix", []string{"Bearer " + token + "x"}, false},
-		{"token case differs", []string{"Bearer " + strings.ToUpper(token)}, false},
-		{"token then more", []string{"Bearer " + token + " extra"}, false},
-		{"default token", []string{"Bearer " + DefaultToken}, false},
-		{"two headers", []string{"Bearer " + token, "Bearer " + token}, false},
+		{"canonical", []string{"Bearer " + token}, ok},
+		{"lower-case scheme", []string{"bearer " + token}, ok},
+		{"upper-case scheme", []string{"BEARER " + token}, ok},
+		{"several spaces", []string{"Bearer   " + token}, ok},
+		{"missing", nil, none},
+		{"empty", []string{""}, malformed},
+		{"scheme only", []string{"Bearer"}, malformed},
+		{"scheme and space only", []string{"Bearer "}, malformed},
+		{"token only", []string{token}, malformed},
+		{"basic scheme", []string{"Basic " + token}, malformed},
+		{"other scheme", []string{"Token " + token}, malformed},
+		{"tab separator", []string{"Bearer\t" + token}, malformed},
+		{"no separator", []string{"Bearer" + token}, malformed},
+		{"two headers", []string{"Bearer " + token, "Bearer " + token}, malformed},
+		{"wrong token", []string{"Bearer wrong"}, wrong},
+		{"token prefix", []string{"Bearer " + token[:len(token)-1]}, wrong},
+		{"token with suffix", []string{"Bearer " + token + "x"}, wrong},
+		{"token case differs", []string{"Bearer " + strings.ToUpper(token)}, wrong},
+		{"token then more", []string{"Bearer " + token + " extra"}, wrong},
+		{"default token", []string{"Bearer " + DefaultToken}, wrong},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -291,15 +297,15 @@ func TestHandlerAuthorization(t *testing.T) {
 			}
 			resp := send(t, s, http.MethodPost, "/plants", header, `{"id":1,"name":"Fern"}`)
 			call := "POST /plants with Authorization " + strings.Join(tt.auth, ", ")
-			if tt.wantOK {
+			if tt.challenge == ok {
 				if resp.status != http.StatusOK {
 					t.Errorf("%s status = %d, want 200 (body %s)", call, resp.status, resp.body)
 				}
 				return
 			}
 			checkError(t, call, resp, http.StatusUnauthorized, CodeUnauthorized, "")
-			if got := resp.header.Get("WWW-Authenticate"); !strings.HasPrefix(got, "Bearer") {
-				t.Errorf("%s WWW-Authenticate = %q, want the Bearer scheme", call, got)
+			if got := resp.header.Values("WWW-Authenticate"); !cmp.Equal(got, []string{tt.challenge}) {
+				t.Errorf("%s WWW-Authenticate = %q, want %q", call, got, tt.challenge)
 			}
 			if bytes.Contains(resp.body, []byte(token)) {
 				t.Errorf("%s body = %s, contains the token", call, resp.body)
