@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"runtime"
 	"sort"
@@ -282,6 +284,56 @@ func TestWithLogging(t *testing.T) {
 		if strings.Contains(logs[i], token) {
 			t.Errorf("Logf line %d = %q, contains the token", i, logs[i])
 		}
+	}
+}
+
+// TestWithLoggingServerErrors checks that the http.Server's own errors, here
+// a failed TLS handshake, reach tb.Logf under WithLogging and nowhere
+// otherwise (net/http would print them on stderr).
+func TestWithLoggingServerErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		opts []Option
+		want []string // prefixes of the Logf lines
+	}{
+		{"quiet by default", []Option{WithTLS()}, nil},
+		{"WithLogging", []Option{WithTLS(), WithLogging()}, []string{"plantstoretest: http: TLS handshake error from 127.0.0.1:"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tb := &fakeTB{}
+			s := NewServer(tb, tt.opts...)
+			defer tb.cleanup()
+
+			conn, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "https://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.Write([]byte("not a TLS handshake\r\n")); err != nil {
+				t.Fatal(err)
+			}
+			// The server logs the failed handshake before it closes the
+			// connection, so the log is written once the read sees EOF.
+			if _, err := io.ReadAll(conn); err != nil {
+				t.Fatalf("reading until the server closes: %v", err)
+			}
+
+			logs := tb.logLines()
+			if len(logs) != len(tt.want) {
+				t.Fatalf("Logf lines = %q, want %d", logs, len(tt.want))
+			}
+			for i, want := range tt.want {
+				if !strings.HasPrefix(logs[i], want) {
+					t.Errorf("Logf line %d = %q, want prefix %q", i, logs[i], want)
+				}
+			}
+		})
 	}
 }
 
