@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/plantstore/plantstore-go"
 )
@@ -131,8 +130,31 @@ func independentDecode(body []byte) (plantstore.NewPlant, error) {
 			return p, err
 		}
 	}
-	if !utf8.ValidString(p.Name) || !utf8.ValidString(p.Tag) {
-		return p, errors.New("not valid UTF-8")
+	// encoding/json turns invalid UTF-8 and unpaired surrogate escapes into
+	// U+FFFD, where the fake must reject them: each U+FFFD decoded must
+	// have been sent as one.
+	if strings.Count(p.Name, "\uFFFD") != sentReplacementChars(fields["name"]) ||
+		strings.Count(p.Tag, "\uFFFD") != sentReplacementChars(fields["tag"]) {
+		return p, errors.New("a U+FFFD was decoded that was not sent: the decoding replaced bytes")
 	}
 	return p, nil
+}
+
+// sentReplacementChars counts the U+FFFD characters that a JSON string
+// literal spells out, as UTF-8 or as an escape.
+func sentReplacementChars(lit []byte) int {
+	n := 0
+	for i := 0; i < len(lit); i++ {
+		switch {
+		case lit[i] == '\\' && i+5 < len(lit) && lit[i+1] == 'u' && strings.EqualFold(string(lit[i+2:i+6]), "fffd"):
+			n++
+			i += 5
+		case lit[i] == '\\':
+			i++ // skip the escaped character, which may be a backslash
+		case bytes.HasPrefix(lit[i:], []byte("\uFFFD")):
+			n++
+			i += len("\uFFFD") - 1
+		}
+	}
+	return n
 }
