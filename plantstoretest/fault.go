@@ -27,6 +27,10 @@ import (
 //     with only Delay and Header makes a slow server. Without Store, the
 //     request is processed after the delay.
 //
+// The fake sees a client give up only once it has read the request's whole
+// body, so a request held by Hang or Delay whose body was over the 1 MiB
+// limit waits until the Handler is closed or the delay ends.
+//
 // So Store and Drop together are the case that matters most for retrying a
 // create: the plant is stored, then the connection drops before the
 // response, and the client cannot tell whether its create took effect.
@@ -36,7 +40,8 @@ type Fault struct {
 	// called with an arriving request only if no earlier Fault took it. It
 	// runs while the Handler's state is locked, so it must be quick, must
 	// not modify the Request and must not call the Handler's methods. A
-	// panic in Match fails the test and counts as no match.
+	// panic in Match fails the test and counts as no match; in a Handler from
+	// [NewHandler], which has no test to fail, it goes on out of ServeHTTP.
 	Match func(Request) bool
 
 	// Times is how many matching requests the Fault answers before it is
@@ -210,13 +215,12 @@ func (h *Handler) unusedFaults() []string {
 	return msgs
 }
 
-// matches calls f.Match, turning a panic into no match and a test failure.
+// matches calls f.Match, turning a panic into no match and a test failure
+// (without a test, h.errorf panics again).
 func (h *Handler) matches(f *scriptedFault, req Request) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			if h.errorf != nil {
-				h.errorf("plantstoretest: the Match of injected Fault #%d panicked: %v", f.seq, r)
-			}
+			h.errorf("plantstoretest: the Match of injected Fault #%d panicked: %v", f.seq, r)
 			ok = false
 		}
 	}()

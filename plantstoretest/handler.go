@@ -51,7 +51,8 @@ const (
 	// CodeFault is in the default body of a reply scripted with [Fault].
 	CodeFault int32 = 9
 	// CodeCallbackPanic means a [WithRule] rule panicked. The status is 500, and
-	// the test that owns the [Server] fails with the panic's value.
+	// the test that owns the [Server] fails with the panic's value. (A
+	// Handler from [NewHandler] lets the panic go on instead.)
 	CodeCallbackPanic int32 = 10
 )
 
@@ -146,11 +147,12 @@ type Request struct {
 type Handler struct {
 	token       []byte
 	allowDupIDs bool
+	maxRequests int // -1 for no limit
 	rules       []func(plantstore.NewPlant) *Error
 	logger      *slog.Logger
 	logf        func(format string, args ...any) // nil, or the test's Logf
 	fatalf      func(format string, args ...any) // reports misuse
-	errorf      func(format string, args ...any) // reports a callback's panic; nil without a test
+	errorf      func(format string, args ...any) // reports a callback's panic
 
 	done      chan struct{} // closed by Close
 	closeOnce sync.Once
@@ -176,15 +178,24 @@ func NewHandler(opts ...Option) *Handler {
 	return newHandler(c)
 }
 
+// panicf reports misuse, or a callback's panic, where there is no test to
+// fail.
+func panicf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
+
 func newHandler(c *config) *Handler {
 	h := &Handler{
 		token:       []byte(c.token),
 		allowDupIDs: c.allowDupIDs,
+		maxRequests: -1,
 		rules:       c.rules,
 		logger:      c.logger,
-		fatalf:      func(format string, args ...any) { panic(fmt.Sprintf(format, args...)) },
+		fatalf:      panicf,
+		errorf:      panicf,
 		done:        make(chan struct{}),
 		ids:         make(map[int64]bool),
+	}
+	if c.maxRequests != nil {
+		h.maxRequests = *c.maxRequests
 	}
 	if c.tb != nil {
 		h.fatalf = c.tb.Fatalf
@@ -206,13 +217,18 @@ func (h *Handler) Plants() []plantstore.NewPlant {
 
 // Requests returns every request that reached the fake, in the order they
 // arrived, whatever the reply: rejected requests and those a [Fault]
-// answered included. The slice and the requests' headers and bodies are
-// copies that the caller may modify.
+// answered included. Under [WithRequestLimit] it returns only the most
+// recent ones. The slice and the requests' headers and bodies are copies
+// that the caller may modify.
 func (h *Handler) Requests() []Request {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	out := make([]Request, len(h.requests))
-	for i, r := range h.requests {
+	recorded := h.requests
+	if h.maxRequests >= 0 && len(recorded) > h.maxRequests {
+		recorded = recorded[len(recorded)-h.maxRequests:]
+	}
+	out := make([]Request, len(recorded))
+	for i, r := range recorded {
 		r.Header = r.Header.Clone()
 		r.Body = append([]byte(nil), r.Body...)
 		if r.Invalid != nil {
@@ -312,12 +328,28 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) arrive(req Request, p plantstore.NewPlant, rej *rejection) (f *Fault, rep reply, processed bool, gen int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.requests = append(h.requests, req)
+	h.record(req)
 	f = h.takeFault(req)
 	if f != nil && !f.Store {
 		return f, reply{}, false, h.gen
 	}
 	return f, h.store(p, rej), true, h.gen
+}
+
+// record keeps req for [Handler.Requests], within [WithRequestLimit]'s limit.
+// Under a limit n it holds at most 2n requests, and moves the newest n down
+// once every n requests, so recording stays O(1) per request. h.mu must be
+// held.
+func (h *Handler) record(req Request) {
+	switch {
+	case h.maxRequests == 0:
+		return
+	case h.maxRequests > 0 && len(h.requests) == 2*h.maxRequests:
+		n := copy(h.requests, h.requests[h.maxRequests:])
+		clear(h.requests[n:]) // release the bodies
+		h.requests = h.requests[:n]
+	}
+	h.requests = append(h.requests, req)
 }
 
 // store stores p, unless the checks rejected it or its id is taken, and
@@ -402,13 +434,12 @@ func (h *Handler) check(r *http.Request, body []byte, readErr error) (plantstore
 
 // applyRule runs a [WithRule] rule. A panic in it fails the test (it would
 // otherwise vanish into net/http's recovery, and the client would only see
-// a dropped connection) and is answered with 500.
+// a dropped connection) and is answered with 500; without a test, h.errorf
+// panics again, so the panic goes on as any handler's would.
 func (h *Handler) applyRule(rule func(plantstore.NewPlant) *Error, p plantstore.NewPlant) (rej *rejection) {
 	defer func() {
 		if r := recover(); r != nil {
-			if h.errorf != nil {
-				h.errorf("plantstoretest: a WithRule rule panicked on %+v: %v", p, r)
-			}
+			h.errorf("plantstoretest: a WithRule rule panicked on %+v: %v", p, r)
 			rej = rejectf(http.StatusInternalServerError, CodeCallbackPanic, "a WithRule rule panicked: %v", r)
 		}
 	}()

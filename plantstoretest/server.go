@@ -59,6 +59,7 @@ type config struct {
 	token       string
 	tls         bool
 	allowDupIDs bool
+	maxRequests *int // nil for no limit
 	rules       []func(plantstore.NewPlant) *Error
 	logger      *slog.Logger
 	logToTB     bool
@@ -82,6 +83,9 @@ func (c *config) check() error {
 		if b := c.token[i]; b <= ' ' || b >= 0x7f {
 			return fmt.Errorf("plantstoretest: token has an invalid character at byte %d (want visible ASCII)", i)
 		}
+	}
+	if c.maxRequests != nil && *c.maxRequests < 0 {
+		return fmt.Errorf("plantstoretest: WithRequestLimit(%d): the limit must be 0 or more", *c.maxRequests)
 	}
 	return nil
 }
@@ -114,15 +118,29 @@ func WithAllowDuplicateIDs() Option {
 	return func(c *config) { c.allowDupIDs = true }
 }
 
+// WithRequestLimit keeps only the n most recent requests for
+// [Handler.Requests], so that a fake that runs for long, such as
+// cmd/plantstore-mock, holds bounded memory: each recorded request keeps its
+// body, up to 1 MiB. With n = 0 nothing is recorded. The default, right for
+// a test, keeps every request. A negative n is invalid: [NewServer] fails
+// the test and [NewHandler] panics. Stored plants are not affected.
+func WithRequestLimit(n int) Option {
+	return func(c *config) { c.maxRequests = &n }
+}
+
 // WithRule adds a domain rule, such as "tag must be one of …" or "names
-// must not contain digits". Each rule is called with every plant that passed the fake's own
-// checks, before it is stored; a non-nil *Error rejects the plant with 400
-// and that Error as the body, and nothing is stored. Rules run in the order
-// given and the first rejection wins. A rule is called from the server's
-// goroutines, possibly concurrently, and must not call the Handler's methods.
-// A nil rule is ignored.
-// A rule that panics fails the test and its request is answered with 500
-// and [CodeCallbackPanic].
+// must not contain digits". Each rule is called with every plant that passed
+// the fake's own checks, before it is stored; a non-nil *Error rejects the
+// plant with 400 and that Error as the body, and nothing is stored. Rules run
+// in the order given and the first rejection wins. A rule is called from the
+// server's goroutines, possibly concurrently, and must not call the Handler's
+// methods. A nil rule is ignored.
+//
+// A rule that panics is a bug in the test. Under [NewServer] it fails the
+// test, and the request is answered with 500 and [CodeCallbackPanic]. A
+// Handler from [NewHandler] has no test to fail, so the panic goes on out of
+// ServeHTTP, as any handler's would: net/http logs it and drops the
+// connection.
 func WithRule(rule func(plantstore.NewPlant) *Error) Option {
 	return func(c *config) {
 		if rule != nil {
@@ -229,14 +247,19 @@ func (s *Server) Client(opts ...plantstore.Option) *plantstore.Client {
 }
 
 // Close shuts s down before the test ends, for tests of a server that goes
-// away: it closes the Handler, which drops the connections of requests held
-// by a [Fault], then stops the listener, closes idle connections and waits
-// for requests in progress to finish. Requests sent after Close fail to
-// connect. Close may be called more than once; the cleanup registered by
-// [NewServer] calls it too.
+// away: it closes the Handler, which releases requests held by a [Fault],
+// stops the listener and drops every connection, so a request still in
+// progress fails as it would against a server that died. It returns once
+// every request's handler has returned, which a request body that never
+// arrives cannot hold up. Requests sent after Close fail to connect. Close
+// may be called more than once; the cleanup registered by [NewServer] calls
+// it too.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.Handler.Close()
+		// httptest.Server.Close waits for active connections, and one whose
+		// body has stalled never finishes on its own.
+		s.ts.CloseClientConnections()
 		s.ts.Close()
 		s.transport.CloseIdleConnections()
 	})

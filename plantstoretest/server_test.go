@@ -1,6 +1,7 @@
 package plantstoretest
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"os"
 	"runtime"
 	"sort"
 	"strings"
@@ -188,6 +191,108 @@ func TestServerCloseIsIdempotent(t *testing.T) {
 		t.Errorf("CreatePlant(%+v) after Close error = nil, want a connection error", in)
 	}
 	// The cleanup registered by NewServer closes again.
+}
+
+// TestServerCloseDoesNotWaitForStalledBody checks that Close, and so the
+// cleanup, returns while a request's body is still on its way: a client that
+// stalls must not hang the test that owns the server.
+func TestServerCloseDoesNotWaitForStalledBody(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Deferred calls run before the cleanup, so a failure below releases
+	// the request and the cleanup's Close cannot hang.
+	defer conn.Close()
+	if err := conn.SetDeadline(time.Now().Add(waitTimeout)); err != nil {
+		t.Fatal(err)
+	}
+	// With "Expect: 100-continue", the server answers 100 once the handler
+	// starts reading the body: proof that the request is in progress.
+	head := "POST /plants HTTP/1.1\r\nHost: plantstore\r\nAuthorization: Bearer " + DefaultToken +
+		"\r\nContent-Type: application/json\r\nContent-Length: 30\r\nExpect: 100-continue\r\n\r\n"
+	if _, err := io.WriteString(conn, head); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(conn)
+	for _, want := range []string{"HTTP/1.1 100 Continue\r\n", "\r\n"} {
+		if line, err := r.ReadString('\n'); err != nil || line != want {
+			t.Fatalf("reading the 100 Continue: got %q, %v; want %q", line, err, want)
+		}
+	}
+	if _, err := io.WriteString(conn, `{"id":1`); err != nil { // 7 of the 30 bytes
+		t.Fatal(err)
+	}
+
+	closed := make(chan struct{})
+	go func() { s.Close(); close(closed) }()
+	waitFor(t, "Close to return with a body stalled", closed)
+	// Dropped: EOF or a reset, and no response.
+	if rest, err := io.ReadAll(r); len(rest) != 0 || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("after Close, the connection gave %q, %v; want it dropped with no response", rest, err)
+	}
+	if got := s.Plants(); len(got) != 0 {
+		t.Errorf("Plants() = %+v, want none", got)
+	}
+}
+
+func TestWithRequestLimit(t *testing.T) {
+	t.Parallel()
+	const sent = 10
+	tests := []struct {
+		name string
+		opts []Option
+		want []int64 // ids of the requests Requests returns
+	}{
+		{"default keeps all", nil, []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
+		{"limit 0", []Option{WithRequestLimit(0)}, nil},
+		{"limit 1", []Option{WithRequestLimit(1)}, []int64{10}},
+		{"limit 3", []Option{WithRequestLimit(3)}, []int64{8, 9, 10}},
+		{"limit 4", []Option{WithRequestLimit(4)}, []int64{7, 8, 9, 10}},
+		{"limit above count", []Option{WithRequestLimit(20)}, []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
+		{"last option wins", []Option{WithRequestLimit(0), WithRequestLimit(2)}, []int64{9, 10}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := NewServer(t, tt.opts...)
+			for id := 1; id <= sent; id++ {
+				post(t, s, fmt.Sprintf(`{"id":%d,"name":"Fern"}`, id))
+			}
+			var got []int64
+			for _, r := range s.Requests() {
+				got = append(got, r.Plant.ID)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ids of Requests() mismatch (-want +got):\n%s", diff)
+			}
+			if n := len(s.Plants()); n != sent {
+				t.Errorf("len(Plants()) = %d, want %d: the limit is on requests only", n, sent)
+			}
+			// Memory stays bounded: at most twice the limit is held.
+			s.mu.Lock()
+			held := len(s.requests)
+			s.mu.Unlock()
+			if len(tt.want) < sent && held > 2*len(tt.want) {
+				t.Errorf("the Handler holds %d requests, want at most %d", held, 2*len(tt.want))
+			}
+		})
+	}
+}
+
+func TestWithRequestLimitRejectsNegative(t *testing.T) {
+	t.Parallel()
+	tb := &fakeTB{}
+	if runFatal(func() { NewServer(tb, WithRequestLimit(-1)) }) {
+		t.Errorf("NewServer(WithRequestLimit(-1)) returned, want tb.Fatalf")
+	}
+	tb.cleanup()
+	want := []string{"plantstoretest: WithRequestLimit(-1): the limit must be 0 or more"}
+	if diff := cmp.Diff(want, tb.fatals); diff != "" {
+		t.Errorf("Fatalf calls mismatch (-want +got):\n%s", diff)
+	}
 }
 
 func TestNewServerRejectsInvalidToken(t *testing.T) {
@@ -474,6 +579,52 @@ func TestResetDuringDelayLeavesNoTrace(t *testing.T) {
 	}
 	if got := len(s.Requests()); got != 0 {
 		t.Errorf("len(Requests()) after Reset = %d, want 0", got)
+	}
+}
+
+// TestCallbackPanicsWithoutTest checks that a Handler from NewHandler, with
+// no test to fail, lets a callback's panic go on out of ServeHTTP, and is
+// still usable afterwards (a Match panics with the Handler's state locked).
+func TestCallbackPanicsWithoutTest(t *testing.T) {
+	t.Parallel()
+	boom := func() { panic("boom") }
+	tests := []struct {
+		name     string
+		setup    func() *Handler
+		want     string // the panic's value
+		recorded int    // requests recorded before the panic
+	}{
+		{"rule", func() *Handler {
+			return NewHandler(WithRule(func(plantstore.NewPlant) *Error { boom(); return nil }))
+		}, `plantstoretest: a WithRule rule panicked on {ID:1 Name:Fern Tag:}: boom`, 0},
+		{"match", func() *Handler {
+			h := NewHandler()
+			h.Inject(Fault{Match: func(Request) bool { boom(); return false }, Status: http.StatusServiceUnavailable})
+			return h
+		}, "plantstoretest: the Match of injected Fault #1 panicked: boom", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := tt.setup()
+			defer h.Close()
+			serve := func() (recovered any) {
+				defer func() { recovered = recover() }()
+				r := httptest.NewRequest(http.MethodPost, "/plants", strings.NewReader(`{"id":1,"name":"Fern"}`))
+				r.Header.Set("Authorization", "Bearer "+DefaultToken)
+				r.Header.Set("Content-Type", "application/json")
+				h.ServeHTTP(httptest.NewRecorder(), r)
+				return nil
+			}
+			if got := serve(); got != tt.want {
+				t.Errorf("ServeHTTP panicked with %#v, want %#v", got, tt.want)
+			}
+			requests := make(chan int, 1)
+			go func() { requests <- len(h.Requests()) }()
+			if n := waitFor(t, "Requests after the panic", requests); n != tt.recorded {
+				t.Errorf("len(Requests()) after the panic = %d, want %d", n, tt.recorded)
+			}
+		})
 	}
 }
 

@@ -13,8 +13,9 @@
 // SIGTERM, exiting with status 0. Requests still running 10s later are cut
 // off and the status is 1; a second signal ends it at once. The token
 // defaults to $PLANTSTORE_TOKEN,
-// or to plantstoretest.DefaultToken when that is unset. State lives in
-// memory and is lost when the command exits.
+// or to plantstoretest.DefaultToken when that is unset. The stored plants
+// live in memory and are lost when the command exits; requests are not
+// recorded, so memory grows only with the plants stored.
 package main
 
 import (
@@ -81,7 +82,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return 2
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	h, err := newHandler(plantstoretest.WithToken(*token), plantstoretest.WithLogger(logger))
+	h, err := newHandler(*token, logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "plantstore-mock: %v\n", err)
 		return 2
@@ -129,13 +130,19 @@ func isSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// newHandler is plantstoretest.NewHandler, with the panic it reports
-// invalid options with (a bad -token) turned into an error.
-func newHandler(opts ...plantstoretest.Option) (h *plantstoretest.Handler, err error) {
+// newHandler is the fake the command serves. It records no requests: nobody
+// can read them, and a long-running mock would keep every body. The panic
+// plantstoretest.NewHandler reports invalid options with (a bad -token)
+// becomes an error.
+func newHandler(token string, logger *slog.Logger) (h *plantstoretest.Handler, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%v", r)
 		}
 	}()
-	return plantstoretest.NewHandler(opts...), nil
+	return plantstoretest.NewHandler(
+		plantstoretest.WithToken(token),
+		plantstoretest.WithLogger(logger),
+		plantstoretest.WithRequestLimit(0),
+	), nil
 }

@@ -6,6 +6,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -242,5 +245,30 @@ func TestRunServesUntilCancelled(t *testing.T) {
 	}
 	if logs := stderr.String(); !strings.Contains(logs, "shutting down") || strings.Contains(logs, "in-process-token") {
 		t.Errorf("stderr = %q, want a shutdown line and no token", logs)
+	}
+}
+
+// TestHandlerRecordsNoRequests checks that the mock keeps no requests: it
+// runs for long, nobody can read them, and each would keep its body.
+func TestHandlerRecordsNoRequests(t *testing.T) {
+	t.Parallel()
+	h, err := newHandler("t0ken", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatalf("newHandler error: %v", err)
+	}
+	defer h.Close()
+	bodies := []string{`{"id":1,"name":"Fern"}`, `not json`, `{"id":2,"name":"Ivy"}`}
+	for _, body := range bodies {
+		r := httptest.NewRequest(http.MethodPost, "/plants", strings.NewReader(body))
+		r.Header.Set("Authorization", "Bearer t0ken")
+		r.Header.Set("Content-Type", "application/json")
+		h.ServeHTTP(httptest.NewRecorder(), r)
+	}
+	if got := h.Requests(); len(got) != 0 {
+		t.Errorf("Requests() = %d requests, want none", len(got))
+	}
+	want := []plantstore.NewPlant{{ID: 1, Name: "Fern"}, {ID: 2, Name: "Ivy"}}
+	if diff := cmp.Diff(want, h.Plants()); diff != "" {
+		t.Errorf("Plants() mismatch (-want +got):\n%s", diff)
 	}
 }
