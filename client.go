@@ -140,8 +140,9 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // that broke after the request was sent) or are answered 429, 502, 503 or
 // 504 are retried (see [WithMaxRetries]). 500 is not, because it reports a
 // fault in handling this very request that repeating it rarely cures, and
-// any other status is final. A retry that could not start before the
-// context's deadline is not made: the call returns the last answer at once.
+// any other status is final. A retry whose wait, at its longest, would
+// reach the context's deadline is not made: the call returns the last
+// answer at once.
 //
 // Every attempt sends the same bytes, so a retry cannot create a second,
 // different plant; whether it may store the same one twice depends on how
@@ -443,10 +444,11 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	return true, nil
 }
 
-// nextWait is the shortest wait [backoff] may choose before the next
-// attempt.
+// nextWait is the longest wait [backoff] may choose before the next
+// attempt. Checking it, not the shortest, against the deadline means a
+// retry never sleeps into the deadline and loses the answer it has.
 func (c *Client) nextWait(st *callState) time.Duration {
-	return max(st.retryAfter, backoffCeiling(c.retry.RetryWaitMin, c.retry.RetryWaitMax, st.attempts-1)/2)
+	return max(st.retryAfter, backoffCeiling(c.retry.RetryWaitMin, c.retry.RetryWaitMax, st.attempts-1))
 }
 
 // timeLeft is how long ctx has before its deadline; "forever" without one.

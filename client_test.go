@@ -703,19 +703,47 @@ func TestContextCancelledDuringBackoff(t *testing.T) {
 	}
 }
 
+// TestBackoffLongerThanDeadlineReturnsAtOnce checks that a retry whose
+// backoff might outlast the deadline is not started: the caller gets the
+// answer it has at once, not a context error when the deadline cuts the
+// wait short. The jittered wait is drawn from [limit/2, limit], so a
+// deadline between the two is the case that needs the longest wait checked.
 func TestBackoffLongerThanDeadlineReturnsAtOnce(t *testing.T) {
 	t.Parallel()
-	srv := newStubServer(t, reply{status: http.StatusServiceUnavailable, body: `{"error":9,"message":"busy"}`})
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c := newTestClient(t, srv.URL, WithRetryBackoff(time.Hour, time.Hour))
-	_, err := c.CreatePlant(ctx, monstera)
-	var apiErr *APIError
-	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusServiceUnavailable || apiErr.Attempts != 1 {
-		t.Fatalf("CreatePlant(%+v) error = %v, want the 503 *APIError after 1 attempt", monstera, err)
+	busy := reply{status: http.StatusServiceUnavailable, body: `{"error":9,"message":"busy"}`}
+	dropped := reply{drop: true}
+	tests := []struct {
+		name            string
+		reply           reply
+		backoff, within time.Duration // the backoff's base and limit; the call's timeout
+	}{
+		{"503, backoff far beyond the deadline", busy, time.Hour, time.Minute},
+		{"503, deadline within the backoff's jitter", busy, 10 * time.Second, 7 * time.Second},
+		{"dropped, backoff far beyond the deadline", dropped, time.Hour, time.Minute},
+		{"dropped, deadline within the backoff's jitter", dropped, 10 * time.Second, 7 * time.Second},
 	}
-	if ctx.Err() != nil {
-		t.Errorf("CreatePlant(%+v) waited for the deadline, want it to return at once", monstera)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newStubServer(t, tt.reply)
+			ctx, cancel := context.WithTimeout(context.Background(), tt.within)
+			defer cancel()
+			c := newTestClient(t, srv.URL, WithRetryBackoff(tt.backoff, tt.backoff))
+			_, err := c.CreatePlant(ctx, monstera)
+			if ctx.Err() != nil {
+				t.Fatalf("CreatePlant(%+v) error = %v after the deadline, want it to return at once", monstera, err)
+			}
+			if n := len(srv.requests()); n != 1 {
+				t.Errorf("CreatePlant(%+v) made %d attempts, want 1", monstera, n)
+			}
+			var apiErr *APIError
+			switch {
+			case !tt.reply.drop && (!errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusServiceUnavailable || apiErr.Attempts != 1):
+				t.Errorf("CreatePlant(%+v) error = %v, want the 503 *APIError after 1 attempt", monstera, err)
+			case tt.reply.drop && (err == nil || errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrMaybeCreated)):
+				t.Errorf("CreatePlant(%+v) error = %v, want the dropped connection, as maybe created", monstera, err)
+			}
+		})
 	}
 }
 
