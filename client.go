@@ -271,7 +271,7 @@ func (c *Client) do(ctx context.Context, op, method, url string, body []byte, de
 	}
 	if err := decode(data); err != nil {
 		return &requestError{op: op, attempts: st.attempts, maybeCreated: true,
-			err: fmt.Errorf("decode response: %w (body: %q)", err, snippet(data))}
+			err: fmt.Errorf("decode response: %w (body: %q)", err, snippet(redact(data, sentToken(resp))))}
 	}
 	return nil
 }
@@ -346,6 +346,7 @@ func readBody(buf []byte, body io.Reader) ([]byte, error) {
 // Error document, and quoted otherwise; a redirect without a body names its
 // target.
 func newAPIError(op string, resp *http.Response, data []byte, st *callState) *APIError {
+	token := sentToken(resp)
 	e := &APIError{
 		StatusCode:   resp.StatusCode,
 		RetryAfter:   st.retryAfter,
@@ -358,14 +359,42 @@ func newAPIError(op string, resp *http.Response, data []byte, st *callState) *AP
 		Message *string `json:"message"`
 	}
 	if json.Unmarshal(data, &body) == nil && body.Code != nil && body.Message != nil {
-		e.Code, e.Message = *body.Code, printable(*body.Message, messageBytes)
+		e.Code, e.Message = *body.Code, printable(redact(*body.Message, token), messageBytes)
 	} else {
-		e.Message = snippet(data)
+		e.Message = snippet(redact(data, token))
 	}
 	if loc := resp.Header.Get("Location"); e.Message == "" && loc != "" && resp.StatusCode/100 == 3 {
-		e.Message = "redirect to " + printable(loc, snippetBytes)
+		e.Message = "redirect to " + printable(redact(loc, token), snippetBytes)
 	}
 	return e
+}
+
+// minRedactedToken is the shortest token kept out of errors. Real bearer
+// tokens are far longer; replacing a shorter one, such as a "dev" token,
+// would mangle every word that contains it.
+const minRedactedToken = 8
+
+// sentToken returns the bearer token of the request that resp answers, if it
+// is long enough to redact: text from the server goes into errors, and a
+// proxy or debug page may echo the request's headers back.
+func sentToken(resp *http.Response) string {
+	if resp.Request == nil {
+		return ""
+	}
+	auth := resp.Request.Header["Authorization"]
+	if len(auth) == 0 || len(auth[0]) < len("Bearer ")+minRedactedToken || !strings.EqualFold(auth[0][:len("Bearer ")], "Bearer ") {
+		return ""
+	}
+	return auth[0][len("Bearer "):]
+}
+
+// redact replaces token in text with REDACTED. text is not modified; the
+// result is a copy only when it contains the token.
+func redact[T string | []byte](text T, token string) T {
+	if token == "" || !strings.Contains(string(text), token) {
+		return text
+	}
+	return T(strings.ReplaceAll(string(text), token, "REDACTED"))
 }
 
 // snippet returns the start of an unexpected body, for an error message.

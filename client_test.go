@@ -3,6 +3,7 @@ package plantstore
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -1325,6 +1327,76 @@ func TestClientDoesNotPrintItsToken(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestErrorsRedactEchoedToken checks that a token the server echoes back,
+// as a proxy's debug page might, does not reach the error.
+func TestErrorsRedactEchoedToken(t *testing.T) {
+	t.Parallel()
+	// echo writes a reply that quotes the request's token, given raw and
+	// JSON-escaped.
+	type echo func(w http.ResponseWriter, token, jsonToken string)
+	cases := []struct {
+		name string
+		echo echo
+	}{
+		{"Error message", func(w http.ResponseWriter, _, jsonToken string) {
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"error":1,"message":"token `+jsonToken+` is not allowed here"}`)
+		}},
+		{"HTML page", func(w http.ResponseWriter, token, _ string) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusForbidden)
+			io.WriteString(w, "<pre>Authorization: Bearer "+token+"</pre>")
+		}},
+		{"200 that is not a Plant", func(w http.ResponseWriter, token, _ string) {
+			io.WriteString(w, "debug: Bearer "+token)
+		}},
+		{"redirect target", func(w http.ResponseWriter, token, _ string) {
+			w.Header().Set("Location", "https://elsewhere.example/login?t="+url.QueryEscape(token)+"&raw="+token)
+			w.WriteHeader(http.StatusFound)
+		}},
+	}
+	tokens := []string{testToken, `quote"and\backslash`}
+	for _, tc := range cases {
+		for _, token := range tokens {
+			for _, fromFunc := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%s/func=%v", tc.name, token, fromFunc), func(t *testing.T) {
+					t.Parallel()
+					srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+						quoted, _ := json.Marshal(got)
+						tc.echo(w, got, string(quoted[1:len(quoted)-1]))
+					}))
+					t.Cleanup(srv.Close)
+					opt := WithToken(token)
+					if fromFunc {
+						opt = WithTokenFunc(func(context.Context) (string, error) { return token, nil })
+					}
+					_, err := newTestClient(t, srv.URL, opt).CreatePlant(context.Background(), monstera)
+					if err == nil {
+						t.Fatal("CreatePlant succeeded, want an error")
+					}
+					if msg := err.Error(); strings.Contains(msg, token) || !strings.Contains(msg, "REDACTED") {
+						t.Errorf("error %q: want the token replaced by REDACTED", msg)
+					}
+					var apiErr *APIError
+					if errors.As(err, &apiErr) && strings.Contains(apiErr.Message, token) {
+						t.Errorf("APIError.Message = %q, contains the token", apiErr.Message)
+					}
+				})
+			}
+		}
+	}
+	t.Run("short token left alone", func(t *testing.T) {
+		t.Parallel()
+		srv := newStubServer(t, reply{status: http.StatusBadRequest, body: `{"error":1,"message":"invalid device"}`})
+		_, err := newTestClient(t, srv.URL, WithToken("dev")).CreatePlant(context.Background(), monstera)
+		var apiErr *APIError
+		if !errors.As(err, &apiErr) || apiErr.Message != "invalid device" {
+			t.Errorf("CreatePlant error = %v, want an *APIError with the message unchanged", err)
+		}
+	})
 }
 
 func TestNoRetryLoggedAfterLastAttempt(t *testing.T) {

@@ -89,7 +89,9 @@ type APIError struct {
 
 // Error returns, for example,
 // "plantstore: create plant: 400 Bad Request: name is required (error 3)".
-// It never contains the token.
+// It never contains the token: the Client's own text never quotes it, and
+// where the server's text (a proxy's page that echoes request headers, say)
+// contains a token of 8 bytes or more, it reads REDACTED instead.
 func (e *APIError) Error() string {
 	var b strings.Builder
 	b.WriteString("plantstore: ")

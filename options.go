@@ -45,7 +45,8 @@ func defaultConfig() config {
 
 // WithToken authenticates every request with the bearer token t. The token
 // must be non-empty and consist of visible ASCII characters. It replaces any
-// earlier [WithTokenFunc]. The token never appears in errors or logs.
+// earlier [WithTokenFunc]. The token never appears in errors or logs, even
+// when a server echoes it back (see [APIError.Error]).
 func WithToken(t string) Option {
 	return func(c *config) error {
 		if problem := tokenProblem(t); problem != "" {
