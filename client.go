@@ -19,6 +19,7 @@
 package plantstore
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -398,7 +399,10 @@ func redact[T string | []byte](text T, token string) T {
 }
 
 // snippet returns the start of an unexpected body, for an error message.
+// Leading space and control characters are skipped first, so a page that
+// begins with many blank lines still shows its text.
 func snippet(data []byte) string {
+	data = bytes.TrimLeftFunc(data, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
 	if len(data) > snippetBytes+utf8.UTFMax {
 		data = data[:snippetBytes+utf8.UTFMax] // printable cuts it to size
 	}

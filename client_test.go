@@ -342,6 +342,7 @@ func TestCreatePlantUnreadableSuccess(t *testing.T) {
 		{"null name", `{"name":null}`, []string{"response has no plant name"}},
 		{"empty body", ``, []string{"decode response", "unexpected end of JSON input"}},
 		{"long body is quoted short", `<p>` + strings.Repeat("x", 5000), []string{"decode response", "<p>xxx", "…"}},
+		{"text after many blank lines", strings.Repeat("\n", 300) + "\x00\t<html>maintenance", []string{"decode response", "<html>maintenance"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -448,6 +449,13 @@ func TestCreatePlantAPIError(t *testing.T) {
 			reply:   reply{status: 400, body: `{"error":2,"message":"` + strings.Repeat("é", 600) + `"}`},
 			want:    &APIError{StatusCode: 400, Code: 2, Message: strings.Repeat("é", messageBytes/2) + "…", Attempts: 1},
 			wantMsg: "plantstore: create plant: 400 Bad Request: ééé",
+		},
+		{
+			name:    "text after many blank lines is kept",
+			reply:   reply{status: 502, body: strings.Repeat("\r\n", 300) + "<h1>Bad Gateway</h1>"},
+			want:    &APIError{StatusCode: 502, Message: "<h1>Bad Gateway</h1>", Attempts: 3},
+			wantMsg: "plantstore: create plant: 502 Bad Gateway: <h1>Bad Gateway</h1> (after 3 attempts)",
+			is:      []error{ErrServer, ErrMaybeCreated},
 		},
 		{
 			name:    "oversized body is cut to a snippet",
