@@ -80,8 +80,9 @@ type Client struct {
 // [WithToken] or [WithTokenFunc].
 //
 // NewClient returns an error, and never a half-working Client, when baseURL is
-// empty, malformed, not http or https, has no host, or carries user info, a
-// query or a fragment; when no credentials are given; when a token would go
+// empty, malformed, not http or https, has no host, contains a space, has a
+// port outside 1 to 65535, or carries user info, a query or a fragment; when
+// no credentials are given; when a token would go
 // over plain http to a host that is not loopback without [WithInsecureHTTP];
 // or when an option is given an invalid value.
 func NewClient(baseURL string, opts ...Option) (*Client, error) {
@@ -630,11 +631,26 @@ func (h redactedHeader) LogValue() slog.Value {
 	return slog.GroupValue(attrs...)
 }
 
+// validPort reports whether p, the port of a parsed URL, is absent or one a
+// connection can be made to. url.Parse checks only that it is digits.
+func validPort(p string) bool {
+	if p == "" {
+		return true
+	}
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535
+}
+
 // parseBaseURL checks baseURL and returns it parsed. Its errors never quote
 // user info, which might hold a password.
 func parseBaseURL(baseURL string) (*url.URL, error) {
 	if baseURL == "" {
 		return nil, errors.New("plantstore: base URL must not be empty")
+	}
+	// url.Parse keeps a space in the path, so "https://host/api " (from an
+	// env file, say) would send every request to "/api%20/plants".
+	if i := strings.IndexFunc(baseURL, unicode.IsSpace); i >= 0 {
+		return nil, fmt.Errorf("plantstore: base URL has a space at byte %d (trim it, or write %%20 if it is meant)", i)
 	}
 	u, err := url.Parse(baseURL)
 	if err != nil {
@@ -650,6 +666,8 @@ func parseBaseURL(baseURL string) (*url.URL, error) {
 		return nil, errors.New("plantstore: base URL scheme must be http or https (want e.g. https://host)")
 	case u.Host == "" || u.Hostname() == "":
 		return nil, errors.New("plantstore: base URL has no host")
+	case !validPort(u.Port()):
+		return nil, errors.New("plantstore: base URL port must be 1 to 65535")
 	case u.User != nil:
 		return nil, errors.New("plantstore: base URL must not contain user info: pass credentials with WithToken")
 	case u.RawQuery != "" || u.ForceQuery:
