@@ -66,9 +66,9 @@ const (
 type Client struct {
 	plantsURL string
 	retry     *retryablehttp.Client
-	// authorization returns the Authorization header for an attempt. It is a
-	// closure so that the token is not a field: printing a Client with
-	// fmt's %+v must not print the token.
+	// authorization returns the Authorization header for an attempt, or is
+	// nil under WithTransportAuth. It is a closure so that the token is not a
+	// field: printing a Client with fmt's %+v must not print the token.
 	authorization func(context.Context) (string, error)
 	maxRetryAfter time.Duration
 	logger        *slog.Logger
@@ -77,7 +77,8 @@ type Client struct {
 // NewClient returns a Client for the API at baseURL, such as
 // "https://plants.example.com" or "https://example.com/api/" (a trailing slash
 // and a path prefix are both fine). Credentials are required: pass
-// [WithToken] or [WithTokenFunc].
+// [WithToken] or [WithTokenFunc], or [WithTransportAuth] with an HTTP client
+// that authenticates.
 //
 // NewClient returns an error, and never a half-working Client, when baseURL is
 // empty, malformed, not http or https, has no host, contains a space, has a
@@ -99,8 +100,14 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.token == "" && cfg.tokenFunc == nil {
-		return nil, errors.New("plantstore: no credentials: use WithToken or WithTokenFunc")
+	hasToken := cfg.token != "" || cfg.tokenFunc != nil
+	switch {
+	case cfg.transportAuth && cfg.httpClient == nil:
+		return nil, errors.New("plantstore: WithTransportAuth needs WithHTTPClient, with a client whose transport authenticates")
+	case cfg.transportAuth && hasToken:
+		return nil, errors.New("plantstore: WithTransportAuth and a token are alternatives: give one")
+	case !cfg.transportAuth && !hasToken:
+		return nil, errors.New("plantstore: no credentials: use WithToken or WithTokenFunc (or WithTransportAuth with an authenticating WithHTTPClient)")
 	}
 	if u.Scheme == "http" && !cfg.insecureHTTP && !isLoopback(u.Hostname()) {
 		return nil, fmt.Errorf("plantstore: refusing to send a bearer token over plain http to %q: use https, or WithInsecureHTTP to allow it", u.Host)
@@ -108,12 +115,14 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 
 	c := &Client{
 		plantsURL:     u.JoinPath("plants").String(),
-		authorization: authorization(cfg.token, cfg.tokenFunc),
 		maxRetryAfter: cfg.maxRetryAfter,
 		logger:        cfg.logger,
 	}
+	if !cfg.transportAuth {
+		c.authorization = authorization(cfg.token, cfg.tokenFunc)
+	}
 	c.retry = &retryablehttp.Client{
-		HTTPClient:   newHTTPClient(cfg.httpClient),
+		HTTPClient:   newHTTPClient(cfg.httpClient, !cfg.transportAuth),
 		RetryWaitMin: cfg.retryWaitMin,
 		RetryWaitMax: cfg.retryWaitMax,
 		RetryMax:     cfg.maxRetries,
@@ -234,9 +243,11 @@ func (c *Client) do(ctx context.Context, op, method, url string, body []byte, de
 	if err != nil {
 		return &requestError{op: op, err: err}
 	}
-	auth, err := c.authorization(ctx)
-	if err != nil {
-		return &requestError{op: op, err: err}
+	var auth string
+	if c.authorization != nil {
+		if auth, err = c.authorization(ctx); err != nil {
+			return &requestError{op: op, err: err}
+		}
 	}
 	// The keys are already canonical and the values share one array: this
 	// runs on every call, and http.Header.Set would canonicalise each key
@@ -246,7 +257,9 @@ func (c *Client) do(ctx context.Context, op, method, url string, body []byte, de
 	h["Content-Type"] = vals[0:1:1]
 	h["Accept"] = vals[0:1:1]
 	h["User-Agent"] = vals[1:2:2]
-	h["Authorization"] = vals[2:3:3]
+	if auth != "" {
+		h["Authorization"] = vals[2:3:3]
+	}
 
 	resp, err := c.retry.Do(req)
 	if err != nil {
@@ -690,8 +703,10 @@ func isLoopback(host string) bool {
 // base, or of a client with a pooled transport, with two changes. The
 // transport hides CloseIdleConnections, which go-retryablehttp calls after
 // every failed call and which would tear down the pool every other goroutine
-// is using. And redirects to another origin lose the Authorization header.
-func newHTTPClient(base *http.Client) *http.Client {
+// is using. And redirects to another origin lose the Authorization header,
+// or, when the transport authenticates (crossOrigin false), are not
+// followed.
+func newHTTPClient(base *http.Client, crossOrigin bool) *http.Client {
 	var hc http.Client
 	if base != nil {
 		hc = *base
@@ -703,7 +718,7 @@ func newHTTPClient(base *http.Client) *http.Client {
 		rt = http.DefaultTransport
 	}
 	hc.Transport = keepIdleConns{rt}
-	hc.CheckRedirect = stripAuthOnRedirect(hc.CheckRedirect)
+	hc.CheckRedirect = stripAuthOnRedirect(hc.CheckRedirect, crossOrigin)
 	return &hc
 }
 
@@ -757,13 +772,19 @@ func (e *redirectError) Unwrap() error { return e.err }
 // the one the call was made to. Go's client forwards Authorization to the
 // same host on any port, and on a downgrade from https to http. A redirect
 // that would change the method (a 301, 302 or 303 turns POST into GET) is
-// not followed: the caller gets the redirect itself as an *APIError.
-func stripAuthOnRedirect(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+// not followed: the caller gets the redirect itself as an *APIError. So it
+// is with a redirect to another origin when crossOrigin is false, for a
+// transport that authenticates requests itself, which no header removed
+// here would stop.
+func stripAuthOnRedirect(next func(*http.Request, []*http.Request) error, crossOrigin bool) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		if req.Method != via[0].Method {
 			return http.ErrUseLastResponse
 		}
 		if !sameOrigin(req.URL, via[0].URL) {
+			if !crossOrigin {
+				return http.ErrUseLastResponse
+			}
 			req.Header.Del("Authorization")
 		}
 		if next != nil {
