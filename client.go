@@ -83,9 +83,9 @@ type Client struct {
 // NewClient returns an error, and never a half-working Client, when baseURL is
 // empty, malformed, not http or https, has no host, contains a space, has a
 // port outside 1 to 65535, or carries user info, a query or a fragment; when
-// no credentials are given; when a token would go
-// over plain http to a host that is not loopback without [WithInsecureHTTP];
-// or when an option is given an invalid value.
+// no credentials are given; when a token would go over plain http to a host
+// that is not loopback without [WithInsecureHTTP]; or when an option is given
+// an invalid value.
 func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	cfg := defaultConfig()
 	for _, opt := range opts {
