@@ -950,6 +950,28 @@ func TestTokenFunc(t *testing.T) {
 	})
 }
 
+// newRedirector starts a server that answers every request with a 307 to
+// /moved: on target, or with sameOrigin on itself, where /moved is served by
+// target's handler. Both listen on 127.0.0.1, so for another origin only the
+// port differs, which Go's client alone would treat as the same host.
+func newRedirector(t *testing.T, target *stubServer, sameOrigin bool) *httptest.Server {
+	t.Helper()
+	var front *httptest.Server
+	front = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/moved" {
+			target.Config.Handler.ServeHTTP(w, r)
+			return
+		}
+		to := target.URL + "/moved"
+		if sameOrigin {
+			to = front.URL + "/moved"
+		}
+		http.Redirect(w, r, to, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(front.Close)
+	return front
+}
+
 func TestRedirects(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -963,22 +985,8 @@ func TestRedirects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			// Both servers listen on 127.0.0.1: only the port differs, which
-			// Go's client alone would treat as the same host.
 			target := newStubServer(t)
-			var front *httptest.Server
-			front = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.URL.Path == "/moved" {
-					target.Config.Handler.ServeHTTP(w, r)
-					return
-				}
-				to := target.URL + "/moved"
-				if tt.sameHost {
-					to = front.URL + "/moved"
-				}
-				http.Redirect(w, r, to, http.StatusTemporaryRedirect)
-			}))
-			t.Cleanup(front.Close)
+			front := newRedirector(t, target, tt.sameHost)
 			if _, err := newTestClient(t, front.URL).CreatePlant(context.Background(), monstera); err != nil {
 				t.Fatalf("CreatePlant(%+v) error: %v", monstera, err)
 			}
@@ -1039,19 +1047,7 @@ func TestTransportAuth(t *testing.T) {
 		t.Parallel()
 		for _, sameOrigin := range []bool{true, false} {
 			target := newStubServer(t)
-			var front *httptest.Server
-			front = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.URL.Path == "/moved" {
-					target.Config.Handler.ServeHTTP(w, r)
-					return
-				}
-				to := target.URL + "/moved"
-				if sameOrigin {
-					to = front.URL + "/moved"
-				}
-				http.Redirect(w, r, to, http.StatusTemporaryRedirect)
-			}))
-			t.Cleanup(front.Close)
+			front := newRedirector(t, target, sameOrigin)
 			_, err := newClient(t, front.URL).CreatePlant(context.Background(), monstera)
 			reqs := target.requests()
 			if sameOrigin {
