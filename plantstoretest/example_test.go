@@ -103,9 +103,9 @@ func ExampleHandler_Inject_storedThenDropped() {
 
 // A domain rule rejects plants the real service would refuse.
 func ExampleWithRule() {
-	h := plantstoretest.NewHandler(plantstoretest.WithRule(func(p plantstore.NewPlant) *plantstoretest.Error {
+	h := plantstoretest.NewHandler(plantstoretest.WithRule(func(p plantstore.NewPlant) *plantstoretest.ErrorBody {
 		if p.Tag == "" {
-			return &plantstoretest.Error{Code: 1001, Message: "every plant needs a tag"}
+			return &plantstoretest.ErrorBody{Code: 1001, Message: "every plant needs a tag"}
 		}
 		return nil
 	}))

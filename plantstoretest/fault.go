@@ -56,7 +56,7 @@ type Fault struct {
 	// 599. Header is added to the reply: for example
 	// http.Header{"Retry-After": {"1"}}. Body is sent as it is: give it
 	// malformed JSON to test a client's decoding, or an empty non-nil slice
-	// to send no body. A nil Body sends an [Error] with [CodeFault]. A 204
+	// to send no body. A nil Body sends an [ErrorBody] with [CodeFault]. A 204
 	// or 304 reply has no body, whatever Body says, as HTTP requires. The
 	// Content-Type is application/json unless Header sets another.
 	Status int
@@ -134,7 +134,7 @@ func (f *Fault) write(w http.ResponseWriter) int {
 		body = nil // HTTP allows no body with these
 	case body == nil:
 		msg := strings.TrimSpace(fmt.Sprintf("injected fault: %d %s", f.Status, http.StatusText(f.Status)))
-		body, _ = json.Marshal(Error{Code: CodeFault, Message: msg}) // cannot fail
+		body, _ = json.Marshal(ErrorBody{Code: CodeFault, Message: msg}) // cannot fail
 	}
 	return writeRaw(w, f.Status, f.Header, body)
 }

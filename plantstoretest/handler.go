@@ -17,7 +17,7 @@ import (
 	"github.com/plantstore/plantstore-go"
 )
 
-// The codes the fake puts in the "error" field of its Error bodies. They are
+// The codes the fake puts in the "error" field of its [ErrorBody] bodies. They are
 // the fake's own: the specification does not say which values the real
 // service uses, so code under test must not hard-code them. It should branch
 // on the HTTP status, or take a code its deployment documents as
@@ -59,10 +59,12 @@ const (
 // maxBodyBytes is the largest request body the fake accepts.
 const maxBodyBytes = 1 << 20
 
-// Error is the body of every response from the fake other than 200, in the
-// wire shape the specification gives: {"error": code, "message": text}.
-// Rules added with [WithRule] return one to reject a plant.
-type Error struct {
+// ErrorBody is the body of every response from the fake other than 200, in
+// the wire shape the specification gives: {"error": code, "message": text}.
+// Rules added with [WithRule] return one to reject a plant. It is a body
+// shape, not a Go error: a method that fails returns an error, such as a
+// [*SeedError], which may carry an ErrorBody.
+type ErrorBody struct {
 	// Code is a machine-readable code: one of the Code constants, or the
 	// value a rule chose.
 	Code int32 `json:"error"`
@@ -91,7 +93,7 @@ type Request struct {
 	// [Fault] answers included, so a test can confirm its client sent valid
 	// requests even when the reply was scripted. A duplicate id is not a
 	// check failure: it depends on what was stored before.
-	Invalid *Error
+	Invalid *ErrorBody
 }
 
 // Handler is the fake Plant Store as an http.Handler, for tests that mount
@@ -142,13 +144,13 @@ type Request struct {
 // its name, and its tag when not empty, without the id.
 //
 // Every reply other than 200 has "Content-Type: application/json" and an
-// [Error] body with both fields. An injected [Fault] replaces the reply
+// [ErrorBody] body with both fields. An injected [Fault] replaces the reply
 // described here.
 type Handler struct {
 	token       []byte
 	allowDupIDs bool
 	maxRequests int // -1 for no limit
-	rules       []func(plantstore.NewPlant) *Error
+	rules       []func(plantstore.NewPlant) *ErrorBody
 	logger      *slog.Logger
 	logf        func(format string, args ...any) // nil, or the test's Logf
 	fatalf      func(format string, args ...any) // reports misuse
@@ -390,12 +392,12 @@ func (h *Handler) wait(r *http.Request, timer <-chan time.Time) {
 // rejection is why the checks refused a request.
 type rejection struct {
 	status    int
-	body      Error
+	body      ErrorBody
 	challenge string // the WWW-Authenticate value of a 401
 }
 
 func rejectf(status int, code int32, format string, args ...any) *rejection {
-	return &rejection{status: status, body: Error{Code: code, Message: fmt.Sprintf(format, args...)}}
+	return &rejection{status: status, body: ErrorBody{Code: code, Message: fmt.Sprintf(format, args...)}}
 }
 
 // check runs the stateless checks documented on Handler, in order, and
@@ -436,7 +438,7 @@ func (h *Handler) check(r *http.Request, body []byte, readErr error) (plantstore
 // otherwise vanish into net/http's recovery, and the client would only see
 // a dropped connection) and is answered with 500; without a test, h.errorf
 // panics again, so the panic goes on as any handler's would.
-func (h *Handler) applyRule(rule func(plantstore.NewPlant) *Error, p plantstore.NewPlant) (rej *rejection) {
+func (h *Handler) applyRule(rule func(plantstore.NewPlant) *ErrorBody, p plantstore.NewPlant) (rej *rejection) {
 	defer func() {
 		if r := recover(); r != nil {
 			h.errorf("plantstoretest: a WithRule rule panicked on %+v: %v", p, r)
@@ -480,7 +482,7 @@ func unauthorized(oauthErr, msg string) *rejection {
 	}
 	return &rejection{
 		status:    http.StatusUnauthorized,
-		body:      Error{Code: CodeUnauthorized, Message: msg},
+		body:      ErrorBody{Code: CodeUnauthorized, Message: msg},
 		challenge: challenge,
 	}
 }
@@ -564,12 +566,12 @@ func redact(header http.Header) http.Header {
 type reply struct {
 	status    int
 	plant     *plantstore.Plant // the 200 body
-	body      *Error            // the body of any other status
+	body      *ErrorBody        // the body of any other status
 	challenge string            // the WWW-Authenticate value of a 401
 }
 
 func badRequest(code int32, msg string) reply {
-	return reply{status: http.StatusBadRequest, body: &Error{Code: code, Message: msg}}
+	return reply{status: http.StatusBadRequest, body: &ErrorBody{Code: code, Message: msg}}
 }
 
 // write sends rep, with extra headers added, and returns the status.

@@ -60,7 +60,7 @@ type config struct {
 	tls         bool
 	allowDupIDs bool
 	maxRequests *int // nil for no limit
-	rules       []func(plantstore.NewPlant) *Error
+	rules       []func(plantstore.NewPlant) *ErrorBody
 	logger      *slog.Logger
 	logToTB     bool
 	tb          testing.TB // set by NewServer only
@@ -130,8 +130,8 @@ func WithRequestLimit(n int) Option {
 
 // WithRule adds a domain rule, such as "tag must be one of …" or "names
 // must not contain digits". Each rule is called with every plant that passed
-// the fake's own checks, before it is stored; a non-nil *Error rejects the
-// plant with 400 and that Error as the body, and nothing is stored. Rules run
+// the fake's own checks, before it is stored; a non-nil *ErrorBody rejects the
+// plant with 400 and that ErrorBody as the body, and nothing is stored. Rules run
 // in the order given and the first rejection wins. A rule is called from the
 // server's goroutines, possibly concurrently, and must not call the Handler's
 // methods. A nil rule is ignored.
@@ -141,7 +141,7 @@ func WithRequestLimit(n int) Option {
 // Handler from [NewHandler] has no test to fail, so the panic goes on out of
 // ServeHTTP, as any handler's would: net/http logs it and drops the
 // connection.
-func WithRule(rule func(plantstore.NewPlant) *Error) Option {
+func WithRule(rule func(plantstore.NewPlant) *ErrorBody) Option {
 	return func(c *config) {
 		if rule != nil {
 			c.rules = append(c.rules, rule)

@@ -595,7 +595,7 @@ func TestCallbackPanicsWithoutTest(t *testing.T) {
 		recorded int    // requests recorded before the panic
 	}{
 		{"rule", func() *Handler {
-			return NewHandler(WithRule(func(plantstore.NewPlant) *Error { boom(); return nil }))
+			return NewHandler(WithRule(func(plantstore.NewPlant) *ErrorBody { boom(); return nil }))
 		}, `plantstoretest: a WithRule rule panicked on {ID:1 Name:Fern Tag:}: boom`, 0},
 		{"match", func() *Handler {
 			h := NewHandler()
@@ -633,7 +633,7 @@ func TestCallbackPanicsFailTheTest(t *testing.T) {
 	t.Run("rule", func(t *testing.T) {
 		t.Parallel()
 		tb := &fakeTB{}
-		s := NewServer(tb, WithRule(func(plantstore.NewPlant) *Error { panic("boom") }))
+		s := NewServer(tb, WithRule(func(plantstore.NewPlant) *ErrorBody { panic("boom") }))
 		resp := post(t, s, `{"id":1,"name":"Fern"}`)
 		checkError(t, "POST /plants with a panicking rule", resp, http.StatusInternalServerError, CodeCallbackPanic, "panicked: boom")
 		tb.cleanup()
