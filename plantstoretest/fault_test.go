@@ -319,7 +319,7 @@ func TestFaultHangEndsWhenClientGivesUp(t *testing.T) {
 	}
 	// The handler returns while the server is still open.
 	rec := waitFor(t, "the handler to finish", (<-chan slog.Record)(records))
-	want := map[string]string{"method": "POST", "path": "/plants", "status": "0", "fault": "Match, Hang"}
+	want := map[string]string{"method": "POST", "path": "/plants", "status": "0", "fault": "#1 Match, Hang"}
 	got := attrs(rec)
 	delete(got, "duration")
 	if diff := cmp.Diff(want, got); diff != "" {

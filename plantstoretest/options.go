@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/plantstore/plantstore-go"
 )
@@ -26,10 +27,24 @@ type config struct {
 	logger      *slog.Logger
 	logToTB     bool
 	tb          testing.TB // set by NewServer only
+
+	plants     []plantstore.NewPlant // WithPlants
+	maxPlants  int
+	bodyLimit  int
+	rateN      int           // WithRateLimit; 0 for none
+	ratePer    time.Duration // WithRateLimit
+	chaos      float64       // WithChaos; 0 for none
+	chaosSeed  int64
+	chaosSet   bool
+	serverOnly []string // options that only NewServer can honour, by name
 }
 
+// DefaultMaxPlants is how many plants a [Handler] stores at most unless
+// [WithMaxPlants] says otherwise.
+const DefaultMaxPlants = 1_000_000
+
 func newConfig(opts []Option) *config {
-	c := &config{token: DefaultToken}
+	c := &config{token: DefaultToken, maxPlants: DefaultMaxPlants, bodyLimit: maxBodyBytes}
 	for _, opt := range opts {
 		opt(c)
 	}
@@ -49,6 +64,23 @@ func (c *config) check() error {
 	if c.maxRequests != nil && *c.maxRequests < 0 {
 		return fmt.Errorf("plantstoretest: WithRequestLimit(%d): the limit must be 0 or more", *c.maxRequests)
 	}
+	if c.maxPlants < 0 {
+		return fmt.Errorf("plantstoretest: WithMaxPlants(%d): the limit must be 0 or more", c.maxPlants)
+	}
+	if c.bodyLimit < 0 {
+		return fmt.Errorf("plantstoretest: WithRequestBodyLimit(%d): the limit must be 0 or more", c.bodyLimit)
+	}
+	if c.rateN != 0 || c.ratePer != 0 {
+		if c.rateN <= 0 || c.ratePer <= 0 {
+			return fmt.Errorf("plantstoretest: WithRateLimit(%d, %v): want at least 1 request per positive duration", c.rateN, c.ratePer)
+		}
+		if c.ratePer/time.Duration(c.rateN) == 0 {
+			return fmt.Errorf("plantstoretest: WithRateLimit(%d, %v): more than one request per nanosecond", c.rateN, c.ratePer)
+		}
+	}
+	if c.chaosSet && !(c.chaos >= 0 && c.chaos <= 1) { // also rejects NaN
+		return fmt.Errorf("plantstoretest: WithChaos(%v, %d): the fraction must be from 0 to 1", c.chaos, c.chaosSeed)
+	}
 	return nil
 }
 
@@ -64,7 +96,10 @@ func WithToken(token string) Option {
 // [Server.Client] trusts. [NewHandler] ignores it: TLS is a property of the
 // server a Handler is mounted in.
 func WithTLS() Option {
-	return func(c *config) { c.tls = true }
+	return func(c *config) {
+		c.tls = true
+		c.serverOnly = append(c.serverOnly, "WithTLS")
+	}
 }
 
 // WithAllowDuplicateIDs makes the fake store a plant whose id is already
@@ -124,5 +159,80 @@ func WithLogger(l *slog.Logger) Option {
 // errors (such as failed TLS handshakes) the same way. [NewHandler] ignores
 // it, having no test to log to.
 func WithLogging() Option {
-	return func(c *config) { c.logToTB = true }
+	return func(c *config) {
+		c.logToTB = true
+		c.serverOnly = append(c.serverOnly, "WithLogging")
+	}
+}
+
+// WithPlants makes the fake start with plants stored, in the order given, as
+// if each had been created with POST /plants: each is checked as
+// [Handler.Seed] checks it (a non-empty name, valid UTF-8, the [WithRule]
+// rules, no duplicate id unless [WithAllowDuplicateIDs], at most
+// [WithMaxPlants]), whatever the order of the options. A plant that fails a
+// check is misuse: [NewServer] fails the test with tb.Fatalf, naming the
+// plant's index, and [NewHandler] panics. Repeated WithPlants options add
+// their plants after those of the earlier ones. [Handler.Reset] forgets
+// these plants too. The slice is copied.
+func WithPlants(plants ...plantstore.NewPlant) Option {
+	return func(c *config) { c.plants = append(c.plants, plants...) }
+}
+
+// WithMaxPlants bounds how many plants the fake stores, so that a fake that
+// runs for long, such as cmd/plantstore-mock, cannot run out of memory. A
+// create past the bound is answered with 400 and [CodeStoreFull], and
+// nothing is stored; [Handler.Seed] and [WithPlants] refuse the same way.
+// The default is [DefaultMaxPlants] (1,000,000), for [NewServer] and
+// [NewHandler] alike; with n = 0 every create is refused. Each stored plant
+// costs at most about 100 bytes besides its name and tag (measured by
+// TestMemoryPerStoredPlant). A negative n is invalid: [NewServer] fails the
+// test and [NewHandler] panics.
+func WithMaxPlants(n int) Option {
+	return func(c *config) { c.maxPlants = n }
+}
+
+// WithRequestBodyLimit makes [Handler.Requests] keep at most n bytes of each
+// request's body; [Request.BodyTruncated] says when a body was cut. The
+// default, 1 MiB, keeps every body the fake accepts. With n = 0 no body is
+// kept. The limit affects only the journal: every body is still read and
+// checked in full, up to the 1 MiB the fake accepts. Together with
+// [WithRequestLimit] it bounds the journal's memory to about their product.
+// A negative n is invalid: [NewServer] fails the test and [NewHandler]
+// panics.
+func WithRequestBodyLimit(n int) Option {
+	return func(c *config) { c.bodyLimit = n }
+}
+
+// WithRateLimit answers requests beyond n per period per with 429 Too Many
+// Requests, a Retry-After header and an [ErrorBody] with [CodeRateLimited].
+// The limit is a token bucket shared by every client of the Handler: it
+// holds n tokens, starts full, and refills at n per per, so a burst of n
+// requests passes at once. Every request takes a token, whatever its path
+// or method, before any other check; a request refused for the rate is
+// checked and recorded (with [Request.Fault] "rate limit") but stores
+// nothing and uses up no injected [Fault]. Retry-After is the number of
+// whole seconds, rounded up, after which the next token is there: a client
+// that waits that long is not refused for the rate, unless other requests
+// took the token first. By default there is no limit. n < 1 or per <= 0 is
+// invalid (as is a rate over one request per nanosecond): [NewServer] fails
+// the test and [NewHandler] panics.
+func WithRateLimit(n int, per time.Duration) Option {
+	return func(c *config) { c.rateN, c.ratePer = n, per }
+}
+
+// WithChaos answers about that fraction of requests, chosen at random, with
+// a random fault, for soak tests of a client's retries: a 503 with
+// "Retry-After: 1", a 502, a dropped connection, a plant stored and then the
+// connection dropped, or a delay of 10ms to 500ms before the usual reply.
+// The choices are pseudo-random from seed: the i-th request to reach the
+// chaos decision gets the same fate in every run with the same seed and
+// fraction, whatever the concurrency, so a failing soak test can be
+// replayed. A request that the rate limit ([WithRateLimit]) or an injected
+// [Fault] answers first takes no part in the decision. A chaos reply is
+// recorded with a [Request.Fault] that starts with "chaos: ", such as
+// "chaos: 503 Retry-After". fraction 0 turns chaos off and 1 answers every
+// request with a fault; outside 0 to 1 (or NaN) is invalid: [NewServer]
+// fails the test and [NewHandler] panics.
+func WithChaos(fraction float64, seed int64) Option {
+	return func(c *config) { c.chaos, c.chaosSeed, c.chaosSet = fraction, seed, true }
 }

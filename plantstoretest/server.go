@@ -96,6 +96,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	transport.MaxIdleConnsPerHost = 64
 	s := &Server{Handler: h, URL: ts.URL, tb: tb, token: c.token, ts: ts, transport: transport}
 	tb.Cleanup(func() {
+		tb.Helper() // so that the report points at the test's call of NewServer
 		s.Close()
 		for _, msg := range h.unusedFaults() {
 			tb.Errorf("%s", msg)
