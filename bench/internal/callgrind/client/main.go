@@ -15,7 +15,7 @@ import (
 	"log"
 	"os"
 
-	"github.com/plantstore/plantstore-go/internal/baseline"
+	"github.com/plantstore/plantstore-go/bench/internal/baseline"
 )
 
 func main() {

@@ -53,7 +53,7 @@ import (
 )
 
 // contractFile is the OpenAPI document the tests hold both sides to.
-const contractFile = "openapi.yaml"
+const contractFile = "../openapi.yaml"
 
 // contract is openapi.yaml, loaded and validated, with a router for it.
 type contract struct {

@@ -33,7 +33,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore-go"
-	"github.com/plantstore/plantstore-go/internal/baseline"
+	"github.com/plantstore/plantstore-go/bench/internal/baseline"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
