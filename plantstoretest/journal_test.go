@@ -347,4 +347,3 @@ func TestRequestsSinceReturnsCopies(t *testing.T) {
 		t.Errorf("modifying what RequestsSince returned changed the journal")
 	}
 }
-
