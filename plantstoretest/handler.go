@@ -577,19 +577,27 @@ func checkContentType(header http.Header) string {
 }
 
 // readBody reads at most maxBodyBytes of r's body, and a
-// *http.MaxBytesError if there was more. A body of announced length is read
-// into a buffer of that size: the fake keeps every body it records.
+// *http.MaxBytesError if there was more. The buffer grows with the bytes
+// that actually arrive, never by the length the request announces: a
+// client that declares 1 MiB and sends 7 bytes costs a small buffer, not
+// 1 MiB. An honest Content-Length only caps the growth, so that a body of
+// announced length ends in a buffer of about its size.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
 	body := http.MaxBytesReader(w, r.Body, maxBodyBytes)
-	if r.ContentLength < 0 || r.ContentLength > maxBodyBytes {
-		return io.ReadAll(body)
+	// One byte to spare, so that reading the end of a body of announced
+	// length does not need a buffer of its own.
+	want := int64(-1)
+	if r.ContentLength >= 0 && r.ContentLength <= maxBodyBytes {
+		want = r.ContentLength + 1
 	}
-	// One byte to spare, so that reading the end of the body does not need
-	// a buffer of its own.
-	buf := make([]byte, 0, r.ContentLength+1)
+	size := int64(firstReadSize)
+	if want >= 0 && want < size {
+		size = want
+	}
+	buf := make([]byte, 0, size)
 	for {
 		n, err := body.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
@@ -599,11 +607,21 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		if err != nil {
 			return buf, err
 		}
-		if len(buf) == cap(buf) { // more than announced
-			buf = slices.Grow(buf, 512)
+		if len(buf) == cap(buf) {
+			// Double what arrived, up to the announced length while
+			// the body keeps to it.
+			grow := len(buf)
+			if want > int64(len(buf)) && want-int64(len(buf)) < int64(grow) {
+				grow = int(want - int64(len(buf)))
+			}
+			buf = slices.Grow(buf, grow)
 		}
 	}
 }
+
+// firstReadSize is the buffer readBody starts with, large enough for the
+// usual plant.
+const firstReadSize = 512
 
 // redact returns a copy of header in which the credentials of each
 // Authorization value are replaced by "REDACTED", keeping the scheme.

@@ -93,8 +93,8 @@ func WithToken(token string) Option {
 }
 
 // WithTLS makes [NewServer] serve HTTPS with a self-signed certificate that
-// [Server.Client] trusts. [NewHandler] ignores it: TLS is a property of the
-// server a Handler is mounted in.
+// [Server.Client] trusts. [NewHandler] refuses it (it panics): TLS is a
+// property of the server a Handler is mounted in.
 func WithTLS() Option {
 	return func(c *config) {
 		c.tls = true
@@ -118,9 +118,12 @@ func WithAllowDuplicateIDs() Option {
 // WithRequestLimit keeps only the n most recent requests for
 // [Handler.Requests], so that a fake that runs for long, such as
 // cmd/plantstore-mock, holds bounded memory: each recorded request keeps its
-// body, up to 1 MiB. With n = 0 nothing is recorded. The default, right for
-// a test, keeps every request. A negative n is invalid: [NewServer] fails
-// the test and [NewHandler] panics. Stored plants are not affected.
+// body, up to [WithRequestBodyLimit] (by default 1 MiB). With n = 0 nothing
+// is recorded. The default, right for a test, keeps every request. Keeping
+// the journal within n costs O(1) per request: the journal holds up to 2n
+// entries internally and drops the oldest n at once. A negative n is
+// invalid: [NewServer] fails the test and [NewHandler] panics. Stored plants
+// are not affected.
 func WithRequestLimit(n int) Option {
 	return func(c *config) { c.maxRequests = &n }
 }
@@ -156,8 +159,8 @@ func WithLogger(l *slog.Logger) Option {
 
 // WithLogging makes [NewServer] log one line per request through the test's
 // Logf, with the same fields as [WithLogger], and log the server's own
-// errors (such as failed TLS handshakes) the same way. [NewHandler] ignores
-// it, having no test to log to.
+// errors (such as failed TLS handshakes) the same way. [NewHandler], having
+// no test to log to, refuses it (it panics); use [WithLogger] there.
 func WithLogging() Option {
 	return func(c *config) {
 		c.logToTB = true

@@ -75,9 +75,6 @@ func (h *Handler) SeedJSON(data []byte) error {
 // body.
 func decodeSeed(data []byte) ([]plantstore.NewPlant, error) {
 	whole := func(e *ErrorBody) error { return &SeedError{Index: -1, Body: *e} }
-	if i := invalidUTF8(data); i >= 0 {
-		return nil, whole(invalidJSON("input is not valid UTF-8 (at byte %d)", i))
-	}
 	if !json.Valid(data) {
 		e := syntaxError(data)
 		e.Message = "want a JSON array of plants: " + e.Message

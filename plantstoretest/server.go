@@ -13,20 +13,27 @@
 // The fake answers POST /plants the way the service specification describes
 // and checks requests strictly: the bearer token, the content type and every
 // field of the body (see [Handler] for the exact rules). Tests read what
-// arrived with [Handler.Plants] and [Handler.Requests], and script failures
-// (error statuses, Retry-After, delays, hangs, dropped connections, a plant
-// stored and then the connection dropped) with [Handler.Inject]. Each server
-// owns its state, so parallel tests do not interfere. The fake prints nothing
-// unless [WithLogging] or [WithLogger] asks it to.
+// arrived with [Handler.Plants] and [Handler.Requests], a journal that also
+// says what became of each request (the status sent, a dropped connection,
+// the fault that answered, how long it took); they script failures (error
+// statuses, Retry-After, delays, hangs, dropped connections, a plant stored
+// and then the connection dropped) with [Handler.Inject], or
+// [Handler.AddFault] where there is no test to fail; and they start from
+// given plants with [WithPlants] or [Handler.Seed]. [WithRateLimit] and
+// [WithChaos] add a rate limit and random faults, for tests of a client's
+// retries. Each server owns its state, so parallel tests do not interfere.
+// The fake prints nothing unless [WithLogging] or [WithLogger] asks it to.
 //
 // [Handler] is the same fake as a plain http.Handler, to mount in a test
 // server of your own; cmd/plantstore-mock serves it over the network for
 // local development.
 //
 // The fake is not the real service. It keeps plants in memory only, for the
-// life of one Handler; it serves no operation but creating a plant (nothing
-// lists, reads or deletes plants); it has no rate limits, quotas or timeouts
-// of its own; it accepts exactly one token, which never expires; and the
+// life of one Handler, and at most [WithMaxPlants] of them; it serves no
+// operation but creating a plant (nothing lists, reads or deletes plants
+// over HTTP); it has no quotas or timeouts of its own, and a rate limit only
+// when [WithRateLimit] asks for one, whose numbers are the test's, not the
+// service's; it accepts exactly one token, which never expires; and the
 // error codes in its bodies ([CodeInvalidJSON] and the rest) are its own,
 // because the specification does not say which values the real service uses.
 // Branch on the HTTP status in production code, not on these codes.
@@ -68,7 +75,9 @@ type Server struct {
 // The cleanup then reports through tb.Errorf every injected Fault that has
 // replies left, as a mock reports an expected call that never came.
 //
-// An invalid option (an empty token) fails the test with tb.Fatalf.
+// An invalid option (an empty token, a negative limit, a [WithPlants] plant
+// that fails its checks) fails the test with tb.Fatalf, reported at the
+// test's line that called NewServer.
 func NewServer(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	c := newConfig(opts)
