@@ -51,14 +51,17 @@ func newCreate(tb testing.TB, impl, baseURL string, opts ...plantstore.Option) (
 	return create, closeIdle
 }
 
-// BenchmarkCreatePlant compares the SDK's CreatePlant with the hand-written
-// baseline, one call at a time and from 16×GOMAXPROCS goroutines, against a
-// server that reads the body and answers a fixed Plant.
+// BenchmarkCreatePlant compares the SDK's CreatePlant with its peers (see
+// [baseline.NewCreate]): the hand-written call with four headers (raw) and
+// with the six the SDK will send (rawsix), and the oapi-codegen client with
+// the same six (oapi). Each makes one call at a time and calls from
+// 16×GOMAXPROCS goroutines, against a server that reads the body and answers
+// a fixed Plant.
 func BenchmarkCreatePlant(b *testing.B) {
 	srv := httptest.NewServer(baseline.Handler())
 	defer srv.Close()
 	for _, mode := range []string{"seq", "par"} {
-		for _, impl := range []string{"raw", "sdk"} {
+		for _, impl := range baseline.Impls {
 			b.Run("mode="+mode+"/impl="+impl, func(b *testing.B) {
 				create, closeIdle := newCreate(b, impl, srv.URL)
 				defer closeIdle()
