@@ -115,29 +115,64 @@ func benchParallel(b *testing.B, create createFunc) {
 	}
 }
 
-// BenchmarkServerThroughput compares the fake of package plantstoretest with
-// a bare net/http handler that decodes the same JSON and answers the same
-// body. Both are driven by the same hand-written client from many
-// goroutines creating distinct plants, so only the server differs.
-func BenchmarkServerThroughput(b *testing.B) {
-	b.Run("server=bare", func(b *testing.B) {
-		srv := httptest.NewServer(bareHandler())
-		defer srv.Close()
-		benchServer(b, srv.URL)
-	})
-	b.Run("server=fake", func(b *testing.B) {
-		srv := plantstoretest.NewServer(b, plantstoretest.WithToken(baseline.Token))
-		benchServer(b, srv.URL)
-		if got := len(srv.Plants()); got != b.N {
-			b.Fatalf("the fake stored %d plants, want %d", got, b.N)
-		}
-	})
+// journalLimit is how many requests the fake keeps for Requests in
+// BenchmarkServerThroughput: the mock's default (-journal 10000), so the fake
+// does the journal's work at the bounded memory a long run needs.
+const journalLimit = 10_000
+
+// A serverUnderTest is one server BenchmarkServerThroughput drives. new
+// builds its handler; check, when not nil, is called after the run with the
+// number of creates sent and fails tb if the server did not store and
+// journal them.
+type serverUnderTest struct {
+	name string
+	new  func(tb testing.TB) (h http.Handler, check func(tb testing.TB, creates int))
 }
 
-func benchServer(b *testing.B, baseURL string) {
-	create, closeIdle := newCreate(b, "raw", baseURL)
-	defer closeIdle()
-	benchParallel(b, create)
+// throughputServers are the servers of BenchmarkServerThroughput, each
+// mounted in the same httptest server and driven by the same client.
+var throughputServers = []serverUnderTest{
+	{name: "bare", new: func(testing.TB) (http.Handler, func(testing.TB, int)) { return bareHandler(), nil }},
+	{name: "fake", new: newJournaledFake},
+}
+
+// newJournaledFake is the fake of package plantstoretest with its journal
+// on, keeping the most recent journalLimit requests.
+func newJournaledFake(tb testing.TB) (http.Handler, func(testing.TB, int)) {
+	h := plantstoretest.NewHandler(plantstoretest.WithToken(baseline.Token), plantstoretest.WithRequestLimit(journalLimit))
+	tb.Cleanup(h.Close)
+	return h, func(tb testing.TB, creates int) {
+		tb.Helper()
+		if got, want := len(h.Plants()), creates; got != want {
+			tb.Fatalf("the fake stored %d plants, want %d", got, want)
+		}
+		if got, want := len(h.Requests()), min(creates, journalLimit); got != want {
+			tb.Fatalf("the fake journaled %d requests, want %d", got, want)
+		}
+	}
+}
+
+// BenchmarkServerThroughput compares the fake of package plantstoretest,
+// with its journal on, with a bare net/http handler that decodes the same
+// JSON and answers the same body. All are mounted in an httptest server and
+// driven by the same hand-written client (rawsix: the six headers the SDK
+// sends) from many goroutines creating distinct plants, so only the handler
+// differs.
+func BenchmarkServerThroughput(b *testing.B) {
+	for _, s := range throughputServers {
+		b.Run("server="+s.name, func(b *testing.B) {
+			h, check := s.new(b)
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			create, closeIdle := newCreate(b, "rawsix", srv.URL)
+			defer closeIdle()
+			benchParallel(b, create)
+			b.StopTimer()
+			if check != nil {
+				check(b, b.N)
+			}
+		})
+	}
 }
 
 // bareHandler is the least a server can do to create a plant: decode the
