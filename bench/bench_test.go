@@ -120,20 +120,26 @@ func benchParallel(b *testing.B, create createFunc) {
 // does the journal's work at the bounded memory a long run needs.
 const journalLimit = 10_000
 
-// A serverUnderTest is one server BenchmarkServerThroughput drives. new
-// builds its handler; check, when not nil, is called after the run with the
-// number of creates sent and fails tb if the server did not store and
-// journal them.
+// A serverUnderTest is one server the benchmarks measure. journaled builds
+// its handler as BenchmarkServerThroughput runs it, journal on; its check,
+// when not nil, is called after the run with the number of creates sent and
+// fails tb if the server did not store and journal them. store, nil for a
+// server that keeps nothing, builds it for BenchmarkPlantMemory with the
+// journal off (the journal is bounded, not part of a plant's cost).
 type serverUnderTest struct {
-	name string
-	new  func(tb testing.TB) (h http.Handler, check func(tb testing.TB, creates int))
+	name      string
+	journaled func(tb testing.TB) (h http.Handler, check func(tb testing.TB, creates int))
+	store     func(tb testing.TB) http.Handler
 }
 
-// throughputServers are the servers of BenchmarkServerThroughput, each
-// mounted in the same httptest server and driven by the same client.
-var throughputServers = []serverUnderTest{
-	{name: "bare", new: func(testing.TB) (http.Handler, func(testing.TB, int)) { return bareHandler(), nil }},
-	{name: "fake", new: newJournaledFake},
+// serversUnderTest are the servers of BenchmarkServerThroughput, each
+// mounted in the same httptest server and driven by the same client, and
+// those of BenchmarkPlantMemory. The mock's handler, built as
+// cmd/plantstore-mock builds it, joins them as one more entry once package
+// internal/mockserver is on main.
+var serversUnderTest = []serverUnderTest{
+	{name: "bare", journaled: func(testing.TB) (http.Handler, func(testing.TB, int)) { return bareHandler(), nil }},
+	{name: "fake", journaled: newJournaledFake, store: newFakeStore},
 }
 
 // newJournaledFake is the fake of package plantstoretest with its journal
@@ -165,9 +171,9 @@ func newJournaledFake(tb testing.TB) (http.Handler, func(testing.TB, int)) {
 // CPU time much less, and with every core busy, throughput is inversely
 // proportional to it.
 func BenchmarkServerThroughput(b *testing.B) {
-	for _, s := range throughputServers {
+	for _, s := range serversUnderTest {
 		b.Run("server="+s.name, func(b *testing.B) {
-			h, check := s.new(b)
+			h, check := s.journaled(b)
 			srv := httptest.NewServer(h)
 			defer srv.Close()
 			create, closeIdle := newCreate(b, "rawsix", srv.URL)

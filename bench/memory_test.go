@@ -20,33 +20,26 @@ const (
 	memoryNameBytes = len("Monstera 0000000")
 )
 
-// A plantStore is one server BenchmarkPlantMemory fills. new builds its
-// handler with the journal off (or emptied before it returns from the
-// store): the journal is bounded and not part of a plant's cost.
-type plantStore struct {
-	name string
-	new  func(tb testing.TB) http.Handler
+// newFakeStore is the fake of package plantstoretest with its journal off.
+func newFakeStore(tb testing.TB) http.Handler {
+	h := plantstoretest.NewHandler(plantstoretest.WithToken(baseline.Token), plantstoretest.WithRequestLimit(0))
+	tb.Cleanup(h.Close)
+	return h
 }
 
-// plantStores are the servers of BenchmarkPlantMemory.
-var plantStores = []plantStore{
-	{name: "fake", new: func(tb testing.TB) http.Handler {
-		h := plantstoretest.NewHandler(plantstoretest.WithToken(baseline.Token), plantstoretest.WithRequestLimit(0))
-		tb.Cleanup(h.Close)
-		return h
-	}},
-}
-
-// BenchmarkPlantMemory stores b.N distinct plants in a server, through its
-// handler, and reports the live heap it grew by per plant, less the bytes
+// BenchmarkPlantMemory stores b.N distinct plants in each server of
+// serversUnderTest that stores any, through its handler, and reports the live heap it grew by per plant, less the bytes
 // of the plant's name and tag, as "B/plant" (issue 9's bar: at most 100).
 // The heap is read with runtime.ReadMemStats after a collection, before and
 // after. Run it with -benchtime 100000x: with fewer plants the figure says
 // more about the store's growth steps than about a plant.
 func BenchmarkPlantMemory(b *testing.B) {
-	for _, s := range plantStores {
+	for _, s := range serversUnderTest {
+		if s.store == nil {
+			continue
+		}
 		b.Run("server="+s.name, func(b *testing.B) {
-			h := s.new(b)
+			h := s.store(b)
 			var w discardResponse
 			before := liveHeap()
 			b.ResetTimer()
