@@ -51,14 +51,17 @@ func newCreate(tb testing.TB, impl, baseURL string, opts ...plantstore.Option) (
 	return create, closeIdle
 }
 
-// BenchmarkCreatePlant compares the SDK's CreatePlant with the hand-written
-// baseline, one call at a time and from 16×GOMAXPROCS goroutines, against a
-// server that reads the body and answers a fixed Plant.
+// BenchmarkCreatePlant compares the SDK's CreatePlant with its peers (see
+// [baseline.NewCreate]): the hand-written call with four headers (raw) and
+// with the six the SDK will send (rawsix), and the oapi-codegen client with
+// the same six (oapi). Each makes one call at a time and calls from
+// 16×GOMAXPROCS goroutines, against a server that reads the body and answers
+// a fixed Plant.
 func BenchmarkCreatePlant(b *testing.B) {
 	srv := httptest.NewServer(baseline.Handler())
 	defer srv.Close()
 	for _, mode := range []string{"seq", "par"} {
-		for _, impl := range []string{"raw", "sdk"} {
+		for _, impl := range baseline.Impls {
 			b.Run("mode="+mode+"/impl="+impl, func(b *testing.B) {
 				create, closeIdle := newCreate(b, impl, srv.URL)
 				defer closeIdle()
@@ -112,29 +115,80 @@ func benchParallel(b *testing.B, create createFunc) {
 	}
 }
 
-// BenchmarkServerThroughput compares the fake of package plantstoretest with
-// a bare net/http handler that decodes the same JSON and answers the same
-// body. Both are driven by the same hand-written client from many
-// goroutines creating distinct plants, so only the server differs.
-func BenchmarkServerThroughput(b *testing.B) {
-	b.Run("server=bare", func(b *testing.B) {
-		srv := httptest.NewServer(bareHandler())
-		defer srv.Close()
-		benchServer(b, srv.URL)
-	})
-	b.Run("server=fake", func(b *testing.B) {
-		srv := plantstoretest.NewServer(b, plantstoretest.WithToken(baseline.Token))
-		benchServer(b, srv.URL)
-		if got := len(srv.Plants()); got != b.N {
-			b.Fatalf("the fake stored %d plants, want %d", got, b.N)
-		}
-	})
+// journalLimit is how many requests the fake keeps for Requests in
+// BenchmarkServerThroughput: the mock's default (-journal 10000), so the fake
+// does the journal's work at the bounded memory a long run needs.
+const journalLimit = 10_000
+
+// A serverUnderTest is one server the benchmarks measure. journaled builds
+// its handler as BenchmarkServerThroughput runs it, journal on; its check,
+// when not nil, is called after the run with the number of creates sent and
+// fails tb if the server did not store and journal them. store, nil for a
+// server that keeps nothing, builds it for BenchmarkPlantMemory with the
+// journal off (the journal is bounded, not part of a plant's cost).
+type serverUnderTest struct {
+	name      string
+	journaled func(tb testing.TB) (h http.Handler, check func(tb testing.TB, creates int))
+	store     func(tb testing.TB) http.Handler
 }
 
-func benchServer(b *testing.B, baseURL string) {
-	create, closeIdle := newCreate(b, "raw", baseURL)
-	defer closeIdle()
-	benchParallel(b, create)
+// serversUnderTest are the servers of BenchmarkServerThroughput, each
+// mounted in the same httptest server and driven by the same client, and
+// those of BenchmarkPlantMemory. The mock's handler, built as
+// cmd/plantstore-mock builds it, joins them as one more entry once package
+// internal/mockserver is on main.
+var serversUnderTest = []serverUnderTest{
+	{name: "bare", journaled: func(testing.TB) (http.Handler, func(testing.TB, int)) { return bareHandler(), nil }},
+	{name: "fake", journaled: newJournaledFake, store: newFakeStore},
+}
+
+// newJournaledFake is the fake of package plantstoretest with its journal
+// on, keeping the most recent journalLimit requests.
+func newJournaledFake(tb testing.TB) (http.Handler, func(testing.TB, int)) {
+	h := plantstoretest.NewHandler(plantstoretest.WithToken(baseline.Token), plantstoretest.WithRequestLimit(journalLimit))
+	tb.Cleanup(h.Close)
+	return h, func(tb testing.TB, creates int) {
+		tb.Helper()
+		if got, want := len(h.Plants()), creates; got != want {
+			tb.Fatalf("the fake stored %d plants, want %d", got, want)
+		}
+		if got, want := len(h.Requests()), min(creates, journalLimit); got != want {
+			tb.Fatalf("the fake journaled %d requests, want %d", got, want)
+		}
+	}
+}
+
+// BenchmarkServerThroughput compares the fake of package plantstoretest,
+// with its journal on, with a bare net/http handler that decodes the same
+// JSON and answers the same body. All are mounted in an httptest server and
+// driven by the same hand-written client (rawsix: the six headers the SDK
+// sends) from many goroutines creating distinct plants, so only the handler
+// differs.
+//
+// Besides the time per create, it reports "cpu-ns/op": the CPU time the
+// whole process (client, server and runtime) used per create. On a machine
+// shared with other work the wall time swings with the others' load; the
+// CPU time much less, and with every core busy, throughput is inversely
+// proportional to it.
+func BenchmarkServerThroughput(b *testing.B) {
+	for _, s := range serversUnderTest {
+		b.Run("server="+s.name, func(b *testing.B) {
+			h, check := s.journaled(b)
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			create, closeIdle := newCreate(b, "rawsix", srv.URL)
+			defer closeIdle()
+			start := processCPU()
+			benchParallel(b, create)
+			b.StopTimer()
+			if cpu := processCPU() - start; start >= 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+			}
+			if check != nil {
+				check(b, b.N)
+			}
+		})
+	}
 }
 
 // bareHandler is the least a server can do to create a plant: decode the

@@ -1,7 +1,7 @@
 // Package bench measures what the plantstore SDK and its fake cost against
-// plain code doing the same job: the create-plant call a careful user writes
-// by hand with net/http (package internal/baseline) and a bare net/http
-// handler. bench.sh runs the benchmarks interleaved, counts instructions per
+// their peers doing the same job: the create-plant call a careful user writes
+// by hand with net/http and the client oapi-codegen generates (package
+// internal/baseline), and a bare net/http handler. bench.sh runs the benchmarks interleaved, counts instructions per
 // call under valgrind's callgrind with the programs under internal/callgrind,
 // and prints the ratios that BENCHMARKS.md records.
 //

@@ -2,7 +2,10 @@ module github.com/plantstore/plantstore-go/bench
 
 go 1.23
 
-require github.com/plantstore/plantstore-go v0.0.0
+require (
+	github.com/google/go-cmp v0.7.0
+	github.com/plantstore/plantstore-go v0.0.0
+)
 
 require (
 	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect

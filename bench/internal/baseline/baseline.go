@@ -1,6 +1,8 @@
-// Package baseline is the yardstick the plantstore client is measured
-// against: the create-plant call a careful user writes by hand with net/http,
-// and a server that answers it as cheaply as possible. The benchmarks in
+// Package baseline holds the yardsticks the plantstore client is measured
+// against: the create-plant call a careful user writes by hand with net/http
+// (with the SDK's four headers of today and with the six it sends once it
+// sends the correlation pair), the client oapi-codegen generates for
+// openapi.yaml, and a server that answers them all as cheaply as possible. The benchmarks in
 // bench_test.go and the callgrind programs under internal/callgrind share it,
 // so that every measurement compares the SDK with the same hand-written code.
 package baseline
@@ -53,6 +55,9 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("create plant: unexpected status %d", e.StatusCode)
 }
 
+// UserAgent is the User-Agent every hand-written call sends.
+const UserAgent = "plantstore-baseline/1"
+
 // CreatePlant is the hand-written call: encode p, POST it to url with the
 // JSON, Accept, Authorization and User-Agent headers, check the status,
 // decode the Plant through a size cap, then drain (bounded) and close the
@@ -70,7 +75,12 @@ func CreatePlant(ctx context.Context, hc *http.Client, url string, p plantstore.
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("Authorization", "Bearer "+Token)
-	req.Header.Set("User-Agent", "plantstore-baseline/1")
+	req.Header.Set("User-Agent", UserAgent)
+	return do(hc, req)
+}
+
+// do sends req and reads the answer as [CreatePlant] describes.
+func do(hc *http.Client, req *http.Request) (*plantstore.Plant, error) {
 	resp, err := hc.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("create plant: %w", err)
@@ -108,10 +118,22 @@ func Handler() http.Handler {
 // Create is one create-plant call, by hand or through the SDK.
 type Create func(ctx context.Context, p plantstore.NewPlant) error
 
+// Impls are the implementations [NewCreate] knows, in the order the
+// benchmarks run them.
+var Impls = []string{"raw", "rawsix", "oapi", "sdk"}
+
 // NewCreate returns impl's create-plant call against the API at baseURL, and
-// a function that releases its idle connections. impl is "raw", for
-// [CreatePlant] on a [NewHTTPClient], or "sdk", for a plantstore.Client with
-// the default options and opts.
+// a function that releases its idle connections. impl is one of [Impls]:
+//
+//   - "raw", [CreatePlant] on a [NewHTTPClient]: four headers;
+//   - "rawsix", [CreatePlantSixHeaders] on a [NewHTTPClient]: the six
+//     headers the SDK sends once it sends the correlation pair;
+//   - "oapi", the client oapi-codegen generates for openapi.yaml (package
+//     internal/oapi) on a [NewHTTPClient], sending the same six headers
+//     through its request editor (see [NewOAPICreate]);
+//   - "sdk", a plantstore.Client with the default options and opts.
+//
+// opts apply to "sdk" only.
 func NewCreate(impl, baseURL string, opts ...plantstore.Option) (Create, func(), error) {
 	switch impl {
 	case "raw":
@@ -121,6 +143,15 @@ func NewCreate(impl, baseURL string, opts ...plantstore.Option) (Create, func(),
 			_, err := CreatePlant(ctx, hc, url, p)
 			return err
 		}, hc.CloseIdleConnections, nil
+	case "rawsix":
+		hc := NewHTTPClient()
+		url := baseURL + "/plants"
+		return func(ctx context.Context, p plantstore.NewPlant) error {
+			_, err := CreatePlantSixHeaders(ctx, hc, url, p)
+			return err
+		}, hc.CloseIdleConnections, nil
+	case "oapi":
+		return NewOAPICreate(baseURL)
 	case "sdk":
 		c, err := plantstore.NewClient(baseURL, append([]plantstore.Option{plantstore.WithToken(Token)}, opts...)...)
 		if err != nil {
@@ -131,5 +162,5 @@ func NewCreate(impl, baseURL string, opts ...plantstore.Option) (Create, func(),
 			return err
 		}, c.CloseIdleConnections, nil
 	}
-	return nil, nil, fmt.Errorf("unknown implementation %q: want raw or sdk", impl)
+	return nil, nil, fmt.Errorf("unknown implementation %q: want one of %q", impl, Impls)
 }

@@ -1,12 +1,13 @@
 // Command client makes N sequential create-plant calls against a server, by
-// hand (package internal/baseline) or through the plantstore SDK, and exits.
+// hand or through the oapi-codegen client (package internal/baseline) or
+// through the plantstore SDK, and exits.
 // bench/bench.sh runs it under valgrind's callgrind for two values of N:
 // the difference in instructions divided by the difference in N is the cost
 // of one call, free of start-up costs and of the machine's load.
 //
 // Usage:
 //
-//	client -mode raw|sdk -n N -url http://127.0.0.1:port
+//	client -mode raw|rawsix|oapi|sdk -n N -url http://127.0.0.1:port
 package main
 
 import (
@@ -21,7 +22,7 @@ import (
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("callgrind client: ")
-	mode := flag.String("mode", "sdk", "`raw` for the hand-written call, sdk for plantstore.Client")
+	mode := flag.String("mode", "sdk", "the `implementation`: raw or rawsix for the hand-written call with four or six headers, oapi for the oapi-codegen client, sdk for plantstore.Client")
 	n := flag.Int("n", 1000, "number of sequential creates")
 	url := flag.String("url", "", "base `URL` of the server, e.g. http://127.0.0.1:8080")
 	flag.Parse()
