@@ -2,7 +2,10 @@ module github.com/plantstore/plantstore-go/contract
 
 go 1.23
 
-require github.com/plantstore/plantstore-go v0.0.0
+require (
+	github.com/google/go-cmp v0.7.0
+	github.com/plantstore/plantstore-go v0.0.0
+)
 
 require (
 	github.com/getkin/kin-openapi v0.135.0

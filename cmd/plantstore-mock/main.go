@@ -1,21 +1,34 @@
 // Command plantstore-mock serves the fake Plant Store API of package
-// plantstoretest over the network, for local development and for clients
-// not written in Go.
+// plantstoretest over the network, with a control API beside it, for local
+// development and for tests not written in Go.
 //
 // Usage:
 //
-//	plantstore-mock [-addr host:port] [-token token]
+//	plantstore-mock [flags]
 //
-// It prints "listening on http://host:port" on standard output once it
-// accepts connections (with -addr 127.0.0.1:0 the port is chosen for it),
-// logs one line per request on standard error (method, path, status and
-// duration; never the token), and shuts down gracefully on SIGINT or
-// SIGTERM, exiting with status 0. Requests still running 10s later are cut
-// off and the status is 1; a second signal ends it at once. The token
-// defaults to $PLANTSTORE_TOKEN,
-// or to plantstoretest.DefaultToken when that is unset. The stored plants
-// live in memory and are lost when the command exits; requests are not
-// recorded, so memory grows only with the plants stored.
+// It serves POST /plants as plantstoretest's Handler does, and the control
+// API under /__plantstore/ on the same port: health, the stored plants,
+// seeding, the journal of API requests, scripted faults, reset, and the
+// OpenAPI documents of both. Run with -h for the flags; the README's "Mock
+// server" section documents each, and the control API, in full.
+//
+// It prints "listening on URL" on standard output once it accepts
+// connections, with a URL a client on this machine can use (with -addr :0
+// the port is chosen for it, and an unspecified host becomes 127.0.0.1 or
+// localhost). On standard error it says whether the control API is open,
+// needs the admin token, or is off (on a non-loopback address without an
+// admin token), and logs one line per request (method, path, status and
+// duration; never a token).
+//
+// The token defaults to $PLANTSTORE_TOKEN, or to plantstoretest.DefaultToken
+// when that is unset; the admin token to $PLANTSTORE_ADMIN_TOKEN. The two
+// must differ.
+//
+// It shuts down gracefully on SIGINT or SIGTERM, exiting with status 0.
+// Requests still running 10s later are cut off and the status is 1; a second
+// signal ends it at once. Bad flags or a bad -seed file stop it before it
+// listens, with status 2. Everything lives in memory, within the bounds the
+// flags set, and is lost when it exits.
 package main
 
 import (
@@ -33,12 +46,17 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/plantstore/plantstore-go/internal/mockserver"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
 // shutdownTimeout bounds how long a graceful shutdown waits for requests in
 // flight.
 const shutdownTimeout = 10 * time.Second
+
+// maxHeaderBytes bounds each request's header block, so that the
+// connection bound also bounds the memory headers can take.
+const maxHeaderBytes = 64 << 10
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -50,60 +68,149 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
 }
 
-// run is the whole command; it returns the exit status. It serves until ctx
-// ends.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+// flags are the command line, parsed.
+type flags struct {
+	addr        string
+	token       string
+	adminToken  string
+	journal     int
+	seed        string
+	maxPlants   int
+	maxConns    int
+	rate        rate
+	chaos       float64
+	chaosSeed   int64
+	chaosSeeded bool // -chaos-seed was given
+}
+
+// parseFlags parses args, with the environment's defaults. It returns the
+// exit status to stop with, or -1 to go on.
+func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*flags, int) {
+	var f flags
 	fs := flag.NewFlagSet("plantstore-mock", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: plantstore-mock [-addr host:port] [-token token]\n\n"+
-			"Serves the fake Plant Store API (package plantstoretest) until SIGINT or SIGTERM.\n\n")
+		fmt.Fprintf(fs.Output(), "Usage: plantstore-mock [flags]\n\n"+
+			"Serves the fake Plant Store API (package plantstoretest), and its control API\n"+
+			"under /__plantstore/, until SIGINT or SIGTERM.\n\n")
 		fs.PrintDefaults()
 	}
-	addr := fs.String("addr", "127.0.0.1:8080", "`address` to listen on; port 0 picks a free port")
-	// The flag has no default of its own, so that -h never prints a token
-	// taken from the environment.
-	token := fs.String("token", "", "the bearer `token` to accept (default $PLANTSTORE_TOKEN, else "+plantstoretest.DefaultToken+")")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "`address` to listen on; port 0 picks a free port")
+	// The token flags have no default of their own, so that -h never prints
+	// a token taken from the environment.
+	fs.StringVar(&f.token, "token", "", "the API's bearer `token` (default $PLANTSTORE_TOKEN, else "+plantstoretest.DefaultToken+")")
+	fs.StringVar(&f.adminToken, "admin-token", "", "the control API's bearer `token` (default $PLANTSTORE_ADMIN_TOKEN); without one, the control API is open on loopback and off elsewhere")
+	fs.IntVar(&f.journal, "journal", mockserver.DefaultJournal, fmt.Sprintf("keep the last `N` API requests in the journal, each body cut at %d bytes; 0 keeps none", mockserver.JournalBodyLimit))
+	fs.StringVar(&f.seed, "seed", "", "start with the plants in `file`, a JSON array of {\"id\", \"name\", \"tag\"}")
+	fs.IntVar(&f.maxPlants, "max-plants", mockserver.DefaultMaxPlants, "store at most `N` plants; a create past it is a 400")
+	fs.IntVar(&f.maxConns, "max-conns", mockserver.DefaultMaxConns, "serve at most `N` connections at once; more wait their turn")
+	fs.Var(&f.rate, "rate-limit", "answer API requests over `RATE` (N/s, N/m, N/h or N/duration, like 50/s or 10/1500ms) with 429 (default no limit)")
+	fs.Float64Var(&f.chaos, "chaos", 0, "answer this `fraction` (0 to 1) of API requests with a random fault")
+	fs.Int64Var(&f.chaosSeed, "chaos-seed", 0, "the `seed` of -chaos's choices; the same seed gives the same sequence (default a random seed, printed)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return nil, 0
 		}
-		return 2
-	}
-	if !isSet(fs, "token") {
-		*token = getenv("PLANTSTORE_TOKEN")
-		if *token == "" {
-			*token = plantstoretest.DefaultToken
-		}
+		return nil, 2
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "plantstore-mock: unexpected arguments: %q\n", fs.Args())
 		fs.Usage()
-		return 2
+		return nil, 2
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if !set["token"] {
+		f.token = getenv("PLANTSTORE_TOKEN")
+		if f.token == "" {
+			f.token = plantstoretest.DefaultToken
+		}
+	}
+	if !set["admin-token"] {
+		f.adminToken = getenv("PLANTSTORE_ADMIN_TOKEN")
+	}
+	f.chaosSeeded = set["chaos-seed"]
+	if msg := f.check(set); msg != "" {
+		fmt.Fprintf(stderr, "plantstore-mock: %s\n", msg)
+		return nil, 2
+	}
+	return &f, -1
+}
+
+// check reports what is wrong with f, or "". No message quotes a token.
+func (f *flags) check(set map[string]bool) string {
+	switch {
+	case set["admin-token"] && f.adminToken == "":
+		return "-admin-token must not be empty; leave it out for no admin token"
+	case f.adminToken != "" && f.adminToken == f.token:
+		return "the admin token must differ from the API token: the API token must never open the control API"
+	case f.journal < 0:
+		return fmt.Sprintf("-journal %d: want 0 or more", f.journal)
+	case f.maxPlants < 0:
+		return fmt.Sprintf("-max-plants %d: want 0 or more", f.maxPlants)
+	case f.maxConns < 1:
+		return fmt.Sprintf("-max-conns %d: want 1 or more", f.maxConns)
+	case !(f.chaos >= 0 && f.chaos <= 1): // also catches NaN
+		return fmt.Sprintf("-chaos %v: want a fraction from 0 to 1", f.chaos)
+	}
+	return ""
+}
+
+// run is the whole command; it returns the exit status. It serves until ctx
+// ends.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	f, status := parseFlags(args, getenv, stderr)
+	if status >= 0 {
+		return status
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	h, err := newHandler(*token, logger)
+	if f.chaos > 0 && !f.chaosSeeded {
+		f.chaosSeed = time.Now().UnixNano()
+		fmt.Fprintf(stderr, "plantstore-mock: -chaos %v with seed %d; pass -chaos-seed %d to repeat this run\n", f.chaos, f.chaosSeed, f.chaosSeed)
+	}
+	h, err := newHandler(f, logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "plantstore-mock: %v\n", err)
 		return 2
 	}
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          log.New(stderr, "plantstore-mock: ", 0),
+	defer h.Close()
+	if f.seed != "" {
+		if err := seed(h, f.seed); err != nil {
+			fmt.Fprintf(stderr, "plantstore-mock: %v\n", err)
+			return 2
+		}
 	}
-	ln, err := net.Listen("tcp", *addr)
+
+	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "plantstore-mock: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
+	mock, err := mockserver.New(h, mockserver.Config{
+		AdminToken: f.adminToken,
+		Loopback:   mockserver.IsLoopback(ln.Addr()),
+		ListenAddr: ln.Addr().String(),
+		Logger:     logger,
+	})
+	if err != nil {
+		ln.Close()
+		fmt.Fprintf(stderr, "plantstore-mock: %v\n", err)
+		return 2
+	}
+	srv := &http.Server{
+		Handler:           mock,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          log.New(stderr, "plantstore-mock: ", 0),
+	}
+	fmt.Fprintf(stderr, "plantstore-mock: %s\n", mock.Status())
+	fmt.Fprintf(stdout, "listening on %s\n", mockserver.ClientURL(ln.Addr()))
 
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
+	go func() { serveErr <- srv.Serve(mockserver.LimitListener(ln, f.maxConns)) }()
 	select {
 	case err := <-serveErr:
 		fmt.Fprintf(stderr, "plantstore-mock: %v\n", err)
@@ -123,26 +230,47 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return 0
 }
 
-// isSet reports whether the flag called name was given on the command line.
-func isSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
-
-// newHandler is the fake the command serves. It records no requests: nobody
-// can read them, and a long-running mock would keep every body. The panic
+// newHandler is the fake the command serves, configured by f. The panic
 // plantstoretest.NewHandler reports invalid options with (a bad -token)
 // becomes an error.
-func newHandler(token string, logger *slog.Logger) (h *plantstoretest.Handler, err error) {
+func newHandler(f *flags, logger *slog.Logger) (h *plantstoretest.Handler, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%v", r)
 		}
 	}()
-	return plantstoretest.NewHandler(
-		plantstoretest.WithToken(token),
+	opts := []plantstoretest.Option{
+		plantstoretest.WithToken(f.token),
 		plantstoretest.WithLogger(logger),
-		plantstoretest.WithRequestLimit(0),
-	), nil
+		plantstoretest.WithRequestLimit(f.journal),
+		plantstoretest.WithRequestBodyLimit(mockserver.JournalBodyLimit),
+		plantstoretest.WithMaxPlants(f.maxPlants),
+	}
+	if f.rate.n > 0 {
+		opts = append(opts, plantstoretest.WithRateLimit(f.rate.n, f.rate.per))
+	}
+	if f.chaos > 0 {
+		opts = append(opts, plantstoretest.WithChaos(f.chaos, f.chaosSeed))
+	}
+	return plantstoretest.NewHandler(opts...), nil
+}
+
+// seed stores the plants of the JSON file at path, all or none.
+func seed(h *plantstoretest.Handler, path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("-seed: %w", err)
+	}
+	err = h.SeedJSON(data)
+	var se *plantstoretest.SeedError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &se) && se.Index >= 0:
+		return fmt.Errorf("-seed %s: entry %d (counting from 0): %s; nothing was served", path, se.Index, se.Body.Message)
+	case errors.As(err, &se):
+		return fmt.Errorf("-seed %s: %s; nothing was served", path, se.Body.Message)
+	default:
+		return fmt.Errorf("-seed %s: %v", path, err)
+	}
 }

@@ -1,0 +1,189 @@
+package mockserver
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/plantstore/plantstore-go/plantstoretest"
+)
+
+// Bounds on control request bodies. A body is read as it arrives, never
+// into a buffer sized by its Content-Length, so a client that announces a
+// large body and sends little costs little.
+const (
+	// MaxFaultBody bounds the body of POST /__plantstore/faults: room for a
+	// scripted reply body of several hundred KiB.
+	MaxFaultBody = 1 << 20
+	// MaxSeedBody bounds the body of POST /__plantstore/plants: about
+	// 200,000 plants with short names. Seed more with -seed, or in several
+	// calls.
+	MaxSeedBody = 16 << 20
+	// maxEmptyBody bounds what is read of the body of an endpoint that
+	// takes none, to tell an empty body from one that is not.
+	maxEmptyBody = 1
+)
+
+// CodeBadControlRequest is the "error" code of a 400 from the control API
+// for a request that is well-formed JSON but asks for something the control
+// API cannot do: a Fault that contradicts itself, a bad delay, a bad since
+// query parameter, a body sent to an endpoint that takes none. Malformed
+// JSON, a field of the wrong type and an unknown field are
+// [plantstoretest.CodeInvalidJSON]; a body over the endpoint's limit is 413
+// with [plantstoretest.CodeTooLarge]; a bad seed is answered with the code
+// POST /plants would give the plant.
+const CodeBadControlRequest int32 = 100
+
+// controlError is a failed control request: the status and the ErrorBody to
+// send.
+type controlError struct {
+	status    int
+	body      plantstoretest.ErrorBody
+	challenge string // the WWW-Authenticate value of a 401
+	allow     string // the Allow value of a 405
+}
+
+func (e *controlError) Error() string { return e.body.Message }
+
+func errorf(status int, code int32, format string, args ...any) *controlError {
+	return &controlError{status: status, body: plantstoretest.ErrorBody{Code: code, Message: fmt.Sprintf(format, args...)}}
+}
+
+func badRequest(format string, args ...any) *controlError {
+	return errorf(http.StatusBadRequest, CodeBadControlRequest, format, args...)
+}
+
+// readBody reads r's body, at most limit bytes of it, into memory that
+// grows with the bytes received.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *controlError) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge) && limit == maxEmptyBody:
+		return nil, badRequest("%s %s takes no body", r.Method, r.URL.Path)
+	case errors.As(err, &tooLarge):
+		return nil, errorf(http.StatusRequestEntityTooLarge, plantstoretest.CodeTooLarge,
+			"body is larger than %d bytes, the limit of %s %s", limit, r.Method, r.URL.Path)
+	case err != nil:
+		return nil, errorf(http.StatusBadRequest, plantstoretest.CodeInvalidJSON, "reading body: %v", err)
+	}
+	return body, nil
+}
+
+// decodeStrict decodes body, one JSON value in UTF-8, into v, and rejects
+// fields v does not have, values of the wrong type and anything after the
+// value. Every problem is a 400 with [plantstoretest.CodeInvalidJSON] and a
+// message naming it.
+func decodeStrict(body []byte, v any) *controlError {
+	invalid := func(format string, args ...any) *controlError {
+		return errorf(http.StatusBadRequest, plantstoretest.CodeInvalidJSON, format, args...)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return invalid("empty body; want a JSON object")
+	}
+	if !utf8.Valid(body) {
+		return invalid("body is not valid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var syntaxErr *json.SyntaxError
+		var typeErr *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syntaxErr):
+			return invalid("invalid JSON at byte %d: %v", syntaxErr.Offset, err)
+		case errors.As(err, &typeErr) && typeErr.Field != "":
+			return invalid("field %q: want %s, got JSON %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
+		case errors.As(err, &typeErr):
+			return invalid("want %s, got JSON %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return invalid("invalid JSON: the body ends early")
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			return invalid("unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
+		default:
+			return invalid("invalid JSON: %v", strings.TrimPrefix(err.Error(), "json: "))
+		}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return invalid("invalid JSON: data after the value")
+	}
+	return nil
+}
+
+// jsonKind names a Go kind the way a JSON user would.
+func jsonKind(kind string) string {
+	switch kind {
+	case "struct", "map":
+		return "an object"
+	case "slice", "array":
+		return "an array"
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "an integer"
+	case "float32", "float64":
+		return "a number"
+	}
+	return "another type"
+}
+
+// writeJSON sends v as the JSON body of a reply with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		// The control API's replies are plain structs that always marshal.
+		panic(fmt.Sprintf("mockserver: marshal %T: %v", v, err))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// writeJSONArray sends the n values that at(i) gives as a JSON array, one
+// element per line, and 200. It encodes them one at a time, so that a long
+// array is never held in memory twice.
+func writeJSONArray(w http.ResponseWriter, n int, at func(i int) any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriterSize(w, 32<<10)
+	var elem bytes.Buffer
+	enc := json.NewEncoder(&elem)
+	enc.SetEscapeHTML(false)
+	bw.WriteByte('[')
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			bw.WriteString(",\n")
+		}
+		elem.Reset()
+		if err := enc.Encode(at(i)); err != nil {
+			panic(fmt.Sprintf("mockserver: marshal %T: %v", at(i), err))
+		}
+		bw.Write(bytes.TrimSuffix(elem.Bytes(), []byte("\n")))
+	}
+	bw.WriteString("]\n")
+	_ = bw.Flush() // A client that went away gets nothing either way.
+}
+
+// writeError sends e as an ErrorBody.
+func writeError(w http.ResponseWriter, e *controlError) {
+	if e.challenge != "" {
+		w.Header().Set("WWW-Authenticate", e.challenge)
+	}
+	if e.allow != "" {
+		w.Header().Set("Allow", e.allow)
+	}
+	writeJSON(w, e.status, e.body)
+}

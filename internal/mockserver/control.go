@@ -1,0 +1,206 @@
+package mockserver
+
+import (
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/plantstore/plantstore-go/plantstoretest"
+)
+
+// endpoint is one method on one control path.
+type endpoint struct {
+	// query lists the query parameters it takes; any other is a 400, so a
+	// typo is not silently ignored.
+	query []string
+	// bodyLimit bounds the body it reads; 0 means it takes none, and a
+	// non-empty body is a 400.
+	bodyLimit int64
+	// serve answers a request that passed the access, method, query and
+	// body checks: it writes the reply and returns its status, or returns an
+	// error and writes nothing.
+	serve func(s *Server, w http.ResponseWriter, r *http.Request, body []byte) (int, *controlError)
+}
+
+// routes maps each control path, then method, to its endpoint. HEAD is
+// served wherever GET is.
+var routes = map[string]map[string]endpoint{
+	Prefix + "health": {
+		http.MethodGet: {serve: (*Server).health},
+	},
+	Prefix + "plants": {
+		http.MethodGet:  {serve: (*Server).listPlants},
+		http.MethodPost: {bodyLimit: MaxSeedBody, serve: (*Server).seed},
+	},
+	Prefix + "requests": {
+		http.MethodGet:    {query: []string{"since"}, serve: (*Server).listRequests},
+		http.MethodDelete: {serve: (*Server).clearRequests},
+	},
+	Prefix + "faults": {
+		http.MethodGet:    {serve: (*Server).listFaults},
+		http.MethodPost:   {bodyLimit: MaxFaultBody, serve: (*Server).addFault},
+		http.MethodDelete: {serve: (*Server).clearFaults},
+	},
+	Prefix + "reset": {
+		http.MethodPost: {serve: (*Server).reset},
+	},
+	Prefix + "openapi.yaml": {
+		http.MethodGet: {serve: (*Server).apiDocument},
+	},
+	Prefix + "control.openapi.yaml": {
+		http.MethodGet: {serve: (*Server).controlDocument},
+	},
+}
+
+// control serves a request under Prefix and returns the status sent.
+// Health is open to all; every other path first passes the access rules,
+// then the method, query and body checks, and nothing changes unless all
+// pass.
+func (s *Server) control(w http.ResponseWriter, r *http.Request) int {
+	status, err := s.dispatch(w, r)
+	if err != nil {
+		writeError(w, err)
+		return err.status
+	}
+	return status
+}
+
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) (int, *controlError) {
+	path := r.URL.Path
+	if path != Prefix+"health" {
+		switch s.access {
+		case accessOff:
+			return 0, errorf(http.StatusNotFound, plantstoretest.CodeNotFound, "%s", offMessage(s.listenAddr))
+		case accessToken:
+			if err := s.authorize(r.Header); err != nil {
+				return 0, err
+			}
+		}
+	}
+	methods, ok := routes[path]
+	if !ok {
+		return 0, errorf(http.StatusNotFound, plantstoretest.CodeNotFound,
+			"no such control path %q; GET %scontrol.openapi.yaml describes them all", path, Prefix)
+	}
+	method := r.Method
+	if method == http.MethodHead {
+		method = http.MethodGet
+	}
+	ep, ok := methods[method]
+	if !ok {
+		allow := allowed(methods)
+		err := errorf(http.StatusMethodNotAllowed, plantstoretest.CodeMethodNotAllowed,
+			"%s does not serve %s; it serves %s", path, r.Method, allow)
+		err.allow = allow
+		return 0, err
+	}
+	if err := checkQuery(r.URL, ep.query); err != nil {
+		return 0, err
+	}
+	limit := ep.bodyLimit
+	if limit == 0 {
+		limit = maxEmptyBody
+	}
+	body, err := readBody(w, r, limit)
+	if err != nil {
+		return 0, err
+	}
+	if ep.bodyLimit == 0 && len(body) > 0 {
+		return 0, badRequest("%s %s takes no body", r.Method, path)
+	}
+	return ep.serve(s, w, r, body)
+}
+
+// allowed lists the methods of a path for an Allow header.
+func allowed(methods map[string]endpoint) string {
+	var names []string
+	for m := range methods {
+		names = append(names, m)
+		if m == http.MethodGet {
+			names = append(names, http.MethodHead)
+		}
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// checkQuery rejects query parameters the endpoint does not take, and a
+// parameter given twice.
+func checkQuery(u *url.URL, allowed []string) *controlError {
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return badRequest("invalid query string: %v", err)
+	}
+	for name, values := range q {
+		known := false
+		for _, a := range allowed {
+			known = known || a == name
+		}
+		switch {
+		case !known && len(allowed) == 0:
+			return badRequest("unknown query parameter %q; %s takes none", name, u.Path)
+		case !known:
+			return badRequest("unknown query parameter %q; %s takes %s", name, u.Path, strings.Join(allowed, ", "))
+		case len(values) > 1:
+			return badRequest("query parameter %q given %d times, want once", name, len(values))
+		}
+	}
+	return nil
+}
+
+// healthBody is the reply of GET /__plantstore/health.
+type healthBody struct {
+	Status string `json:"status"` // always "ok"
+}
+
+func (s *Server) health(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
+	writeJSON(w, http.StatusOK, healthBody{Status: "ok"})
+	return http.StatusOK, nil
+}
+
+func (s *Server) listRequests(w http.ResponseWriter, r *http.Request, _ []byte) (int, *controlError) {
+	var since uint64
+	if v, ok := r.URL.Query()["since"]; ok {
+		n, err := strconv.ParseUint(v[0], 10, 64)
+		if err != nil {
+			return 0, badRequest("since must be a journal seq (an integer from 0), got %q", v[0])
+		}
+		since = n
+	}
+	entries := s.fake.RequestsSince(since)
+	writeJSONArray(w, len(entries), func(i int) any { return newJournalEntry(&entries[i]) })
+	return http.StatusOK, nil
+}
+
+func (s *Server) clearRequests(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
+	s.fake.ClearRequests()
+	w.WriteHeader(http.StatusNoContent)
+	return http.StatusNoContent, nil
+}
+
+func (s *Server) reset(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fake.Reset()
+	clear(s.matches)
+	w.WriteHeader(http.StatusNoContent)
+	return http.StatusNoContent, nil
+}
+
+func (s *Server) apiDocument(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
+	return writeYAML(w, apiDocument), nil
+}
+
+func (s *Server) controlDocument(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
+	return writeYAML(w, controlDocument), nil
+}
+
+// writeYAML sends an OpenAPI document.
+func writeYAML(w http.ResponseWriter, doc []byte) int {
+	w.Header().Set("Content-Type", "application/yaml")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(doc)
+	return http.StatusOK
+}

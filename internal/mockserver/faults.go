@@ -1,0 +1,254 @@
+package mockserver
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/plantstoretest"
+)
+
+// faultJSON is a [plantstoretest.Fault] as POST /__plantstore/faults takes
+// it. Every field is optional; the Handler's own checks reject the
+// contradictions, with the messages [plantstoretest.Handler.Inject] gives.
+type faultJSON struct {
+	Status int `json:"status"`
+	// Headers maps a header name to a string or an array of strings.
+	Headers map[string]json.RawMessage `json:"headers"`
+	// Body is the scripted reply's body; null or absent sends an ErrorBody
+	// with CodeFault, "" sends none.
+	Body *string `json:"body"`
+	// Delay is a Go duration, like "250ms" or "2s"; "" is none.
+	Delay string     `json:"delay"`
+	Hang  bool       `json:"hang"`
+	Drop  bool       `json:"drop"`
+	Store bool       `json:"store"`
+	Times int        `json:"times"`
+	Match *matchJSON `json:"match"`
+}
+
+// matchJSON selects the requests a fault answers by the plant they carry:
+// every field given must equal the plant's. A request that failed the
+// fake's checks carries no plant, and matches no fault with a match.
+type matchJSON struct {
+	ID   *int64  `json:"id,omitempty"`
+	Name *string `json:"name,omitempty"`
+	Tag  *string `json:"tag,omitempty"`
+}
+
+// fn is m as a Fault's Match.
+func (m *matchJSON) fn() func(plantstoretest.Request) bool {
+	want := *m // a copy: the func must not see later changes
+	return func(r plantstoretest.Request) bool {
+		return r.Invalid == nil && want.matches(r.Plant)
+	}
+}
+
+func (m *matchJSON) matches(p plantstore.NewPlant) bool {
+	return (m.ID == nil || *m.ID == p.ID) &&
+		(m.Name == nil || *m.Name == p.Name) &&
+		(m.Tag == nil || *m.Tag == p.Tag)
+}
+
+// fault converts fj into the Fault it describes. It checks what JSON adds
+// (header syntax, the delay's syntax, an empty match); the Handler checks
+// the rest.
+func (fj *faultJSON) fault() (plantstoretest.Fault, *controlError) {
+	f := plantstoretest.Fault{
+		Status: fj.Status,
+		Hang:   fj.Hang,
+		Drop:   fj.Drop,
+		Store:  fj.Store,
+		Times:  fj.Times,
+	}
+	if fj.Headers != nil {
+		f.Header = make(http.Header, len(fj.Headers))
+		for name, raw := range fj.Headers {
+			values, err := headerValues(name, raw)
+			if err != nil {
+				return f, err
+			}
+			for _, v := range values {
+				f.Header.Add(name, v)
+			}
+		}
+	}
+	if fj.Body != nil {
+		f.Body = []byte(*fj.Body)
+	}
+	if fj.Delay != "" {
+		d, err := time.ParseDuration(fj.Delay)
+		if err != nil {
+			return f, badRequest("delay %q is not a Go duration such as \"250ms\" or \"2s\"", fj.Delay)
+		}
+		f.Delay = d
+	}
+	if fj.Match != nil {
+		if *fj.Match == (matchJSON{}) {
+			return f, badRequest("match names none of id, name and tag; leave match out to match every request")
+		}
+		f.Match = fj.Match.fn()
+	}
+	return f, nil
+}
+
+// headerValues decodes one entry of "headers": a string or a non-empty
+// array of strings, under a valid header name, with values that cannot
+// break the response's framing.
+func headerValues(name string, raw json.RawMessage) ([]string, *controlError) {
+	if !validHeaderName(name) {
+		return nil, badRequest("headers: %q is not a valid header name", name)
+	}
+	var values []string
+	var one string
+	if err := json.Unmarshal(raw, &one); err == nil {
+		values = []string{one}
+	} else if err := json.Unmarshal(raw, &values); err != nil || len(values) == 0 {
+		return nil, badRequest("headers: %q: want a string or a non-empty array of strings", name)
+	}
+	for _, v := range values {
+		if !validHeaderValue(v) {
+			return nil, badRequest("headers: %q: a value holds a control character", name)
+		}
+	}
+	return values, nil
+}
+
+// validHeaderName reports whether name is an RFC 9110 token.
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// validHeaderValue reports whether v holds no control character but tab.
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// faultStatusJSON is a pending fault as GET /__plantstore/faults lists it:
+// the fault as posted, normalised (headers as arrays, delay as a Go
+// duration, times resolved), its id and the replies it has left.
+type faultStatusJSON struct {
+	ID      int                 `json:"id"`
+	Status  int                 `json:"status"`
+	Headers map[string][]string `json:"headers"`
+	Body    *string             `json:"body"`
+	Delay   string              `json:"delay"`
+	Hang    bool                `json:"hang"`
+	Drop    bool                `json:"drop"`
+	Store   bool                `json:"store"`
+	Match   *matchJSON          `json:"match"`
+	Times   int                 `json:"times"`
+	Left    int                 `json:"left"`
+}
+
+func newFaultStatus(fs plantstoretest.FaultStatus, m *matchJSON) faultStatusJSON {
+	out := faultStatusJSON{
+		ID:      fs.ID,
+		Status:  fs.Fault.Status,
+		Headers: map[string][]string(fs.Fault.Header),
+		Delay:   fs.Fault.Delay.String(),
+		Hang:    fs.Fault.Hang,
+		Drop:    fs.Fault.Drop,
+		Store:   fs.Fault.Store,
+		Match:   m,
+		Times:   fs.Times,
+		Left:    fs.Left,
+	}
+	if out.Headers == nil {
+		out.Headers = map[string][]string{}
+	}
+	if fs.Fault.Body != nil {
+		body := string(fs.Fault.Body)
+		out.Body = &body
+	}
+	return out
+}
+
+func (s *Server) addFault(w http.ResponseWriter, _ *http.Request, body []byte) (int, *controlError) {
+	var fj faultJSON
+	if err := decodeStrict(body, &fj); err != nil {
+		return 0, err
+	}
+	f, cerr := fj.fault()
+	if cerr != nil {
+		return 0, cerr
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, err := s.fake.AddFault(f)
+	if err != nil {
+		return 0, badRequest("%v", err)
+	}
+	s.pruneMatches(nil)
+	if fj.Match != nil {
+		s.matches[id] = fj.Match
+	}
+	times := f.Times
+	if times == 0 {
+		times = 1
+	}
+	f.Header = f.Header.Clone() // the reply must not share the map the Handler keeps
+	writeJSON(w, http.StatusCreated, newFaultStatus(plantstoretest.FaultStatus{ID: id, Fault: f, Times: times, Left: times}, fj.Match))
+	return http.StatusCreated, nil
+}
+
+func (s *Server) listFaults(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
+	s.mu.Lock()
+	pending := s.fake.Faults()
+	s.pruneMatches(pending)
+	out := make([]faultStatusJSON, len(pending))
+	for i, fs := range pending {
+		out[i] = newFaultStatus(fs, s.matches[fs.ID])
+	}
+	s.mu.Unlock()
+	writeJSONArray(w, len(out), func(i int) any { return out[i] })
+	return http.StatusOK, nil
+}
+
+func (s *Server) clearFaults(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fake.ClearFaults()
+	clear(s.matches)
+	w.WriteHeader(http.StatusNoContent)
+	return http.StatusNoContent, nil
+}
+
+// pruneMatches forgets the matches of faults no longer pending. pending is
+// the Handler's list, or nil to ask it. s.mu must be held.
+func (s *Server) pruneMatches(pending []plantstoretest.FaultStatus) {
+	if len(s.matches) == 0 {
+		return
+	}
+	if pending == nil {
+		pending = s.fake.Faults()
+	}
+	live := make(map[int]bool, len(pending))
+	for _, fs := range pending {
+		live[fs.ID] = true
+	}
+	for id := range s.matches {
+		if !live[id] {
+			delete(s.matches, id)
+		}
+	}
+}

@@ -1,0 +1,201 @@
+package mockserver
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/plantstoretest"
+)
+
+func TestAddFaultServesTheFault(t *testing.T) {
+	t.Parallel()
+	srv, h := openMock(t)
+	rep := call(t, srv, "POST", "/__plantstore/faults", []byte(`{
+		"status": 503,
+		"headers": {"Retry-After": "2", "x-multi": ["a", "b"]},
+		"body": "{\"error\": 42, \"message\": \"busy\"}",
+		"times": 2,
+		"match": {"name": "Fern"}
+	}`), "")
+	if rep.status != http.StatusCreated {
+		t.Fatalf("POST faults = %d %s, want 201", rep.status, rep.body)
+	}
+	body := `{"error": 42, "message": "busy"}`
+	fern := "Fern"
+	want := faultStatusJSON{
+		ID: 1, Status: 503,
+		Headers: map[string][]string{"Retry-After": {"2"}, "X-Multi": {"a", "b"}},
+		Body:    &body, Delay: "0s", Match: &matchJSON{Name: &fern}, Times: 2, Left: 2,
+	}
+	if diff := cmp.Diff(want, decode[faultStatusJSON](t, rep)); diff != "" {
+		t.Errorf("POST faults reply mismatch (-want +got):\n%s", diff)
+	}
+
+	// Ivy does not match; Fern does, twice.
+	if rep := create(t, srv, plantstore.NewPlant{ID: 1, Name: "Ivy"}); rep.status != 200 {
+		t.Errorf("create Ivy = %d, want 200: the fault matches Fern only", rep.status)
+	}
+	rep = create(t, srv, plantstore.NewPlant{ID: 2, Name: "Fern"})
+	if rep.status != 503 || rep.header.Get("Retry-After") != "2" || string(rep.body) != body ||
+		!cmp.Equal(rep.header.Values("X-Multi"), []string{"a", "b"}) {
+		t.Errorf("create Fern = %d %v %s, want the scripted 503", rep.status, rep.header, rep.body)
+	}
+	want.Left = 1
+	if diff := cmp.Diff([]faultStatusJSON{want}, decode[[]faultStatusJSON](t, call(t, srv, "GET", "/__plantstore/faults", nil, ""))); diff != "" {
+		t.Errorf("GET faults after one use mismatch (-want +got):\n%s", diff)
+	}
+	create(t, srv, plantstore.NewPlant{ID: 3, Name: "Fern"})
+	if got := decode[[]faultStatusJSON](t, call(t, srv, "GET", "/__plantstore/faults", nil, "")); len(got) != 0 {
+		t.Errorf("GET faults once used up = %+v, want []", got)
+	}
+	if got := len(h.Plants()); got != 1 {
+		t.Errorf("stored %d plants, want 1 (Ivy): the faults had no store", got)
+	}
+}
+
+func TestAddFaultKinds(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		fault      string
+		wantStatus int // 0: the connection drops
+		wantStored int
+	}{
+		{"drop", `{"drop": true}`, 0, 0},
+		{"store then drop", `{"store": true, "drop": true}`, 0, 1},
+		{"delay then the usual reply", `{"delay": "1ms", "headers": {"X-Slow": "yes"}}`, 200, 1},
+		{"empty body", `{"status": 500, "body": ""}`, 500, 0},
+		{"match by id and tag", `{"status": 418, "match": {"id": 1, "tag": "t"}}`, 418, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv, h := openMock(t)
+			if rep := call(t, srv, "POST", "/__plantstore/faults", []byte(tt.fault), ""); rep.status != 201 {
+				t.Fatalf("POST faults %s = %d %s, want 201", tt.fault, rep.status, rep.body)
+			}
+			req, _ := http.NewRequest("POST", srv.URL+"/plants", strings.NewReader(`{"id": 1, "name": "Fern", "tag": "t"}`))
+			req.Header.Set("Authorization", "Bearer "+apiToken)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := srv.Client().Do(req)
+			switch {
+			case tt.wantStatus == 0 && err == nil:
+				resp.Body.Close()
+				t.Errorf("create = %d, want a dropped connection", resp.StatusCode)
+			case tt.wantStatus != 0 && err != nil:
+				t.Errorf("create error = %v, want %d", err, tt.wantStatus)
+			case err == nil:
+				resp.Body.Close()
+				if resp.StatusCode != tt.wantStatus {
+					t.Errorf("create = %d, want %d", resp.StatusCode, tt.wantStatus)
+				}
+			}
+			if got := len(h.Plants()); got != tt.wantStored {
+				t.Errorf("stored %d plants, want %d", got, tt.wantStored)
+			}
+		})
+	}
+}
+
+func TestAddFaultRejectsWithInjectsMessages(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		json  string
+		fault plantstoretest.Fault // the same fault in Go, whose AddFault error the reply must carry
+	}{
+		{"hang and drop", `{"hang": true, "drop": true}`, plantstoretest.Fault{Hang: true, Drop: true}},
+		{"status out of range", `{"status": 99}`, plantstoretest.Fault{Status: 99}},
+		{"status with drop", `{"status": 503, "drop": true}`, plantstoretest.Fault{Status: 503, Drop: true}},
+		{"body without status", `{"body": "x"}`, plantstoretest.Fault{Body: []byte("x")}},
+		{"negative times", `{"status": 503, "times": -1}`, plantstoretest.Fault{Status: 503, Times: -1}},
+		{"negative delay", `{"delay": "-1s"}`, plantstoretest.Fault{Delay: -time.Second}},
+		{"hang with delay", `{"hang": true, "delay": "1s"}`, plantstoretest.Fault{Hang: true, Delay: time.Second}},
+		{"store alone", `{"store": true}`, plantstoretest.Fault{Store: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv, h := openMock(t)
+			probe := plantstoretest.NewHandler()
+			defer probe.Close()
+			_, wantErr := probe.AddFault(tt.fault)
+			if wantErr == nil {
+				t.Fatalf("AddFault(%+v) = nil error; the test's fault must be invalid", tt.fault)
+			}
+			rep := call(t, srv, "POST", "/__plantstore/faults", []byte(tt.json), "")
+			wantError(t, "POST faults "+tt.json, rep, 400, CodeBadControlRequest, wantErr.Error())
+			if got := h.Faults(); len(got) != 0 {
+				t.Errorf("faults after a refused POST = %+v, want none", got)
+			}
+		})
+	}
+}
+
+func TestAddFaultRejectsBadJSONFields(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		json string
+		code int32
+		msg  string
+	}{
+		{`{"status": "503"}`, plantstoretest.CodeInvalidJSON, `field "status": want an integer, got JSON string`},
+		{`{"status": 503.5}`, plantstoretest.CodeInvalidJSON, `field "status": want an integer`},
+		{`{"statsu": 503}`, plantstoretest.CodeInvalidJSON, `unknown field "statsu"`},
+		{`{"match": {"nmae": "Fern"}}`, plantstoretest.CodeInvalidJSON, `unknown field "nmae"`},
+		{`{"match": {"id": 1.5}}`, plantstoretest.CodeInvalidJSON, `field "match.id": want an integer`},
+		{`{"status": 503, "match": {}}`, CodeBadControlRequest, "match names none of id, name and tag"},
+		{`{"delay": "soon"}`, CodeBadControlRequest, `delay "soon" is not a Go duration`},
+		{`{"delay": 250}`, plantstoretest.CodeInvalidJSON, `field "delay": want a string`},
+		{`{"status": 503, "headers": {"Bad Name": "x"}}`, CodeBadControlRequest, `"Bad Name" is not a valid header name`},
+		{`{"status": 503, "headers": {"X": "a\r\nInjected: 1"}}`, CodeBadControlRequest, `"X": a value holds a control character`},
+		{`{"status": 503, "headers": {"X": 1}}`, CodeBadControlRequest, `"X": want a string or a non-empty array of strings`},
+		{`{"status": 503, "headers": {"X": []}}`, CodeBadControlRequest, `"X": want a string or a non-empty array of strings`},
+		{`{"status": 503, "headers": {"X": [1]}}`, CodeBadControlRequest, `"X": want a string or a non-empty array of strings`},
+		{`{"status": 503, "headers": []}`, plantstoretest.CodeInvalidJSON, `field "headers": want an object`},
+		{`{"status": 503} {}`, plantstoretest.CodeInvalidJSON, "data after the value"},
+		{`[]`, plantstoretest.CodeInvalidJSON, "want an object, got JSON array"},
+	}
+	for _, tt := range tests {
+		srv, h := openMock(t)
+		rep := call(t, srv, "POST", "/__plantstore/faults", []byte(tt.json), "")
+		wantError(t, "POST faults "+tt.json, rep, 400, tt.code, tt.msg)
+		if got := h.Faults(); len(got) != 0 {
+			t.Errorf("POST faults %s: faults = %+v, want none", tt.json, got)
+		}
+	}
+}
+
+func TestClearFaultsAndMatchBookkeeping(t *testing.T) {
+	t.Parallel()
+	srv, h := openMock(t)
+	for _, f := range []string{`{"status": 500, "match": {"id": 1}}`, `{"status": 501, "match": {"id": 2}}`} {
+		call(t, srv, "POST", "/__plantstore/faults", []byte(f), "")
+	}
+	create(t, srv, plantstore.NewPlant{ID: 1, Name: "Fern"}) // uses fault #1
+	got := decode[[]faultStatusJSON](t, call(t, srv, "GET", "/__plantstore/faults", nil, ""))
+	if len(got) != 1 || got[0].ID != 2 || got[0].Match == nil || *got[0].Match.ID != 2 {
+		t.Fatalf("GET faults = %+v, want fault #2 with its match", got)
+	}
+	srvObj := srv.Config.Handler.(*Server)
+	srvObj.mu.Lock()
+	kept := len(srvObj.matches)
+	srvObj.mu.Unlock()
+	if kept != 1 {
+		t.Errorf("after GET faults the server keeps %d matches, want 1 (the used fault's is forgotten)", kept)
+	}
+	if rep := call(t, srv, "DELETE", "/__plantstore/faults", nil, ""); rep.status != 204 || len(rep.body) != 0 {
+		t.Errorf("DELETE faults = %d %q, want 204 and no body", rep.status, rep.body)
+	}
+	if got := h.Faults(); len(got) != 0 {
+		t.Errorf("faults after DELETE = %+v, want none", got)
+	}
+	if rep := create(t, srv, plantstore.NewPlant{ID: 2, Name: "Ivy"}); rep.status != 200 {
+		t.Errorf("create after DELETE faults = %d, want 200", rep.status)
+	}
+}

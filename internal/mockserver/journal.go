@@ -1,0 +1,73 @@
+package mockserver
+
+import (
+	"encoding/base64"
+	"net/http"
+	"time"
+	"unicode/utf8"
+
+	"github.com/plantstore/plantstore-go/plantstoretest"
+)
+
+// journalEntry is a [plantstoretest.Request] as GET /__plantstore/requests
+// lists it. Absent values are null, never a made-up zero: request_id and
+// retry_count when the client sent no such header (or, for retry_count, not
+// a non-negative integer), fault when no fault answered, invalid when the
+// request passed every check.
+type journalEntry struct {
+	Seq    uint64 `json:"seq"`
+	Time   string `json:"time"` // arrival, RFC 3339 with nanoseconds, UTC
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	// Headers are the request's, Authorization's credentials replaced by
+	// REDACTED.
+	Headers http.Header `json:"headers"`
+	// Body is the request body as text when it is valid UTF-8
+	// (BodyEncoding "utf-8"), and in standard base64 otherwise
+	// (BodyEncoding "base64"). It is cut at the journal's body limit;
+	// BodyTruncated says when.
+	Body          string `json:"body"`
+	BodyEncoding  string `json:"body_encoding"`
+	BodyTruncated bool   `json:"body_truncated"`
+	// Outcome is "sent", "dropped" or "held" (no reply yet).
+	Outcome    string                    `json:"outcome"`
+	Status     int                       `json:"status"` // 0 when none was sent
+	Fault      *string                   `json:"fault"`
+	DurationMS float64                   `json:"duration_ms"`
+	RequestID  *string                   `json:"request_id"`
+	RetryCount *int                      `json:"retry_count"`
+	Invalid    *plantstoretest.ErrorBody `json:"invalid"`
+}
+
+func newJournalEntry(r *plantstoretest.Request) journalEntry {
+	e := journalEntry{
+		Seq:           r.Seq,
+		Time:          r.Time.UTC().Format(time.RFC3339Nano),
+		Method:        r.Method,
+		Path:          r.Path,
+		Headers:       r.Header,
+		BodyTruncated: r.BodyTruncated,
+		Outcome:       string(r.Outcome),
+		Status:        r.Status,
+		DurationMS:    float64(r.Duration) / float64(time.Millisecond),
+		Invalid:       r.Invalid,
+	}
+	if e.Headers == nil {
+		e.Headers = http.Header{}
+	}
+	if utf8.Valid(r.Body) {
+		e.Body, e.BodyEncoding = string(r.Body), "utf-8"
+	} else {
+		e.Body, e.BodyEncoding = base64.StdEncoding.EncodeToString(r.Body), "base64"
+	}
+	if r.Fault != "" {
+		e.Fault = &r.Fault
+	}
+	if r.RequestID != "" {
+		e.RequestID = &r.RequestID
+	}
+	if r.RetryCount >= 0 {
+		e.RetryCount = &r.RetryCount
+	}
+	return e
+}

@@ -1,0 +1,131 @@
+// Package mockserver is the network side of cmd/plantstore-mock: the control
+// API under /__plantstore/ (a thin JSON layer over the Go API of
+// [plantstoretest.Handler]), who may use it, and the listener helpers the
+// command wires together.
+//
+// [New] returns a [Server], an http.Handler that serves the control API
+// under [Prefix] and passes every other request to the fake. The control
+// API and its access rules are described in control.openapi.yaml, served at
+// /__plantstore/control.openapi.yaml, and in the README's "Mock server"
+// section.
+package mockserver
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/plantstore/plantstore-go/plantstoretest"
+)
+
+// Prefix is the path prefix reserved for the control API. The fake itself
+// serves only /plants, so no API request is shadowed.
+const Prefix = "/__plantstore/"
+
+// Config configures a [Server].
+type Config struct {
+	// AdminToken, when not empty, is the bearer token every control path but
+	// health requires. It must be visible ASCII, and should differ from the
+	// API token: the caller checks that, as the Handler does not reveal its
+	// token.
+	AdminToken string
+
+	// Loopback reports that the server listens on a loopback address only
+	// (see [IsLoopback]). Without an AdminToken, the control API is open
+	// only then; otherwise it is off, and every control path but health
+	// answers 404 with a message saying how to turn it on.
+	Loopback bool
+
+	// ListenAddr is the address the server listens on, as messages name it.
+	ListenAddr string
+
+	// Logger, if not nil, gets one line per control request: method, path
+	// and status, never a token or a body.
+	Logger *slog.Logger
+}
+
+// Server serves the control API under [Prefix] and the fake everywhere
+// else. It is safe for concurrent use. Create one with [New].
+type Server struct {
+	fake       *plantstoretest.Handler
+	adminToken []byte
+	access     access
+	listenAddr string
+	logger     *slog.Logger
+
+	// matches keeps each pending fault's match as it was posted, by fault
+	// id, for GET /__plantstore/faults to echo: the Handler keeps only the
+	// func built from it.
+	mu      sync.Mutex
+	matches map[int]*matchJSON
+}
+
+// New returns a Server over fake. It fails if c.AdminToken is not a usable
+// bearer token.
+func New(fake *plantstoretest.Handler, c Config) (*Server, error) {
+	if msg := checkToken("admin token", c.AdminToken); msg != "" {
+		return nil, &configError{msg}
+	}
+	s := &Server{
+		fake:       fake,
+		adminToken: []byte(c.AdminToken),
+		listenAddr: c.ListenAddr,
+		logger:     c.Logger,
+		matches:    make(map[int]*matchJSON),
+	}
+	switch {
+	case c.AdminToken != "":
+		s.access = accessToken
+	case c.Loopback:
+		s.access = accessOpen
+	default:
+		s.access = accessOff
+	}
+	return s, nil
+}
+
+// configError is an unusable [Config].
+type configError struct{ msg string }
+
+func (e *configError) Error() string { return "mockserver: " + e.msg }
+
+// Status says in one line whether and how the control API can be used, for
+// the command to print at start.
+func (s *Server) Status() string {
+	switch s.access {
+	case accessOpen:
+		return "control API at " + Prefix + " is open: listening on loopback and no admin token is set"
+	case accessToken:
+		return "control API at " + Prefix + " requires the admin token: Authorization: Bearer <admin token>"
+	default:
+		return offMessage(s.listenAddr)
+	}
+}
+
+// ServeHTTP serves r: a path under [Prefix] (or the prefix without its
+// slash) is a control request, anything else goes to the fake.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasPrefix(r.URL.Path, Prefix) && r.URL.Path != strings.TrimSuffix(Prefix, "/") {
+		s.fake.ServeHTTP(w, r)
+		return
+	}
+	status := s.control(w, r)
+	if s.logger != nil {
+		s.logger.LogAttrs(r.Context(), slog.LevelInfo, "plantstore-mock control",
+			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", status))
+	}
+}
+
+// Defaults and bounds of cmd/plantstore-mock, here so that the control
+// API's tests and documents can name them.
+const (
+	// DefaultJournal is how many API requests the journal keeps by default
+	// (-journal).
+	DefaultJournal = 10_000
+	// JournalBodyLimit is how much of each request body the journal keeps.
+	// At the default journal length, bodies take at most 40 MiB.
+	JournalBodyLimit = 4 << 10
+	// DefaultMaxPlants bounds the store by default (-max-plants).
+	DefaultMaxPlants = 1_000_000
+)

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# e2e-mock.sh tests plantstore-mock from outside Go, as a consumer in
+# another language does: it builds the binary, runs scripts/e2e_mock.py
+# (python3, standard library only) against it, then a short curl smoke.
+# The python test's last line is "e2e: N passed, M failed".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+work=$(mktemp -d)
+pid=
+cleanup() {
+	if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+go build -o "$work/plantstore-mock" ./cmd/plantstore-mock
+python3 scripts/e2e_mock.py "$work/plantstore-mock"
+
+if ! command -v curl >/dev/null; then
+	echo "SKIP curl smoke: curl is not installed"
+	exit 0
+fi
+mkfifo "$work/out"
+"$work/plantstore-mock" -addr 127.0.0.1:0 -token smoke >"$work/out" 2>"$work/err" &
+pid=$!
+read -r _ _ url <"$work/out"
+code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+create=(-H 'Authorization: Bearer smoke' -H 'Content-Type: application/json' -d '{"id":1,"name":"Fern"}' "$url/plants")
+check() {
+	if [ "$2" != "$3" ]; then
+		echo "curl smoke: FAILED: $1: got $2, want $3" >&2
+		cat "$work/err" >&2
+		exit 1
+	fi
+}
+check "health" "$(code "$url/__plantstore/health")" 200
+check "inject a 503" "$(code -d '{"status":503,"headers":{"Retry-After":"1"}}' "$url/__plantstore/faults")" 201
+check "create answered by the fault" "$(code "${create[@]}")" 503
+check "create" "$(code "${create[@]}")" 200
+check "journal" "$(curl -s "$url/__plantstore/requests" | grep -o '"status":[0-9]*' | tr '\n' ' ')" '"status":503 "status":200 '
+check "reset" "$(code -X POST "$url/__plantstore/reset")" 204
+echo "curl smoke: passed"

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""End-to-end test of plantstore-mock, the way a non-Go consumer uses it.
+
+Usage: e2e_mock.py PATH_TO_PLANTSTORE_MOCK
+
+Python 3.9+ with the standard library only. Each test_* function starts the
+binary as its own process, talks to it over HTTP with urllib, and stops it
+with SIGTERM. The last line is "e2e: N passed, M failed"; the exit status is
+0 only when nothing failed.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import traceback
+import urllib.error
+import urllib.request
+
+API_TOKEN = "e2e-api-token"
+ADMIN_TOKEN = "e2e-admin-token"
+EXE = None
+
+
+class Mock:
+    """A running plantstore-mock: started on enter, stopped on exit."""
+
+    def __init__(self, *args, addr="127.0.0.1:0"):
+        self.args = ["-addr", addr, "-token", API_TOKEN] + list(args)
+
+    def __enter__(self):
+        self.stderr = tempfile.TemporaryFile(mode="w+")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PLANTSTORE_")}
+        self.proc = subprocess.Popen([EXE] + self.args, stdout=subprocess.PIPE, stderr=self.stderr, env=env, text=True)
+        line = self.proc.stdout.readline().strip()
+        if not line.startswith("listening on http://"):
+            self.__exit__(None, None, None)
+            raise AssertionError(f"first stdout line {line!r}, want 'listening on http://...'; stderr:\n{self.log()}")
+        self.url = line.removeprefix("listening on ")
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.terminate()
+        status = self.proc.wait(timeout=30)
+        self.proc.stdout.close()
+        if exc[0] is None and status != 0:
+            raise AssertionError(f"plantstore-mock exited with {status} after SIGTERM; stderr:\n{self.log()}")
+
+    def log(self):
+        self.stderr.seek(0)
+        return self.stderr.read()
+
+    def call(self, method, path, body=None, token=None, headers=None):
+        """Sends a request; returns (status, headers, parsed JSON body or text or None)."""
+        data = None
+        hdrs = dict(headers or {})
+        if body is not None:
+            data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+            hdrs.setdefault("Content-Type", "application/json")
+        if token is not None:
+            hdrs["Authorization"] = "Bearer " + token
+        req = urllib.request.Request(self.url + path, data=data, method=method, headers=hdrs)
+        try:
+            resp = urllib.request.urlopen(req, timeout=10)
+        except urllib.error.HTTPError as e:
+            resp = e
+        with resp:
+            raw = resp.read()
+            ctype = resp.headers.get("Content-Type", "")
+            parsed = json.loads(raw) if raw and ctype.startswith("application/json") else (raw.decode() or None)
+            return resp.status, resp.headers, parsed
+
+    def create(self, plant, token=API_TOKEN, headers=None):
+        return self.call("POST", "/plants", plant, token=token, headers=headers)
+
+
+def expect(got, want, what):
+    if got != want:
+        raise AssertionError(f"{what}: got {got!r}, want {want!r}")
+
+
+def test_health_probe_needs_no_credentials():
+    with Mock("-admin-token", ADMIN_TOKEN) as m:
+        status, _, body = m.call("GET", "/__plantstore/health")
+        expect((status, body), (200, {"status": "ok"}), "GET /__plantstore/health")
+
+
+def test_seed_then_create_in_arrival_order():
+    with Mock() as m:
+        status, _, body = m.call("POST", "/__plantstore/plants", [{"id": 1, "name": "Fern"}, {"id": 2, "name": "Ivy", "tag": "climber"}])
+        expect((status, body), (201, {"added": 2}), "seed")
+        status, _, body = m.create({"id": 3, "name": "Monstera", "tag": "indoor"})
+        expect((status, body), (200, {"name": "Monstera", "tag": "indoor"}), "create")
+        status, _, body = m.create({"id": 1, "name": "Fern again"})
+        expect(status, 400, "create with a seeded id")
+        _, _, plants = m.call("GET", "/__plantstore/plants")
+        expect([p["id"] for p in plants], [1, 2, 3], "GET /__plantstore/plants ids")
+
+
+def test_bad_seed_names_the_entry_and_stores_nothing():
+    with Mock() as m:
+        status, _, body = m.call("POST", "/__plantstore/plants", [{"id": 1, "name": "Fern"}, {"id": 2, "name": ""}])
+        expect(status, 400, "seed with an empty name")
+        assert "plant 1" in body["message"], body
+        _, _, plants = m.call("GET", "/__plantstore/plants")
+        expect(plants, [], "plants after a refused seed")
+
+
+def test_seed_file_at_start():
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump([{"id": 10, "name": "Aloe"}], f)
+    try:
+        with Mock("-seed", f.name) as m:
+            _, _, plants = m.call("GET", "/__plantstore/plants")
+            expect(plants, [{"id": 10, "name": "Aloe"}], "plants seeded by -seed")
+        with open(f.name, "w") as bad:
+            json.dump([{"id": 10, "name": "Aloe"}, {"id": 10, "name": "Aloe twin"}], bad)
+        proc = subprocess.run([EXE, "-addr", "127.0.0.1:0", "-seed", f.name], capture_output=True, text=True, timeout=30)
+        expect(proc.returncode, 2, "exit status with a bad -seed file")
+        assert "entry 1" in proc.stderr and proc.stdout == "", (proc.stdout, proc.stderr)
+    finally:
+        os.unlink(f.name)
+
+
+def test_injected_503_is_served_and_journaled():
+    with Mock() as m:
+        status, _, fault = m.call("POST", "/__plantstore/faults", {"status": 503, "headers": {"Retry-After": "2"}})
+        expect(status, 201, "POST /__plantstore/faults")
+        _, _, pending = m.call("GET", "/__plantstore/faults")
+        expect([(f["id"], f["status"], f["left"]) for f in pending], [(fault["id"], 503, 1)], "pending faults")
+
+        status, headers, body = m.create({"id": 1, "name": "Fern"}, headers={"X-Request-Id": "req-1", "X-Retry-Count": "0"})
+        expect((status, headers.get("Retry-After")), (503, "2"), "create answered by the fault")
+        status, _, _ = m.create({"id": 1, "name": "Fern"}, headers={"X-Request-Id": "req-1", "X-Retry-Count": "1"})
+        expect(status, 200, "the retry, after the fault is used up")
+
+        _, _, journal = m.call("GET", "/__plantstore/requests")
+        expect([(e["status"], e["outcome"], e["request_id"], e["retry_count"]) for e in journal],
+               [(503, "sent", "req-1", 0), (200, "sent", "req-1", 1)], "journal (status, outcome, request_id, retry_count)")
+        assert journal[0]["fault"].startswith(f"#{fault['id']} "), journal[0]["fault"]
+        expect(journal[1]["fault"], None, "fault of the second entry")
+        expect(journal[0]["headers"]["Authorization"], ["Bearer REDACTED"], "journaled Authorization")
+        assert API_TOKEN not in json.dumps(journal), "the journal holds the token"
+        _, _, since = m.call("GET", f"/__plantstore/requests?since={journal[0]['seq']}")
+        expect([e["seq"] for e in since], [journal[1]["seq"]], "?since= the first seq")
+        _, _, pending = m.call("GET", "/__plantstore/faults")
+        expect(pending, [], "pending faults once used")
+
+
+def test_bad_control_requests_change_nothing():
+    with Mock() as m:
+        for path, body in [("/__plantstore/faults", "{not json"), ("/__plantstore/faults", '{"status": 503, "colour": "red"}'),
+                           ("/__plantstore/faults", '{"hang": true, "drop": true}'), ("/__plantstore/plants", "[{]"),
+                           ("/__plantstore/reset", "{}")]:
+            status, _, err = m.call("POST", path, body)
+            expect(status, 400, f"POST {path} {body}")
+            assert set(err) == {"error", "message"} and err["message"], err
+        status, _, _ = m.call("GET", "/__plantstore/requests?since=minus-one")
+        expect(status, 400, "GET /__plantstore/requests?since=minus-one")
+        _, _, pending = m.call("GET", "/__plantstore/faults")
+        expect(pending, [], "pending faults after bad requests")
+
+
+def test_reset_clears_plants_journal_and_faults():
+    with Mock() as m:
+        m.create({"id": 1, "name": "Fern"})
+        m.call("POST", "/__plantstore/faults", {"status": 500, "times": 3})
+        status, _, _ = m.call("POST", "/__plantstore/reset")
+        expect(status, 204, "POST /__plantstore/reset")
+        for path in ["/__plantstore/plants", "/__plantstore/requests", "/__plantstore/faults"]:
+            _, _, got = m.call("GET", path)
+            expect(got, [], f"GET {path} after reset")
+
+
+def test_admin_and_api_tokens_are_separate():
+    with Mock("-admin-token", ADMIN_TOKEN) as m:
+        for token in [None, API_TOKEN, "wrong"]:
+            status, headers, _ = m.call("GET", "/__plantstore/plants", token=token)
+            expect(status, 401, f"GET /__plantstore/plants with token {token!r}")
+            assert 'realm="plantstore-control"' in headers.get("WWW-Authenticate", ""), headers
+        status, _, _ = m.call("GET", "/__plantstore/plants", token=ADMIN_TOKEN)
+        expect(status, 200, "GET /__plantstore/plants with the admin token")
+        status, _, _ = m.create({"id": 1, "name": "Fern"}, token=ADMIN_TOKEN)
+        expect(status, 401, "POST /plants with the admin token")
+        status, _, _ = m.create({"id": 1, "name": "Fern"})
+        expect(status, 200, "POST /plants with the API token")
+        assert ADMIN_TOKEN not in m.log() and API_TOKEN not in m.log(), "a token in the log"
+
+
+def test_control_api_off_on_a_non_loopback_address():
+    with Mock(addr="0.0.0.0:0") as m:
+        assert "control API is off" in m.log(), m.log()
+        status, _, err = m.call("GET", "/__plantstore/plants")
+        expect(status, 404, "GET /__plantstore/plants on 0.0.0.0 without an admin token")
+        assert "-admin-token" in err["message"] and "PLANTSTORE_ADMIN_TOKEN" in err["message"], err
+        status, _, _ = m.call("GET", "/__plantstore/health")
+        expect(status, 200, "health on 0.0.0.0")
+        status, _, _ = m.create({"id": 1, "name": "Fern"})
+        expect(status, 200, "create on 0.0.0.0")
+    with Mock("-admin-token", ADMIN_TOKEN, addr="0.0.0.0:0") as m:
+        status, _, _ = m.call("GET", "/__plantstore/plants", token=ADMIN_TOKEN)
+        expect(status, 200, "GET /__plantstore/plants on 0.0.0.0 with the admin token")
+
+
+def test_openapi_documents():
+    with Mock() as m:
+        status, headers, doc = m.call("GET", "/__plantstore/openapi.yaml")
+        expect(status, 200, "GET /__plantstore/openapi.yaml")
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "openapi.yaml")
+        with open(root) as f:
+            expect(doc, f.read(), "served openapi.yaml vs the repository's")
+        status, _, doc = m.call("GET", "/__plantstore/control.openapi.yaml")
+        expect(status, 200, "GET /__plantstore/control.openapi.yaml")
+        assert "/__plantstore/faults:" in doc
+
+
+def main():
+    global EXE
+    if len(sys.argv) != 2:
+        sys.exit("usage: e2e_mock.py PATH_TO_PLANTSTORE_MOCK")
+    EXE = os.path.abspath(sys.argv[1])
+    tests = [(n, f) for n, f in globals().items() if n.startswith("test_") and callable(f)]
+    passed = failed = 0
+    for name, fn in tests:
+        try:
+            fn()
+        except Exception:
+            failed += 1
+            print(f"FAIL {name}\n{traceback.format_exc()}")
+        else:
+            passed += 1
+            print(f"ok   {name}")
+    print(f"e2e: {passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
