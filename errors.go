@@ -1,12 +1,16 @@
 package plantstore
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Error classes that [errors.Is] matches against an [*APIError], so that
@@ -168,4 +172,98 @@ func (e *requestError) Unwrap() error { return e.err }
 
 func (e *requestError) Is(target error) bool {
 	return target == ErrMaybeCreated && e.maybeCreated
+}
+
+const (
+	// snippetBytes is how much of an unexpected body an error quotes, and
+	// messageBytes how much of an Error body's message it keeps.
+	snippetBytes = 256
+	messageBytes = 1024
+)
+
+// newAPIError describes a non-2xx response. The body is used when it is an
+// Error document, and quoted otherwise; a redirect without a body names its
+// target.
+func newAPIError(op string, resp *http.Response, data []byte, st *callState) *APIError {
+	token := sentToken(resp)
+	e := &APIError{
+		StatusCode:   resp.StatusCode,
+		RetryAfter:   st.retryAfter,
+		Attempts:     st.attempts,
+		op:           op,
+		maybeCreated: st.maybeCreated,
+	}
+	var body struct {
+		Code    *int32  `json:"error"`
+		Message *string `json:"message"`
+	}
+	if json.Unmarshal(data, &body) == nil && body.Code != nil && body.Message != nil {
+		e.Code, e.Message = *body.Code, printable(redact(*body.Message, token), messageBytes)
+	} else {
+		e.Message = snippet(redact(data, token))
+	}
+	if loc := resp.Header.Get("Location"); e.Message == "" && loc != "" && resp.StatusCode/100 == 3 {
+		e.Message = "redirect to " + printable(redact(loc, token), snippetBytes)
+	}
+	return e
+}
+
+// minRedactedToken is the shortest token kept out of errors. Real bearer
+// tokens are far longer; replacing a shorter one, such as a "dev" token,
+// would mangle every word that contains it.
+const minRedactedToken = 8
+
+// sentToken returns the bearer token of the request that resp answers, if it
+// is long enough to redact: text from the server goes into errors, and a
+// proxy or debug page may echo the request's headers back.
+func sentToken(resp *http.Response) string {
+	if resp.Request == nil {
+		return ""
+	}
+	auth := resp.Request.Header["Authorization"]
+	if len(auth) == 0 || len(auth[0]) < len("Bearer ")+minRedactedToken || !strings.EqualFold(auth[0][:len("Bearer ")], "Bearer ") {
+		return ""
+	}
+	return auth[0][len("Bearer "):]
+}
+
+// redact replaces token in text with REDACTED. text is not modified; the
+// result is a copy only when it contains the token.
+func redact[T string | []byte](text T, token string) T {
+	if token == "" || !strings.Contains(string(text), token) {
+		return text
+	}
+	return T(strings.ReplaceAll(string(text), token, "REDACTED"))
+}
+
+// snippet returns the start of an unexpected body, for an error message.
+// Leading space and control characters are skipped first, so a page that
+// begins with many blank lines still shows its text.
+func snippet(data []byte) string {
+	data = bytes.TrimLeftFunc(data, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
+	if len(data) > snippetBytes+utf8.UTFMax {
+		data = data[:snippetBytes+utf8.UTFMax] // printable cuts it to size
+	}
+	return printable(string(data), snippetBytes)
+}
+
+// printable makes text from the server safe to put in an error and a log
+// line: valid UTF-8, control characters (newlines included) as spaces, no
+// surrounding space, and at most limit bytes, cut at a character boundary
+// and marked with "…".
+func printable(s string, limit int) string {
+	s = strings.TrimSpace(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD")))
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -189,17 +189,3 @@ func WithInsecureHTTP() Option {
 		return nil
 	}
 }
-
-// tokenProblem says what makes t unfit to send as a bearer token, or "" if
-// nothing does. It never quotes t.
-func tokenProblem(t string) string {
-	if t == "" {
-		return "must not be empty"
-	}
-	for i := 0; i < len(t); i++ {
-		if t[i] <= ' ' || t[i] >= 0x7f {
-			return fmt.Sprintf("has an invalid character at byte %d (want visible ASCII)", i)
-		}
-	}
-	return ""
-}

@@ -1,0 +1,55 @@
+package plantstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// authorization returns the function that makes an attempt's
+// Authorization header: from the fixed token, or by asking tokenFunc.
+func authorization(token string, tokenFunc func(context.Context) (string, error)) func(context.Context) (string, error) {
+	if tokenFunc == nil {
+		header := "Bearer " + token
+		return func(context.Context) (string, error) { return header, nil }
+	}
+	return func(ctx context.Context) (string, error) {
+		t, err := tokenFunc(ctx)
+		if err != nil {
+			return "", fmt.Errorf("token func: %w", err)
+		}
+		if problem := tokenProblem(t); problem != "" {
+			return "", errors.New("token from token func " + problem)
+		}
+		return "Bearer " + t, nil
+	}
+}
+
+// reauthorize asks the token func again before each retry, so a token that
+// was rotated while the call was backing off is picked up.
+func (c *Client) reauthorize(req *http.Request) error {
+	auth, err := c.authorization(req.Context())
+	if err != nil {
+		return err
+	}
+	// The header map is shared with the previous attempt's request; give this
+	// attempt its own before changing it.
+	req.Header = req.Header.Clone()
+	req.Header.Set("Authorization", auth)
+	return nil
+}
+
+// tokenProblem says what makes t unfit to send as a bearer token, or "" if
+// nothing does. It never quotes t.
+func tokenProblem(t string) string {
+	if t == "" {
+		return "must not be empty"
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] <= ' ' || t[i] >= 0x7f {
+			return fmt.Sprintf("has an invalid character at byte %d (want visible ASCII)", i)
+		}
+	}
+	return ""
+}
