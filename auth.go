@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 // authorization returns the function that makes an attempt's
@@ -19,7 +21,7 @@ func authorization(token string, tokenFunc func(context.Context) (string, error)
 		if err != nil {
 			return "", fmt.Errorf("token func: %w", err)
 		}
-		if problem := tokenProblem(t); problem != "" {
+		if problem := wire.TokenProblem(t); problem != "" {
 			return "", errors.New("token from token func " + problem)
 		}
 		return "Bearer " + t, nil
@@ -38,18 +40,4 @@ func (c *Client) reauthorize(req *http.Request) error {
 	req.Header = req.Header.Clone()
 	req.Header.Set("Authorization", auth)
 	return nil
-}
-
-// tokenProblem says what makes t unfit to send as a bearer token, or "" if
-// nothing does. It never quotes t.
-func tokenProblem(t string) string {
-	if t == "" {
-		return "must not be empty"
-	}
-	for i := 0; i < len(t); i++ {
-		if t[i] <= ' ' || t[i] >= 0x7f {
-			return fmt.Sprintf("has an invalid character at byte %d (want visible ASCII)", i)
-		}
-	}
-	return ""
 }

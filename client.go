@@ -23,15 +23,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptrace"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 const (
@@ -40,10 +39,6 @@ const (
 
 	opCreatePlant = "create plant"
 )
-
-// maxResponseBytes caps how much of a response body is read. A Plant or
-// an Error is a few hundred bytes; anything near the cap is not one.
-const maxResponseBytes = 1 << 20
 
 // Client calls the Plant Store API. Build it with [NewClient]. A Client is
 // immutable and safe for concurrent use by many goroutines; share one per
@@ -208,7 +203,7 @@ func (c *Client) do(ctx context.Context, op, method, url string, body []byte, de
 		return &requestError{op: op, attempts: st.attempts, maybeCreated: st.maybeCreated, err: err}
 	}
 	buf := bodyBuffers.Get().(*[]byte)
-	data, readErr := readBody(*buf, resp.Body)
+	data, readErr := wire.ReadBody(*buf, resp.Body)
 	resp.Body.Close()
 	defer func() {
 		if cap(data) <= maxPooledBuffer {
@@ -240,25 +235,3 @@ var bodyBuffers = sync.Pool{New: func() any {
 }}
 
 const maxPooledBuffer = 64 << 10
-
-// readBody appends body to buf[:0] and returns the result. It reads at most
-// maxResponseBytes+1 bytes: a longer body is an error, read no further.
-func readBody(buf []byte, body io.Reader) ([]byte, error) {
-	buf = buf[:0]
-	for {
-		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, max(cap(buf), 512)) // double: few copies on the way to the cap
-		}
-		n, err := body.Read(buf[len(buf):min(cap(buf), maxResponseBytes+1)])
-		buf = buf[:len(buf)+n]
-		if len(buf) > maxResponseBytes {
-			return buf[:maxResponseBytes], fmt.Errorf("body exceeds %d bytes", maxResponseBytes)
-		}
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
-}

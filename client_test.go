@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/plantstore/plantstore-go/internal/wire"
 	"go.uber.org/goleak"
 )
 
@@ -452,8 +453,8 @@ func TestResponseSizeCap(t *testing.T) {
 				t.Errorf("CreatePlant error = %q, want it to name the size cap", err)
 			}
 			// io.ReadAll asks for more than it needs; allow one read's slack.
-			if n := body.read.Load(); n > maxResponseBytes+64<<10 {
-				t.Errorf("CreatePlant read %d bytes of an endless body, want at most about %d", n, maxResponseBytes)
+			if n := body.read.Load(); n > wire.MaxBodyBytes+64<<10 {
+				t.Errorf("CreatePlant read %d bytes of an endless body, want at most about %d", n, wire.MaxBodyBytes)
 			}
 		})
 	}
@@ -487,8 +488,8 @@ func FuzzCreatePlantResponse(f *testing.F) {
 		if (p == nil) == (err == nil) {
 			t.Fatalf("CreatePlant = %v, %v; want exactly one of a plant and an error", p, err)
 		}
-		if n := read.Load(); n > 2*(maxResponseBytes+1) {
-			t.Fatalf("CreatePlant read %d bytes over at most 2 attempts, cap is %d each", n, maxResponseBytes)
+		if n := read.Load(); n > 2*(wire.MaxBodyBytes+1) {
+			t.Fatalf("CreatePlant read %d bytes over at most 2 attempts, cap is %d each", n, wire.MaxBodyBytes)
 		}
 		if err == nil {
 			if status > 299 || p.Name == "" {

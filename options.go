@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 const (
@@ -50,7 +52,7 @@ func defaultConfig() config {
 // when a server echoes it back (see [APIError.Error]).
 func WithToken(t string) Option {
 	return func(c *config) error {
-		if problem := tokenProblem(t); problem != "" {
+		if problem := wire.TokenProblem(t); problem != "" {
 			return errors.New("plantstore: token " + problem)
 		}
 		c.token, c.tokenFunc = t, nil

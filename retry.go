@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 // callState is what one call learns across its attempts. It travels in the
@@ -244,7 +245,7 @@ func (h redactedHeader) LogValue() slog.Value {
 	for k, v := range h {
 		val := strings.Join(v, ", ")
 		if k == "Authorization" || k == "Proxy-Authorization" {
-			val = "REDACTED"
+			val = wire.RedactCredentials(val)
 		}
 		attrs = append(attrs, slog.String(k, val))
 	}

@@ -335,7 +335,7 @@ func TestLogger(t *testing.T) {
 		`msg="plantstore: sending request" method=POST url=` + srv.URL + `/plants attempt=1`,
 		`msg="plantstore: retrying" attempt=1 status=503`,
 		`msg="plantstore: sending request" method=POST url=` + srv.URL + `/plants attempt=2`,
-		`header.Authorization=REDACTED`,
+		`header.Authorization="Bearer REDACTED"`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("log does not contain %q; log:\n%s", want, out)
