@@ -125,7 +125,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // anything is sent, with a [*ValidationError]. A non-2xx answer is an
 // [*APIError]. Any other failure (connection, context, an unreadable 200) is
 // an error that wraps the cause, so errors.Is(err, context.DeadlineExceeded)
-// works.
+// works. A nil ctx is such an error too, and sends nothing.
 //
 // Attempts that fail in transport (a refused or broken connection, even one
 // that broke after the request was sent) or are answered 429, 502, 503 or
@@ -164,9 +164,18 @@ func (c *Client) CreatePlant(ctx context.Context, p NewPlant) (*Plant, error) {
 	return &out, nil
 }
 
+// errNilContext is what a method called with a nil context returns, as
+// net/http's NewRequestWithContext does.
+var errNilContext = errors.New("nil context")
+
 // do sends body to url with retries and hands a 2xx body to decode. Errors
 // come back as *APIError or *requestError.
 func (c *Client) do(ctx context.Context, op, method, url string, body []byte, decode func([]byte) error) error {
+	if ctx == nil {
+		// Every method reaches here before anything uses ctx, so none of
+		// them can panic on a nil one.
+		return &requestError{op: op, err: errNilContext}
+	}
 	if err := ctx.Err(); err != nil {
 		return &requestError{op: op, err: err}
 	}

@@ -419,6 +419,39 @@ func TestContextAlreadyDone(t *testing.T) {
 	}
 }
 
+// TestNilContext checks that a nil context, the mistake net/http answers
+// with "net/http: nil Context", is an error too and not a panic, for a
+// token func as well (which is handed the context).
+func TestNilContext(t *testing.T) {
+	t.Parallel()
+	var nilCtx context.Context // a variable, so that vet does not object
+	tokenFunc := WithTokenFunc(func(ctx context.Context) (string, error) {
+		return testToken, ctx.Err()
+	})
+	for _, tt := range []struct {
+		name string
+		opts []Option
+	}{
+		{"token", nil},
+		{"token func", []Option{tokenFunc}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newStubServer(t)
+			_, err := newTestClient(t, srv.URL, tt.opts...).CreatePlant(nilCtx, monstera)
+			if want := "plantstore: create plant: nil context"; err == nil || err.Error() != want {
+				t.Errorf("CreatePlant(nil, %+v) error = %v, want %q", monstera, err, want)
+			}
+			if errors.Is(err, ErrMaybeCreated) {
+				t.Errorf("errors.Is(%v, ErrMaybeCreated) = true, want false: nothing was sent", err)
+			}
+			if n := len(srv.requests()); n != 0 {
+				t.Errorf("CreatePlant(nil, %+v) sent %d requests, want 0", monstera, n)
+			}
+		})
+	}
+}
+
 // infiniteBody is a response body that never ends and counts what is read.
 type infiniteBody struct{ read atomic.Int64 }
 
