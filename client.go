@@ -46,9 +46,9 @@ const (
 type Client struct {
 	plantsURL string
 	retry     *retryablehttp.Client
-	// authorization returns the Authorization header for an attempt, or is
-	// nil under WithTransportAuth. It is a closure so that the token is not a
-	// field: printing a Client with fmt's %+v must not print the token.
+	// authorization returns the Authorization header for an attempt. It is
+	// a closure so that the token is not a field: printing a Client with
+	// fmt's %+v must not print the token.
 	authorization func(context.Context) (string, error)
 	maxRetryAfter time.Duration
 	logger        *slog.Logger
@@ -57,8 +57,7 @@ type Client struct {
 // NewClient returns a Client for the API at baseURL, such as
 // "https://plants.example.com" or "https://example.com/api/" (a trailing slash
 // and a path prefix are both fine). Credentials are required: pass
-// [WithToken] or [WithTokenFunc], or [WithTransportAuth] with an HTTP client
-// that authenticates.
+// [WithToken] or [WithTokenFunc].
 //
 // NewClient returns an error, and never a half-working Client, when baseURL is
 // empty, malformed, not http or https, has no host, contains a space, has a
@@ -80,14 +79,8 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	hasToken := cfg.token != "" || cfg.tokenFunc != nil
-	switch {
-	case cfg.transportAuth && cfg.httpClient == nil:
-		return nil, errors.New("plantstore: WithTransportAuth needs WithHTTPClient, with a client whose transport authenticates")
-	case cfg.transportAuth && hasToken:
-		return nil, errors.New("plantstore: WithTransportAuth and a token are alternatives: give one")
-	case !cfg.transportAuth && !hasToken:
-		return nil, errors.New("plantstore: no credentials: use WithToken or WithTokenFunc (or WithTransportAuth with an authenticating WithHTTPClient)")
+	if cfg.token == "" && cfg.tokenFunc == nil {
+		return nil, errors.New("plantstore: no credentials: use WithToken or WithTokenFunc")
 	}
 	if u.Scheme == "http" && !cfg.insecureHTTP && !isLoopback(u.Hostname()) {
 		return nil, fmt.Errorf("plantstore: refusing to send a bearer token over plain http to %q: use https, or WithInsecureHTTP to allow it", u.Host)
@@ -97,12 +90,10 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		plantsURL:     u.JoinPath("plants").String(),
 		maxRetryAfter: cfg.maxRetryAfter,
 		logger:        cfg.logger,
-	}
-	if !cfg.transportAuth {
-		c.authorization = authorization(cfg.token, cfg.tokenFunc)
+		authorization: authorization(cfg.token, cfg.tokenFunc),
 	}
 	c.retry = &retryablehttp.Client{
-		HTTPClient:   newHTTPClient(cfg.httpClient, !cfg.transportAuth),
+		HTTPClient:   newHTTPClient(cfg.httpClient),
 		RetryWaitMin: cfg.retryWaitMin,
 		RetryWaitMax: cfg.retryWaitMax,
 		RetryMax:     cfg.maxRetries,
@@ -186,11 +177,9 @@ func (c *Client) do(ctx context.Context, op, method, url string, body []byte, de
 	if err != nil {
 		return &requestError{op: op, err: err}
 	}
-	var auth string
-	if c.authorization != nil {
-		if auth, err = c.authorization(ctx); err != nil {
-			return &requestError{op: op, err: err}
-		}
+	auth, err := c.authorization(ctx)
+	if err != nil {
+		return &requestError{op: op, err: err}
 	}
 	// The keys are already canonical and the values share one array: this
 	// runs on every call, and http.Header.Set would canonicalise each key
@@ -200,9 +189,7 @@ func (c *Client) do(ctx context.Context, op, method, url string, body []byte, de
 	h["Content-Type"] = vals[0:1:1]
 	h["Accept"] = vals[0:1:1]
 	h["User-Agent"] = vals[1:2:2]
-	if auth != "" {
-		h["Authorization"] = vals[2:3:3]
-	}
+	h["Authorization"] = vals[2:3:3]
 
 	resp, err := c.retry.Do(req)
 	if err != nil {
