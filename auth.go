@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/plantstore/plantstore-go/internal/wire"
 )
@@ -39,5 +41,20 @@ func (c *Client) reauthorize(req *http.Request) error {
 	// attempt its own before changing it.
 	req.Header = req.Header.Clone()
 	req.Header.Set("Authorization", auth)
+	stateOf(req.Context()).sent(auth)
 	return nil
+}
+
+// sent records the token in auth, an Authorization header the call sends,
+// so that it can be redacted from what the server answers. A token too
+// short to redact safely (see minRedactedToken) is not recorded.
+func (st *callState) sent(auth string) {
+	token, ok := strings.CutPrefix(auth, "Bearer ")
+	if !ok || len(token) < minRedactedToken || slices.Contains(st.tokens, token) {
+		return
+	}
+	if st.tokens == nil {
+		st.tokens = st.tokenBuf[:0] // no allocation for the usual one token
+	}
+	st.tokens = append(st.tokens, token)
 }

@@ -181,6 +181,7 @@ func (c *Client) do(ctx context.Context, op, method, url string, body []byte, de
 	if err != nil {
 		return &requestError{op: op, err: err}
 	}
+	st.sent(auth)
 	// The keys are already canonical and the values share one array: this
 	// runs on every call, and http.Header.Set would canonicalise each key
 	// and allocate each value.
@@ -216,7 +217,7 @@ func (c *Client) do(ctx context.Context, op, method, url string, body []byte, de
 	}
 	if err := decode(data); err != nil {
 		return &requestError{op: op, attempts: st.attempts, maybeCreated: true,
-			err: fmt.Errorf("decode response: %w (body: %q)", err, snippet(redact(data, sentToken(resp))))}
+			err: fmt.Errorf("decode response: %w (body: %q)", err, snippet(redact(data, st.tokens)))}
 	}
 	return nil
 }

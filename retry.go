@@ -27,6 +27,12 @@ type callState struct {
 	maybeCreated bool
 	retryAfter   time.Duration
 
+	// tokens are the bearer tokens the call has sent, to be redacted from
+	// the server's text: one, or more if a token func changed it between
+	// attempts. tokenBuf holds the first without an allocation.
+	tokens   []string
+	tokenBuf [1]string
+
 	// Set by the httptrace hooks during an attempt, and read and cleared by
 	// checkRetry: whether the transport asked for a connection (so it
 	// supports tracing) and whether it got one (so it may have written the
@@ -60,6 +66,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	askedConn, gotConn := st.askedConn.Swap(false), st.gotConn.Swap(false)
 	st.retryAfter = 0
 	if err != nil {
+		redactURLError(err, st.tokens)
 		// A redirect that was not followed was an answer that stored
 		// nothing. Otherwise a request that got a connection may have been
 		// written; without trace events (a transport that does not support
