@@ -126,6 +126,12 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // reach the context's deadline is not made: the call returns the last
 // answer at once.
 //
+// Nor is an answer the transport refused retried: with the default
+// transport, response headers over 64 KiB fail the call at once, with an
+// error that wraps net/http's ("server response headers exceeded 65536
+// bytes", or over HTTP/2 a connection error) and matches [ErrMaybeCreated],
+// since the server did answer.
+//
 // Every attempt sends the same bytes, so a retry cannot create a second,
 // different plant; whether it may store the same one twice depends on how
 // the server treats a repeated ID, which the service specification leaves

@@ -183,8 +183,12 @@ func keepLastResponse(resp *http.Response, err error, _ int) (*http.Response, er
 }
 
 // retryableError reports whether a transport error may go away on its own.
-// Certificate problems, protocol errors and redirect loops will not.
+// Certificate problems, redirect loops, response headers over the
+// transport's limit and other protocol errors will not.
 func retryableError(err error) bool {
+	if refusedAnswer(err) {
+		return false
+	}
 	var (
 		certErr     *tls.CertificateVerificationError
 		unknownAuth x509.UnknownAuthorityError
@@ -199,6 +203,21 @@ func retryableError(err error) bool {
 		return false
 	}
 	return true
+}
+
+// refusedAnswer reports whether err is the transport's refusal of an
+// answer the server sent: response headers over the transport's limit
+// (http.Transport.MaxResponseHeaderBytes) or, over HTTP/2, a connection
+// error the client raised, which is how a header value (COMPRESSION_ERROR)
+// or header list (PROTOCOL_ERROR) over the limit shows there, and how any
+// other breach of the protocol by the server does. The server would answer
+// a retry the same way. net/http gives these errors no type, only their
+// text, unchanged since Go 1.7.
+func refusedAnswer(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "net/http: server response headers exceeded ") ||
+		strings.Contains(msg, "connection error: COMPRESSION_ERROR") ||
+		strings.Contains(msg, "connection error: PROTOCOL_ERROR")
 }
 
 // certainlyNotSent reports whether err proves that the request never reached
