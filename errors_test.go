@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/plantstore/plantstore-go/internal/syncbuf"
 )
 
 func TestCreatePlantAPIError(t *testing.T) {
@@ -238,12 +240,20 @@ func TestErrorsRedactEchoedToken(t *testing.T) {
 			// gives up; the error names the last URL.
 			http.Redirect(w, r, "/plants?t="+encoded, http.StatusTemporaryRedirect)
 		}},
+		{"redirect followed, then dropped", func(w http.ResponseWriter, r *http.Request, encoded string) {
+			// The error names the URL, and so does the retry log.
+			if r.URL.RawQuery == "" {
+				http.Redirect(w, r, "/plants?t="+encoded, http.StatusTemporaryRedirect)
+				return
+			}
+			panic(http.ErrAbortHandler)
+		}},
 	}
 	tokens := []string{testToken, `quote"and\backslash`, "sl/ash&amp+plus=eq<lt>%25"}
 	for _, pl := range places {
 		for _, form := range forms {
 			for i, token := range tokens {
-				if pl.name == "redirect followed" && form.name != "query" {
+				if strings.HasPrefix(pl.name, "redirect followed") && form.name != "query" {
 					continue // a URL holds the token only URL-encoded
 				}
 				fromFunc := i == 1 // a token from a token func is redacted too
@@ -257,9 +267,14 @@ func TestErrorsRedactEchoedToken(t *testing.T) {
 					if fromFunc {
 						opt = WithTokenFunc(func(context.Context) (string, error) { return token, nil })
 					}
-					_, err := newTestClient(t, srv.URL, opt).CreatePlant(context.Background(), monstera)
+					var log syncbuf.Buffer
+					logger := slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+					_, err := newTestClient(t, srv.URL, opt, WithLogger(logger)).CreatePlant(context.Background(), monstera)
 					if err == nil {
 						t.Fatal("CreatePlant succeeded, want an error")
+					}
+					if out := log.String(); strings.Contains(out, token) || strings.Contains(out, form.encode(token)) {
+						t.Errorf("the log contains the token (%s):\n%s", form.name, out)
 					}
 					msg := err.Error()
 					if enc := form.encode(token); strings.Contains(msg, token) || strings.Contains(msg, enc) || !strings.Contains(msg, "REDACTED") {
