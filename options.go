@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 const (
@@ -32,7 +34,6 @@ type config struct {
 	maxRetryAfter time.Duration
 	logger        *slog.Logger
 	insecureHTTP  bool
-	transportAuth bool
 }
 
 func defaultConfig() config {
@@ -50,7 +51,7 @@ func defaultConfig() config {
 // when a server echoes it back (see [APIError.Error]).
 func WithToken(t string) Option {
 	return func(c *config) error {
-		if problem := tokenProblem(t); problem != "" {
+		if problem := wire.TokenProblem(t); problem != "" {
 			return errors.New("plantstore: token " + problem)
 		}
 		c.token, c.tokenFunc = t, nil
@@ -88,11 +89,13 @@ func WithTokenFunc(f func(ctx context.Context) (string, error)) Option {
 // as otelhttp. hc is never modified; the Client works on a copy that keeps
 // hc's Transport, Jar and Timeout (which bounds each attempt, not the call),
 // and adds retries, redirect protection for the token, and connection-pool
-// preservation on top. A nil hc is an error.
+// preservation on top. A nil hc is an error. hc's transport sets its own
+// limits: the default transport's bound of 64 KiB on response headers (see
+// [Client.CreatePlant]) does not apply, and net/http's default is 10 MiB.
 //
-// For OAuth 2, pass the token source to [WithTokenFunc]. An oauth2 HTTP
-// client, whose transport sets Authorization itself, works here too with
-// [WithTransportAuth].
+// For OAuth 2, pass the token source to [WithTokenFunc] rather than an
+// oauth2 HTTP client here: the Client must set Authorization itself, so
+// that it decides where the token goes.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *config) error {
 		if hc == nil {
@@ -158,27 +161,6 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
-// WithTransportAuth leaves authentication to the transport of
-// [WithHTTPClient], for an HTTP client that sets Authorization itself, such
-// as one from oauth2.NewClient. The Client then sends no token of its own
-// and needs neither [WithToken] nor [WithTokenFunc]; giving one of them too
-// is an error, and so is leaving out WithHTTPClient.
-//
-// The Client cannot keep such a transport from authenticating a redirect, so
-// it follows no redirect to another origin: the caller gets the redirect as
-// an [*APIError]. Plain http to a host that is not loopback still needs
-// [WithInsecureHTTP]. A failure inside the transport before it sends (while
-// fetching a token, say) counts as one that may have created the plant
-// ([ErrMaybeCreated]), because the Client cannot tell it from a failure
-// after sending. Where it fits, [WithTokenFunc] with the token source is the
-// better choice: the Client then decides where the token goes.
-func WithTransportAuth() Option {
-	return func(c *config) error {
-		c.transportAuth = true
-		return nil
-	}
-}
-
 // WithInsecureHTTP allows a bearer token to be sent over plain http:// to a
 // host that is not loopback. Without it, [NewClient] refuses such a base URL,
 // because anyone on the path could read the token. Loopback hosts
@@ -188,18 +170,4 @@ func WithInsecureHTTP() Option {
 		c.insecureHTTP = true
 		return nil
 	}
-}
-
-// tokenProblem says what makes t unfit to send as a bearer token, or "" if
-// nothing does. It never quotes t.
-func tokenProblem(t string) string {
-	if t == "" {
-		return "must not be empty"
-	}
-	for i := 0; i < len(t); i++ {
-		if t[i] <= ' ' || t[i] >= 0x7f {
-			return fmt.Sprintf("has an invalid character at byte %d (want visible ASCII)", i)
-		}
-	}
-	return ""
 }

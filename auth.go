@@ -1,0 +1,60 @@
+package plantstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/plantstore/plantstore-go/internal/wire"
+)
+
+// authorization returns the function that makes an attempt's
+// Authorization header: from the fixed token, or by asking tokenFunc.
+func authorization(token string, tokenFunc func(context.Context) (string, error)) func(context.Context) (string, error) {
+	if tokenFunc == nil {
+		header := "Bearer " + token
+		return func(context.Context) (string, error) { return header, nil }
+	}
+	return func(ctx context.Context) (string, error) {
+		t, err := tokenFunc(ctx)
+		if err != nil {
+			return "", fmt.Errorf("token func: %w", err)
+		}
+		if problem := wire.TokenProblem(t); problem != "" {
+			return "", errors.New("token from token func " + problem)
+		}
+		return "Bearer " + t, nil
+	}
+}
+
+// reauthorize asks the token func again before each retry, so a token that
+// was rotated while the call was backing off is picked up.
+func (c *Client) reauthorize(req *http.Request) error {
+	auth, err := c.authorization(req.Context())
+	if err != nil {
+		return err
+	}
+	// The header map is shared with the previous attempt's request; give this
+	// attempt its own before changing it.
+	req.Header = req.Header.Clone()
+	req.Header.Set("Authorization", auth)
+	stateOf(req.Context()).sent(auth)
+	return nil
+}
+
+// sent records the token in auth, an Authorization header the call sends,
+// so that it can be redacted from what the server answers. A token too
+// short to redact safely (see minRedactedToken) is not recorded.
+func (st *callState) sent(auth string) {
+	token, ok := strings.CutPrefix(auth, "Bearer ")
+	if !ok || len(token) < minRedactedToken || slices.Contains(st.tokens, token) {
+		return
+	}
+	if st.tokens == nil {
+		st.tokens = st.tokenBuf[:0] // no allocation for the usual one token
+	}
+	st.tokens = append(st.tokens, token)
+}
