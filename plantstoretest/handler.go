@@ -5,17 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"mime"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 // The codes the fake puts in the "error" field of its [ErrorBody] bodies. They are
@@ -66,8 +65,9 @@ const (
 	CodeRateLimited int32 = 12
 )
 
-// maxBodyBytes is the largest request body the fake accepts.
-const maxBodyBytes = 1 << 20
+// maxBodyBytes is the largest request body the fake accepts, the same cap
+// the client reads a response with.
+const maxBodyBytes = wire.MaxBodyBytes
 
 // ErrorBody is the body of every response from the fake other than 200, in
 // the wire shape the specification gives: {"error": code, "message": text}.
@@ -576,51 +576,24 @@ func checkContentType(header http.Header) string {
 	return ""
 }
 
-// readBody reads at most maxBodyBytes of r's body, and a
+// readBody reads at most [wire.MaxBodyBytes] of r's body, and a
 // *http.MaxBytesError if there was more. The buffer grows with the bytes
-// that actually arrive, never by the length the request announces: a
-// client that declares 1 MiB and sends 7 bytes costs a small buffer, not
-// 1 MiB. An honest Content-Length only caps the growth, so that a body of
-// announced length ends in a buffer of about its size.
+// that actually arrive, never by the length the request announces (see
+// [wire.ReadBody]): a client that declares 1 MiB and sends 7 bytes costs a
+// small buffer, not 1 MiB. A short announced length only makes the first
+// buffer smaller, with a byte to spare for reading the end.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
-	body := http.MaxBytesReader(w, r.Body, maxBodyBytes)
-	// One byte to spare, so that reading the end of a body of announced
-	// length does not need a buffer of its own.
-	want := int64(-1)
-	if r.ContentLength >= 0 && r.ContentLength <= maxBodyBytes {
-		want = r.ContentLength + 1
+	var buf []byte
+	if r.ContentLength >= 0 && r.ContentLength < firstReadSize {
+		buf = make([]byte, 0, r.ContentLength+1)
 	}
-	size := int64(firstReadSize)
-	if want >= 0 && want < size {
-		size = want
-	}
-	buf := make([]byte, 0, size)
-	for {
-		n, err := body.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-		if len(buf) == cap(buf) {
-			// Double what arrived, up to the announced length while
-			// the body keeps to it.
-			grow := len(buf)
-			if want > int64(len(buf)) && want-int64(len(buf)) < int64(grow) {
-				grow = int(want - int64(len(buf)))
-			}
-			buf = slices.Grow(buf, grow)
-		}
-	}
+	return wire.ReadBody(buf, http.MaxBytesReader(w, r.Body, wire.MaxBodyBytes))
 }
 
-// firstReadSize is the buffer readBody starts with, large enough for the
-// usual plant.
+// firstReadSize is the buffer wire.ReadBody starts with when given none.
 const firstReadSize = 512
 
 // redact returns a copy of header in which the credentials of each
@@ -632,15 +605,7 @@ func redact(header http.Header) http.Header {
 	}
 	values := out.Values("Authorization")
 	for i, v := range values {
-		scheme, _, ok := strings.Cut(v, " ")
-		switch {
-		case scheme == "Bearer" && ok:
-			values[i] = "Bearer REDACTED" // the usual case, without building a string
-		case ok:
-			values[i] = scheme + " REDACTED"
-		default:
-			values[i] = "REDACTED"
-		}
+		values[i] = wire.RedactCredentials(v)
 	}
 	return out
 }

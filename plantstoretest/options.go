@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 // DefaultToken is the bearer token the fake accepts unless [WithToken]
@@ -53,13 +54,8 @@ func newConfig(opts []Option) *config {
 
 // check reports whether the configuration is usable.
 func (c *config) check() error {
-	if c.token == "" {
-		return fmt.Errorf("plantstoretest: token must not be empty")
-	}
-	for i := 0; i < len(c.token); i++ {
-		if b := c.token[i]; b <= ' ' || b >= 0x7f {
-			return fmt.Errorf("plantstoretest: token has an invalid character at byte %d (want visible ASCII)", i)
-		}
+	if p := wire.TokenProblem(c.token); p != "" {
+		return fmt.Errorf("plantstoretest: token %s", p)
 	}
 	if c.maxRequests != nil && *c.maxRequests < 0 {
 		return fmt.Errorf("plantstoretest: WithRequestLimit(%d): the limit must be 0 or more", *c.maxRequests)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/plantstore/plantstore-go/internal/wire"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
@@ -27,10 +28,11 @@ const (
 // name is the flag or setting it came from, for the message; the token
 // itself is never quoted.
 func checkToken(name, token string) string {
-	for i := 0; i < len(token); i++ {
-		if b := token[i]; b <= ' ' || b >= 0x7f {
-			return fmt.Sprintf("%s has an invalid character at byte %d (want visible ASCII)", name, i)
-		}
+	if token == "" {
+		return "" // no token: the caller decides whether that is allowed
+	}
+	if p := wire.TokenProblem(token); p != "" {
+		return name + " " + p
 	}
 	return ""
 }
