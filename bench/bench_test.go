@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -30,6 +31,7 @@ import (
 
 	"github.com/plantstore/plantstore-go"
 	"github.com/plantstore/plantstore-go/bench/internal/baseline"
+	"github.com/plantstore/plantstore-go/internal/mockserver"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
@@ -134,12 +136,42 @@ type serverUnderTest struct {
 
 // serversUnderTest are the servers of BenchmarkServerThroughput, each
 // mounted in the same httptest server and driven by the same client, and
-// those of BenchmarkPlantMemory. The mock's handler, built as
-// cmd/plantstore-mock builds it, joins them as one more entry once package
-// internal/mockserver is on main.
+// those of BenchmarkPlantMemory.
 var serversUnderTest = []serverUnderTest{
 	{name: "bare", journaled: func(testing.TB) (http.Handler, func(testing.TB, int)) { return bareHandler(), nil }},
 	{name: "fake", journaled: newJournaledFake, store: newFakeStore},
+	{name: "mock", journaled: newMock},
+}
+
+// newMock is the whole handler of cmd/plantstore-mock with its defaults:
+// the control API in front of the fake, the journal keeping the last
+// mockserver.DefaultJournal requests with bodies cut at
+// mockserver.JournalBodyLimit, the store bounded, and one log line per
+// request (written to io.Discard here, to stderr by the command). Keep the
+// options in step with newHandler in cmd/plantstore-mock/main.go.
+func newMock(tb testing.TB) (http.Handler, func(testing.TB, int)) {
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	h := plantstoretest.NewHandler(
+		plantstoretest.WithToken(baseline.Token),
+		plantstoretest.WithLogger(logger),
+		plantstoretest.WithRequestLimit(mockserver.DefaultJournal),
+		plantstoretest.WithRequestBodyLimit(mockserver.JournalBodyLimit),
+		plantstoretest.WithMaxPlants(mockserver.DefaultMaxPlants),
+	)
+	tb.Cleanup(h.Close)
+	mock, err := mockserver.New(h, mockserver.Config{Loopback: true, ListenAddr: "127.0.0.1:0", Logger: logger})
+	if err != nil {
+		tb.Fatalf("mockserver.New: %v", err)
+	}
+	return mock, func(tb testing.TB, creates int) {
+		tb.Helper()
+		if got, want := len(h.Plants()), creates; got != want {
+			tb.Fatalf("the mock stored %d plants, want %d", got, want)
+		}
+		if got, want := len(h.Requests()), min(creates, mockserver.DefaultJournal); got != want {
+			tb.Fatalf("the mock journaled %d requests, want %d", got, want)
+		}
+	}
 }
 
 // newJournaledFake is the fake of package plantstoretest with its journal
