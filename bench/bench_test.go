@@ -416,10 +416,19 @@ func BenchmarkConnectionReuse(b *testing.B) {
 // to 63 connections on a loaded 2-core machine; BenchmarkConnectionReuse
 // reports both). So the test allows one extra connection per caller, and
 // checks what a torn-down pool would show and a cold-start race cannot: a
-// connection closed while the calls were running. A client that closes its idle connections after
-// each failure is run too, to show that the check catches it.
+// connection closed while the calls were running. A client that closes its
+// idle connections after each failure is run too, to show that the check
+// catches it.
+//
+// A torn-down pool closes hundreds of connections in this workload; on a
+// loaded machine a healthy pool was seen to lose one or two (in 3 of 16 runs
+// at a load average of 7 to 10, for the hand-written call as well as the
+// SDK), so up to maxStrayCloses are tolerated.
 func TestConnectionReuseUnderLoad(t *testing.T) {
-	const maxConns = 2 * reuseWorkers
+	const (
+		maxConns       = 2 * reuseWorkers
+		maxStrayCloses = 4
+	)
 	calls := reuseWorkers * reuseCalls
 	for _, tc := range []struct {
 		failures     bool
@@ -440,8 +449,8 @@ func TestConnectionReuseUnderLoad(t *testing.T) {
 			if sdk.failed != tc.wantFailed || sdk.requests != tc.wantRequests {
 				t.Errorf("sdk: %d calls failed after %d requests, want %d after %d", sdk.failed, sdk.requests, tc.wantFailed, tc.wantRequests)
 			}
-			if sdk.closed != 0 {
-				t.Errorf("sdk: %d connections were closed while the calls ran, want 0 (the pool was torn down)", sdk.closed)
+			if sdk.closed > maxStrayCloses {
+				t.Errorf("sdk: %d connections were closed while the calls ran, want at most %d (the pool was torn down)", sdk.closed, maxStrayCloses)
 			}
 			if sdk.conns > maxConns {
 				t.Errorf("sdk: %d callers opened %d connections, want at most %d", reuseWorkers, sdk.conns, maxConns)
@@ -453,8 +462,8 @@ func TestConnectionReuseUnderLoad(t *testing.T) {
 		// a time is slow, so a few calls per goroutine are enough.
 		churn := runReuse(t, "raw+closeidle", true, 2*reuseFailEvery*reuseWorkers)
 		t.Logf("raw+closeidle opened %d connections and closed %d while running", churn.conns, churn.closed)
-		if churn.closed == 0 {
-			t.Errorf("raw+closeidle: no connection closed while the calls ran, want many (the check is blind)")
+		if churn.closed <= maxStrayCloses {
+			t.Errorf("raw+closeidle: %d connections closed while the calls ran, want more than %d (the check is blind)", churn.closed, maxStrayCloses)
 		}
 	})
 }
