@@ -257,19 +257,27 @@ func (h *Handler) Pending() int {
 }
 
 // takeFault uses up one reply of the first waiting fault that matches req,
-// and returns it, or nil if none matches. h.mu must be held.
-func (h *Handler) takeFault(req Request) *scriptedFault {
+// and returns it, or nil if none matches. If a Match panicked in a Handler
+// without a test, it stops there and returns the panic to go on with (see
+// callbackPanicked). h.mu must be held.
+func (h *Handler) takeFault(req Request) (sf *scriptedFault, repanic string) {
 	for i, f := range h.faults {
-		if f.Match != nil && !h.matches(f, req) {
-			continue
+		if f.Match != nil {
+			ok, repanic := h.matches(f, req)
+			if repanic != "" {
+				return nil, repanic
+			}
+			if !ok {
+				continue
+			}
 		}
 		f.left--
 		if f.left == 0 {
 			h.faults = append(h.faults[:i:i], h.faults[i+1:]...)
 		}
-		return f
+		return f, ""
 	}
-	return nil
+	return nil, ""
 }
 
 // unusedFaults describes each waiting fault with replies left.
@@ -285,13 +293,13 @@ func (h *Handler) unusedFaults() []string {
 }
 
 // matches calls f.Match, turning a panic into no match and a test failure
-// (without a test, the panic goes on).
-func (h *Handler) matches(f *scriptedFault, req Request) (ok bool) {
+// (without a test, into the panic for the caller to go on with).
+func (h *Handler) matches(f *scriptedFault, req Request) (ok bool, repanic string) {
 	defer func() {
 		if r := recover(); r != nil {
-			h.callbackPanicked(fmt.Sprintf("plantstoretest: the Match of injected Fault #%d panicked: %v", f.seq, r))
+			repanic = h.callbackPanicked(fmt.Sprintf("plantstoretest: the Match of injected Fault #%d panicked: %v", f.seq, r))
 			ok = false
 		}
 	}()
-	return f.Match(req)
+	return f.Match(req), ""
 }

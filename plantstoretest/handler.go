@@ -242,13 +242,16 @@ func (h *Handler) misuse(msg string) {
 }
 
 // callbackPanicked reports that a callback of the test (a rule or a Match)
-// panicked: under [NewServer] it fails the test with tb.Errorf; without a
-// test it panics again, so the panic goes on as any handler's would.
-func (h *Handler) callbackPanicked(msg string) {
+// panicked: under [NewServer] it fails the test with tb.Errorf and returns
+// "". Without a test it returns msg, which the caller panics with once the
+// request is journaled, so that the panic goes on out of ServeHTTP as any
+// handler's would and the journal shows the request as dropped.
+func (h *Handler) callbackPanicked(msg string) (repanic string) {
 	if h.tb == nil {
-		panic(msg)
+		return msg
 	}
 	h.tb.Errorf("%s", msg)
+	return ""
 }
 
 // Plants returns the stored plants in the order they arrived. The slice is a
@@ -316,6 +319,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.mu.Unlock()
 		h.logRequest(r, status, ans.fault, d)
 	}()
+	if ans.repanic != "" {
+		panic(ans.repanic) // a callback panicked; see callbackPanicked
+	}
 	f := ans.scripted
 	if f == nil {
 		status = ans.rep.write(w, nil)
@@ -368,6 +374,7 @@ type answer struct {
 	scripted  *Fault // the fault to act out, or nil to send rep
 	rep       reply  // the reply, when processed
 	processed bool   // whether the plant was stored or its rejection worked out
+	repanic   string // a callback's panic for ServeHTTP to go on with, or ""
 }
 
 // arrive numbers and records req, and decides who answers it: the rate
@@ -385,13 +392,22 @@ func (h *Handler) arrive(req Request, p plantstore.NewPlant, rej *rejection) (an
 		h.record(req)
 	}()
 
+	if rej != nil && rej.repanic != "" { // a rule panicked, in a Handler without a test
+		ans.repanic = rej.repanic
+		return ans
+	}
 	if h.limiter != nil {
 		if wait, ok := h.limiter.take(h.now()); !ok {
 			ans.fault, ans.rep, ans.processed = "rate limit", h.limiter.reply(wait), true
 			return ans
 		}
 	}
-	if sf := h.takeFault(req); sf != nil {
+	sf, repanic := h.takeFault(req)
+	if repanic != "" { // a Match panicked, in a Handler without a test
+		ans.repanic = repanic
+		return ans
+	}
+	if sf != nil {
 		ans.scripted, ans.fault = &sf.Fault, sf.describe()
 	} else if h.chaos != nil {
 		ans.scripted, ans.fault = h.chaos.next()
@@ -459,6 +475,7 @@ type rejection struct {
 	status    int
 	body      ErrorBody
 	challenge string // the WWW-Authenticate value of a 401
+	repanic   string // a rule's panic to go on with, without a test; see callbackPanicked
 }
 
 func rejectf(status int, code int32, format string, args ...any) *rejection {
@@ -501,13 +518,15 @@ func (h *Handler) check(r *http.Request, body []byte, readErr error) (plantstore
 
 // applyRule runs a [WithRule] rule. A panic in it fails the test (it would
 // otherwise vanish into net/http's recovery, and the client would only see
-// a dropped connection) and is answered with 500; without a test, h.errorf
-// panics again, so the panic goes on as any handler's would.
+// a dropped connection) and is answered with 500; without a test, the
+// rejection carries the panic for the caller to go on with (see
+// callbackPanicked).
 func (h *Handler) applyRule(rule func(plantstore.NewPlant) *ErrorBody, p plantstore.NewPlant) (rej *rejection) {
 	defer func() {
 		if r := recover(); r != nil {
-			h.callbackPanicked(fmt.Sprintf("plantstoretest: a WithRule rule panicked on %+v: %v", p, r))
+			repanic := h.callbackPanicked(fmt.Sprintf("plantstoretest: a WithRule rule panicked on %+v: %v", p, r))
 			rej = rejectf(http.StatusInternalServerError, CodeCallbackPanic, "a WithRule rule panicked: %v", r)
+			rej.repanic = repanic
 		}
 	}()
 	if e := rule(p); e != nil {

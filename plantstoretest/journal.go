@@ -81,8 +81,8 @@ const (
 	OutcomeSent Outcome = "sent"
 	// OutcomeDropped means the connection was closed without a reply: by a
 	// [Fault] with Drop, by [Handler.Close] or a client that gave up while
-	// the request was held, or by a panic in a [WithRule] rule of a Handler
-	// from [NewHandler].
+	// the request was held, or by a panic in a [WithRule] rule or a
+	// [Fault]'s Match in a Handler from [NewHandler].
 	OutcomeDropped Outcome = "dropped"
 )
 
