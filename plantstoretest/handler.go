@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -600,23 +599,21 @@ func checkContentType(header http.Header) string {
 // that actually arrive, never by the length the request announces: a
 // client that declares 1 MiB and sends 7 bytes costs a small buffer, not
 // 1 MiB. An honest Content-Length only caps the growth, so that a body of
-// announced length ends in a buffer of about its size.
+// announced length ends in a buffer of about its size, and no buffer ever
+// grows past maxBodyBytes+1, the byte that shows a body is too large.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
 	body := http.MaxBytesReader(w, r.Body, maxBodyBytes)
 	// One byte to spare, so that reading the end of a body of announced
-	// length does not need a buffer of its own.
-	want := int64(-1)
-	if r.ContentLength >= 0 && r.ContentLength <= maxBodyBytes {
-		want = r.ContentLength + 1
+	// length, or the byte past the limit, does not need a buffer of its
+	// own.
+	limit := maxBodyBytes + 1
+	if r.ContentLength >= 0 && r.ContentLength < maxBodyBytes {
+		limit = int(r.ContentLength) + 1
 	}
-	size := int64(firstReadSize)
-	if want >= 0 && want < size {
-		size = want
-	}
-	buf := make([]byte, 0, size)
+	buf := make([]byte, 0, min(firstReadSize, limit))
 	for {
 		n, err := body.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
@@ -627,13 +624,17 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 			return buf, err
 		}
 		if len(buf) == cap(buf) {
-			// Double what arrived, up to the announced length while
-			// the body keeps to it.
-			grow := len(buf)
-			if want > int64(len(buf)) && want-int64(len(buf)) < int64(grow) {
-				grow = int(want - int64(len(buf)))
+			// Double what arrived, up to the limit while the body keeps
+			// to it. The new buffer is made to measure: append's growth
+			// would round it up past the limit.
+			// (MaxBytesReader stops a body at maxBodyBytes, so there is
+			// always room for one more byte.)
+			if len(buf) >= limit { // longer than announced: only in-process
+				limit = maxBodyBytes + 1
 			}
-			buf = slices.Grow(buf, grow)
+			grown := make([]byte, len(buf), min(2*len(buf), limit))
+			copy(grown, buf)
+			buf = grown
 		}
 	}
 }

@@ -123,3 +123,52 @@ func TestMemoryPerStoredPlant(t *testing.T) {
 		})
 	}
 }
+
+// TestReadBodyStaysWithinTheLimit checks that reading a body over the 1 MiB
+// the fake accepts allocates no more than the limit and the one byte that
+// shows the body is over it, whatever length the request announced: the
+// buffer must not double past the limit to read that byte.
+func TestReadBodyStaysWithinTheLimit(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name          string
+		size          int   // bytes sent
+		contentLength int64 // announced; -1 for none (chunked)
+		wantErr       bool
+	}{
+		{"unknown length, at the limit", maxBodyBytes, -1, false},
+		{"unknown length, over the limit", maxBodyBytes + 1, -1, true},
+		{"unknown length, far over the limit", 3 * maxBodyBytes, -1, true},
+		{"announced over the limit", maxBodyBytes + 1, maxBodyBytes + 1, true},
+		{"announced at the limit", maxBodyBytes, maxBodyBytes, false},
+		{"longer than announced", 100_000, 10, false}, // only in-process
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := httptest.NewRequest(http.MethodPost, "/plants", io.LimitReader(zeros{}, int64(tt.size)))
+			r.ContentLength = tt.contentLength
+			buf, err := readBody(httptest.NewRecorder(), r)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("readBody of %d bytes: error %v, want error: %v", tt.size, err, tt.wantErr)
+			}
+			if want := min(tt.size, maxBodyBytes); len(buf) != want {
+				t.Errorf("readBody of %d bytes returned %d, want %d", tt.size, len(buf), want)
+			}
+			if c := cap(buf); c > maxBodyBytes+1 {
+				t.Errorf("readBody of %d bytes (Content-Length %d) grew its buffer to %d bytes, want at most %d",
+					tt.size, tt.contentLength, c, maxBodyBytes+1)
+			}
+		})
+	}
+}
+
+// zeros reads as an endless run of spaces.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	return len(p), nil
+}
