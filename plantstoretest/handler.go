@@ -161,7 +161,8 @@ type Handler struct {
 	seq      uint64 // the Seq of the last request recorded
 	plants   []plantstore.NewPlant
 	ids      map[int64]struct{} // the ids in plants; nil under WithAllowDuplicateIDs
-	requests []Request
+	requests []Request          // the journal: see record
+	head     int                // the index of the oldest request in requests
 	faults   []*scriptedFault
 	faultSeq int // numbers faults in the order they were injected
 }
@@ -274,7 +275,7 @@ func (h *Handler) Reset() {
 	if h.ids != nil {
 		h.ids = make(map[int64]struct{})
 	}
-	h.requests = nil
+	h.clearJournal()
 	h.faults = nil
 }
 
@@ -354,13 +355,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	status = rep.write(w, f.Header)
 }
 
-// journalBody is the part of body that the journal keeps, a copy when it is
-// cut, and whether it was cut.
+// journalBody is the part of body that the journal keeps, and whether it
+// was cut. It is a copy when it is cut, or when body's buffer has more room
+// than the byte readBody keeps to spare (a body of unannounced length), so
+// that the journal holds no more than it shows.
 func (h *Handler) journalBody(body []byte, readErr error) ([]byte, bool) {
 	var tooLarge *http.MaxBytesError
 	truncated := errors.As(readErr, &tooLarge)
-	if len(body) > h.bodyLimit {
+	switch {
+	case len(body) > h.bodyLimit:
 		return append([]byte(nil), body[:h.bodyLimit]...), true
+	case cap(body) > len(body)+1:
+		return append([]byte(nil), body...), truncated
 	}
 	return body, truncated
 }

@@ -119,16 +119,14 @@ func (h *Handler) Requests() []Request {
 func (h *Handler) RequestsSince(seq uint64) []Request {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	recorded := h.journal()
-	if len(recorded) > 0 && seq >= recorded[0].Seq {
-		skip := seq - recorded[0].Seq + 1
-		if skip > uint64(len(recorded)) {
-			skip = uint64(len(recorded))
-		}
-		recorded = recorded[skip:]
+	n := len(h.requests)
+	skip := 0
+	if n > 0 && seq >= h.entry(0).Seq {
+		skip = int(min(seq-h.entry(0).Seq+1, uint64(n)))
 	}
-	out := make([]Request, len(recorded))
-	for i, r := range recorded {
+	out := make([]Request, n-skip)
+	for i := range out {
+		r := *h.entry(skip + i)
 		r.Header = r.Header.Clone()
 		r.Body = append([]byte(nil), r.Body...)
 		if r.Invalid != nil {
@@ -147,32 +145,34 @@ func (h *Handler) RequestsSince(seq uint64) []Request {
 func (h *Handler) ClearRequests() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.requests = nil
+	h.clearJournal()
 }
 
-// journal returns the visible part of h.requests, within the limit of
-// [WithRequestLimit]. Its entries have consecutive Seqs. h.mu must be held.
-func (h *Handler) journal() []Request {
-	recorded := h.requests
-	if h.maxRequests >= 0 && len(recorded) > h.maxRequests {
-		recorded = recorded[len(recorded)-h.maxRequests:]
-	}
-	return recorded
+// clearJournal empties the journal. h.mu must be held.
+func (h *Handler) clearJournal() {
+	h.requests, h.head = nil, 0
+}
+
+// entry returns the i-th oldest request in the journal, which holds more
+// than i. The journal's entries have consecutive Seqs. h.mu must be held.
+func (h *Handler) entry(i int) *Request {
+	return &h.requests[(h.head+i)%len(h.requests)]
 }
 
 // record keeps req, which arrive numbered, for [Handler.Requests], within
-// [WithRequestLimit]'s limit. Under a limit n it holds at most 2n requests,
-// and moves the newest n down once every n requests, so recording stays
-// O(1) per request. h.mu must be held.
+// [WithRequestLimit]'s limit. Under a limit n, h.requests is a ring of at
+// most n requests whose oldest is at h.head: once full, each request takes
+// the place of the oldest, so recording is O(1) and the journal never holds
+// more than n bodies. h.mu must be held.
 func (h *Handler) record(req Request) {
 	req.Outcome = OutcomeHeld
 	switch {
 	case h.maxRequests == 0:
 		return
-	case h.maxRequests > 0 && len(h.requests) == 2*h.maxRequests:
-		n := copy(h.requests, h.requests[h.maxRequests:])
-		clear(h.requests[n:]) // release the bodies
-		h.requests = h.requests[:n]
+	case h.maxRequests > 0 && len(h.requests) == h.maxRequests:
+		h.requests[h.head] = req
+		h.head = (h.head + 1) % len(h.requests)
+		return
 	}
 	h.requests = append(h.requests, req)
 }
@@ -184,11 +184,11 @@ func (h *Handler) complete(seq uint64, status int, d time.Duration) {
 	if len(h.requests) == 0 {
 		return
 	}
-	first := h.requests[0].Seq
+	first := h.entry(0).Seq
 	if seq < first || seq-first >= uint64(len(h.requests)) {
 		return // cleared, reset or pushed out by the limit
 	}
-	r := &h.requests[seq-first]
+	r := h.entry(int(seq - first))
 	r.Outcome = OutcomeDropped
 	if status != 0 {
 		r.Outcome = OutcomeSent

@@ -347,3 +347,36 @@ func TestRequestsSinceReturnsCopies(t *testing.T) {
 		t.Errorf("modifying what RequestsSince returned changed the journal")
 	}
 }
+
+// TestJournalRingCompletes checks that, under WithRequestLimit, outcomes
+// reach the right entries wherever the ring has wrapped, and that an entry
+// pushed out is not brought back.
+func TestJournalRingCompletes(t *testing.T) {
+	t.Parallel()
+	for arrivals := 3; arrivals <= 8; arrivals++ {
+		h := NewHandler(WithRequestLimit(3))
+		h.mu.Lock()
+		for range arrivals {
+			h.seq++
+			h.record(Request{Seq: h.seq})
+		}
+		for seq := uint64(1); seq <= uint64(arrivals); seq++ {
+			h.complete(seq, 200+int(seq), time.Duration(seq))
+		}
+		h.mu.Unlock()
+		var want []Request
+		for seq := uint64(arrivals - 2); seq <= uint64(arrivals); seq++ {
+			want = append(want, Request{Seq: seq, Outcome: OutcomeSent, Status: 200 + int(seq), Duration: time.Duration(seq)})
+		}
+		if diff := cmp.Diff(want, h.Requests(), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("after %d arrivals under WithRequestLimit(3), Requests() mismatch (-want +got):\n%s", arrivals, diff)
+		}
+		for since := uint64(0); since <= uint64(arrivals)+1; since++ {
+			got := h.RequestsSince(since)
+			wantN := min(3, max(0, arrivals-int(since)))
+			if len(got) != wantN || (wantN > 0 && got[len(got)-1].Seq != uint64(arrivals)) {
+				t.Errorf("after %d arrivals, RequestsSince(%d) = %d entries, want the last %d", arrivals, since, len(got), wantN)
+			}
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/plantstore/plantstore-go"
@@ -171,4 +172,60 @@ func (zeros) Read(p []byte) (int, error) {
 		p[i] = ' '
 	}
 	return len(p), nil
+}
+
+// TestJournalMemoryIsBounded checks the bound WithRequestLimit and
+// WithRequestBodyLimit document together: the journal holds at most n
+// requests, and at most the body limit of each body, whether the bodies
+// announced their length or not.
+func TestJournalMemoryIsBounded(t *testing.T) {
+	t.Parallel()
+	const (
+		n         = 10
+		bodyLimit = 4 << 10
+	)
+	tests := []struct {
+		name    string
+		size    int  // of each body
+		chunked bool // no Content-Length
+	}{
+		{"small, announced", 600, false},
+		{"small, chunked", 600, true},
+		{"at the limit, chunked", bodyLimit, true},
+		{"over the limit, chunked", 3 * bodyLimit, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := NewHandler(WithRequestLimit(n), WithRequestBodyLimit(bodyLimit))
+			body := `{"id":1,"name":"` + strings.Repeat("a", tt.size-len(`{"id":1,"name":""}`)) + `"}`
+			for i := 0; i < 3*n+3; i++ {
+				r := httptest.NewRequest(http.MethodPost, "/plants", strings.NewReader(body))
+				if tt.chunked {
+					r.ContentLength = -1
+				}
+				r.Header = validHeader(DefaultToken)
+				h.ServeHTTP(httptest.NewRecorder(), r)
+			}
+			h.mu.Lock()
+			entries, bytes := 0, 0
+			for _, r := range h.requests[:cap(h.requests)] {
+				if r.Seq != 0 {
+					entries++
+				}
+				bytes += cap(r.Body)
+			}
+			h.mu.Unlock()
+			// What is kept of each body, and the allocator's rounding up
+			// to a size class (at most 1/8).
+			maxBytes := n * (min(tt.size, bodyLimit) + 1) * 9 / 8
+			if entries > n || bytes > maxBytes {
+				t.Errorf("after %d requests of %d bytes, the journal holds %d entries and %d bytes of bodies; want at most %d and %d",
+					3*n+3, tt.size, entries, bytes, n, maxBytes)
+			}
+			if got := len(h.Requests()); got != n {
+				t.Errorf("len(Requests()) = %d, want %d", got, n)
+			}
+		})
+	}
 }
