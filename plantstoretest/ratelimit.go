@@ -46,7 +46,10 @@ func (l *rateLimiter) take(now time.Time) (wait time.Duration, ok bool) {
 
 // reply is the 429 for a request that must wait that long for a token.
 func (l *rateLimiter) reply(wait time.Duration) reply {
-	secs := (wait + time.Second - 1) / time.Second // rounded up: a truthful Retry-After
+	secs := wait / time.Second // rounded up below: a truthful Retry-After
+	if wait%time.Second != 0 {
+		secs++ // (adding a second first would overflow near the largest wait)
+	}
 	return reply{
 		status: http.StatusTooManyRequests,
 		body: &ErrorBody{Code: CodeRateLimited, Message: fmt.Sprintf(

@@ -3,8 +3,10 @@ package plantstoretest
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
@@ -193,6 +195,29 @@ func TestRateLimitBurstIsN(t *testing.T) {
 		}
 		if max := tt.n + periods*tt.n; passed > max {
 			t.Errorf("WithRateLimit(%d, %v): %d requests passed in %d periods, want at most %d", tt.n, tt.per, passed, periods, max)
+		}
+	}
+}
+
+// TestRateLimitRetryAfterOfLongWaits checks that Retry-After is the wait
+// rounded up to whole seconds even for waits near the largest Duration,
+// where adding a second before dividing would overflow.
+func TestRateLimitRetryAfterOfLongWaits(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		wait time.Duration
+		want string
+	}{
+		{time.Nanosecond, "1"},
+		{time.Second, "1"},
+		{time.Second + 1, "2"},
+		{time.Duration(math.MaxInt64), strconv.FormatInt(math.MaxInt64/int64(time.Second)+1, 10)},
+		{time.Duration(math.MaxInt64) - time.Duration(math.MaxInt64)%time.Second, strconv.FormatInt(math.MaxInt64/int64(time.Second), 10)},
+	}
+	l := newRateLimiter(1, time.Duration(math.MaxInt64))
+	for _, tt := range tests {
+		if got := l.reply(tt.wait).retryAfter; got != tt.want {
+			t.Errorf("Retry-After for a wait of %v = %q, want %q", tt.wait, got, tt.want)
 		}
 	}
 }
