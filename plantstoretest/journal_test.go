@@ -2,6 +2,8 @@ package plantstoretest
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -377,6 +379,129 @@ func TestJournalRingCompletes(t *testing.T) {
 			if len(got) != wantN || (wantN > 0 && got[len(got)-1].Seq != uint64(arrivals)) {
 				t.Errorf("after %d arrivals, RequestsSince(%d) = %d entries, want the last %d", arrivals, since, len(got), wantN)
 			}
+		}
+	}
+}
+
+// TestControlCallsDuringLoad calls the control methods from several
+// goroutines at once while clients create plants through the rate limit,
+// chaos and faults that hold, store and drop requests, so that entries
+// complete after Reset and ClearRequests have run and while the ring under
+// WithRequestLimit wraps. Besides the race detector, it checks the
+// journal's invariants in every snapshot, and that no request is left held
+// once the server has closed.
+func TestControlCallsDuringLoad(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t, WithRequestLimit(16), WithRateLimit(1_000_000, time.Second), WithChaos(0.2, 7), WithMaxPlants(200))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var (
+		clients, controls sync.WaitGroup
+		created           atomic.Int64
+	)
+	for g := range 4 {
+		clients.Add(1)
+		go func() {
+			defer clients.Done()
+			c := s.Client(plantstore.WithMaxRetries(0))
+			for i := 0; ctx.Err() == nil; i++ {
+				_, _ = c.CreatePlant(ctx, plantstore.NewPlant{ID: int64(g*1_000_000 + i), Name: "Fern"})
+				created.Add(1)
+			}
+		}()
+	}
+	check := func(reqs []Request, since uint64) error {
+		for j, r := range reqs {
+			switch {
+			case r.Seq <= since:
+				return fmt.Errorf("RequestsSince(%d) returned Seq %d", since, r.Seq)
+			case j > 0 && r.Seq != reqs[j-1].Seq+1:
+				return fmt.Errorf("Seq %d follows %d", r.Seq, reqs[j-1].Seq)
+			case r.Outcome == OutcomeSent && r.Status == 0,
+				r.Outcome != OutcomeSent && r.Status != 0,
+				r.Outcome == OutcomeHeld && r.Duration != 0:
+				return fmt.Errorf("entry %d: Outcome %q, Status %d, Duration %v", r.Seq, r.Outcome, r.Status, r.Duration)
+			}
+		}
+		if len(reqs) > 16 {
+			return fmt.Errorf("%d entries under WithRequestLimit(16)", len(reqs))
+		}
+		return nil
+	}
+	errc := make(chan error, 8)
+	control := func(do func(i int) error) {
+		controls.Add(1)
+		go func() {
+			defer controls.Done()
+			for i := 0; i < 300; i++ {
+				if err := do(i); err != nil {
+					errc <- err
+					return
+				}
+			}
+		}()
+	}
+	faults := []Fault{
+		{Status: http.StatusServiceUnavailable, Times: 2},
+		{Delay: time.Millisecond, Store: true, Header: http.Header{"X-Slow": {"1"}}},
+		{Delay: time.Millisecond},
+		{Store: true, Drop: true},
+	}
+	control(func(i int) error {
+		_, err := s.AddFault(faults[i%len(faults)])
+		return err
+	})
+	control(func(i int) error {
+		switch i % 3 {
+		case 0:
+			s.ClearFaults()
+		case 1:
+			s.ClearRequests()
+		default:
+			_ = s.Faults()
+		}
+		return nil
+	})
+	control(func(i int) error {
+		if i%50 == 49 {
+			s.Reset()
+		}
+		err := s.Seed([]plantstore.NewPlant{{ID: int64(-1 - i), Name: "Seeded"}})
+		var seedErr *SeedError
+		if err != nil && (!errors.As(err, &seedErr) || seedErr.Body.Code != CodeStoreFull && seedErr.Body.Code != CodeDuplicateID) {
+			return fmt.Errorf("Seed: %v", err)
+		}
+		return nil
+	})
+	var last uint64 // the last Seq the poller below saw
+	control(func(int) error {
+		reqs := s.RequestsSince(last)
+		if err := check(reqs, last); err != nil {
+			return err
+		}
+		if len(reqs) > 0 {
+			last = reqs[len(reqs)-1].Seq
+		}
+		_ = s.Plants()
+		return check(s.Requests(), 0)
+	})
+	controls.Wait()
+	for created.Load() < 100 && ctx.Err() == nil {
+		if err := check(s.Requests(), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel()
+	clients.Wait()
+	close(errc)
+	for err := range errc {
+		t.Error(err)
+	}
+	s.ClearFaults()
+	s.Close() // returns once every handler has, the held ones dropped
+	for _, r := range s.Requests() {
+		if r.Outcome == OutcomeHeld {
+			t.Errorf("entry %d is still held after the server closed: %+v", r.Seq, r)
 		}
 	}
 }
