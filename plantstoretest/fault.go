@@ -71,8 +71,8 @@ type Fault struct {
 
 	// Store processes the request as usual, storing a valid plant, before
 	// the scripted outcome. Store alone, with no outcome to script (no
-	// Status, Header, Delay, Hang or Drop), would change nothing and is an
-	// error.
+	// Status, Delay, Hang or Drop, and no Header value), would change
+	// nothing and is an error.
 	Store bool
 }
 
@@ -95,10 +95,21 @@ func (f *Fault) check() error {
 		return errors.New("plantstoretest: invalid Fault: a Fault with Hang never replies, so Delay must be 0")
 	case f.Status == 0 && f.Body != nil:
 		return errors.New("plantstoretest: invalid Fault: Body needs a Status")
-	case f.Store && f.Status == 0 && !f.Hang && !f.Drop && f.Delay == 0 && len(f.Header) == 0:
+	case f.Store && f.Status == 0 && !f.Hang && !f.Drop && f.Delay == 0 && !addsHeaders(f.Header):
 		return errors.New("plantstoretest: invalid Fault: Store alone changes nothing; add Status, Header, Delay, Hang or Drop")
 	}
 	return nil
+}
+
+// addsHeaders reports whether header has a value to add to a reply: a
+// name with no values adds nothing.
+func addsHeaders(header http.Header) bool {
+	for _, vs := range header {
+		if len(vs) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // kind names what f does, for logs and reports.
@@ -121,7 +132,7 @@ func (f *Fault) kind() string {
 	case f.Status != 0:
 		parts = append(parts, fmt.Sprintf("Status %d", f.Status))
 	}
-	if len(f.Header) > 0 {
+	if addsHeaders(f.Header) {
 		parts = append(parts, "Header")
 	}
 	if len(parts) == 0 {
