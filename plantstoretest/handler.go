@@ -266,7 +266,9 @@ func (h *Handler) Plants() []plantstore.NewPlant {
 // faults not yet used (without reporting them), so that subtests can share a
 // server. A request still held by a [Fault]'s Delay when Reset runs is
 // answered as it would have been, but stores nothing in the state after
-// Reset.
+// Reset. Reset leaves the rest as it is: [Request.Seq] and fault IDs go on
+// counting, the bucket of [WithRateLimit] is not refilled, and [WithChaos]
+// goes on with its sequence of choices rather than starting it again.
 func (h *Handler) Reset() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
