@@ -314,11 +314,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	ans := h.arrive(req, plant, rej)
 	status := 0 // written; 0 if none, when the connection is dropped
+	var d time.Duration
 	defer func() {
-		d := h.now().Sub(start)
-		h.mu.Lock()
-		h.complete(ans.seq, status, d)
-		h.mu.Unlock()
+		if status == 0 { // dropped: no reply began
+			d = h.now().Sub(start)
+			h.mu.Lock()
+			h.complete(ans.seq, 0, d)
+			h.mu.Unlock()
+		}
 		h.logRequest(r, status, ans.fault, d)
 	}()
 	if ans.repanic != "" {
@@ -326,7 +329,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	f := ans.scripted
 	if f == nil {
-		status = ans.rep.write(w, nil)
+		status, d = h.begin(ans.seq, ans.rep.status, start)
+		ans.rep.write(w, nil)
 		return
 	}
 	if f.Hang {
@@ -341,7 +345,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		panic(http.ErrAbortHandler)
 	}
 	if f.Status != 0 {
-		status = f.write(w)
+		status, d = h.begin(ans.seq, f.Status, start)
+		f.write(w)
 		return
 	}
 	rep := ans.rep
@@ -354,7 +359,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		h.mu.Unlock()
 	}
-	status = rep.write(w, f.Header)
+	status, d = h.begin(ans.seq, rep.status, start)
+	rep.write(w, f.Header)
+}
+
+// begin records in the journal that the reply to the request numbered seq,
+// which arrived at start, is about to be written with status, and returns
+// status and the request's Duration. It comes before the write, so that a
+// client that has the status in hand finds it in the journal, even while
+// a large body is still on its way.
+func (h *Handler) begin(seq uint64, status int, start time.Time) (int, time.Duration) {
+	d := h.now().Sub(start)
+	h.mu.Lock()
+	h.complete(seq, status, d)
+	h.mu.Unlock()
+	return status, d
 }
 
 // journalBody is the part of body that the journal keeps, and whether it

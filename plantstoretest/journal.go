@@ -56,8 +56,9 @@ type Request struct {
 	// limit of [WithRateLimit] as "rate limit"; and a fault chosen by
 	// [WithChaos] as "chaos: " followed by what it does ("chaos: 502").
 	Fault string
-	// Duration is how long the request took from Time until its reply was
-	// written or its connection dropped; 0 while Outcome is [OutcomeHeld].
+	// Duration is how long the request took from Time until its reply
+	// began to be written (its status line; the body follows) or its
+	// connection dropped; 0 while Outcome is [OutcomeHeld].
 	Duration time.Duration
 	// RequestID is the X-Request-Id header, which clients send to tell
 	// their calls apart, or "" when there is none.
@@ -77,7 +78,9 @@ const (
 	// OutcomeHeld means no reply has been sent yet: the request is still
 	// being served, or is held by a [Fault] with Hang or Delay.
 	OutcomeHeld Outcome = "held"
-	// OutcomeSent means a reply with [Request.Status] was written.
+	// OutcomeSent means a reply with [Request.Status] was written, or is
+	// being written: the entry says so before the reply goes out, so a
+	// client that has the response finds it here.
 	OutcomeSent Outcome = "sent"
 	// OutcomeDropped means the connection was closed without a reply: by a
 	// [Fault] with Drop, by [Handler.Close] or a client that gave up while

@@ -1,9 +1,11 @@
 package plantstoretest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -503,5 +505,33 @@ func TestControlCallsDuringLoad(t *testing.T) {
 		if r.Outcome == OutcomeHeld {
 			t.Errorf("entry %d is still held after the server closed: %+v", r.Seq, r)
 		}
+	}
+}
+
+// TestJournalSentBeforeBodyIsRead checks that a client holding a response
+// finds it in the journal as sent, even when the body is too large for the
+// server to have finished writing it: the status went out first.
+func TestJournalSentBeforeBodyIsRead(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	s.Inject(Fault{Status: http.StatusServiceUnavailable, Body: bytes.Repeat([]byte("x"), 8<<20)})
+	req, err := http.NewRequest(http.MethodPost, s.URL+"/plants", strings.NewReader(`{"id":1,"name":"Fern"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = validHeader(s.token)
+	resp, err := s.ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	// The handler is still writing the 8 MiB body, which nobody reads yet.
+	r := s.Requests()[0]
+	if r.Outcome != OutcomeSent || r.Status != http.StatusServiceUnavailable || r.Duration <= 0 {
+		t.Errorf("Requests()[0] with a %d response in hand: Outcome %q, Status %d, Duration %v; want sent, 503, > 0",
+			resp.StatusCode, r.Outcome, r.Status, r.Duration)
+	}
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		t.Errorf("reading the body: %v", err)
 	}
 }
