@@ -71,8 +71,8 @@ type Fault struct {
 
 	// Store processes the request as usual, storing a valid plant, before
 	// the scripted outcome. Store alone, with no outcome to script (no
-	// Status, Header, Delay, Hang or Drop), would change nothing and is an
-	// error.
+	// Status, Delay, Hang or Drop, and no Header value), would change
+	// nothing and is an error.
 	Store bool
 }
 
@@ -95,10 +95,21 @@ func (f *Fault) check() error {
 		return errors.New("plantstoretest: invalid Fault: a Fault with Hang never replies, so Delay must be 0")
 	case f.Status == 0 && f.Body != nil:
 		return errors.New("plantstoretest: invalid Fault: Body needs a Status")
-	case f.Store && f.Status == 0 && !f.Hang && !f.Drop && f.Delay == 0 && len(f.Header) == 0:
+	case f.Store && f.Status == 0 && !f.Hang && !f.Drop && f.Delay == 0 && !addsHeaders(f.Header):
 		return errors.New("plantstoretest: invalid Fault: Store alone changes nothing; add Status, Header, Delay, Hang or Drop")
 	}
 	return nil
+}
+
+// addsHeaders reports whether header has a value to add to a reply: a
+// name with no values adds nothing.
+func addsHeaders(header http.Header) bool {
+	for _, vs := range header {
+		if len(vs) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // kind names what f does, for logs and reports.
@@ -121,7 +132,7 @@ func (f *Fault) kind() string {
 	case f.Status != 0:
 		parts = append(parts, fmt.Sprintf("Status %d", f.Status))
 	}
-	if len(f.Header) > 0 {
+	if addsHeaders(f.Header) {
 		parts = append(parts, "Header")
 	}
 	if len(parts) == 0 {
@@ -257,19 +268,27 @@ func (h *Handler) Pending() int {
 }
 
 // takeFault uses up one reply of the first waiting fault that matches req,
-// and returns it, or nil if none matches. h.mu must be held.
-func (h *Handler) takeFault(req Request) *scriptedFault {
+// and returns it, or nil if none matches. If a Match panicked in a Handler
+// without a test, it stops there and returns the panic to go on with (see
+// callbackPanicked). h.mu must be held.
+func (h *Handler) takeFault(req Request) (sf *scriptedFault, repanic string) {
 	for i, f := range h.faults {
-		if f.Match != nil && !h.matches(f, req) {
-			continue
+		if f.Match != nil {
+			ok, repanic := h.matches(f, req)
+			if repanic != "" {
+				return nil, repanic
+			}
+			if !ok {
+				continue
+			}
 		}
 		f.left--
 		if f.left == 0 {
 			h.faults = append(h.faults[:i:i], h.faults[i+1:]...)
 		}
-		return f
+		return f, ""
 	}
-	return nil
+	return nil, ""
 }
 
 // unusedFaults describes each waiting fault with replies left.
@@ -285,13 +304,13 @@ func (h *Handler) unusedFaults() []string {
 }
 
 // matches calls f.Match, turning a panic into no match and a test failure
-// (without a test, the panic goes on).
-func (h *Handler) matches(f *scriptedFault, req Request) (ok bool) {
+// (without a test, into the panic for the caller to go on with).
+func (h *Handler) matches(f *scriptedFault, req Request) (ok bool, repanic string) {
 	defer func() {
 		if r := recover(); r != nil {
-			h.callbackPanicked(fmt.Sprintf("plantstoretest: the Match of injected Fault #%d panicked: %v", f.seq, r))
+			repanic = h.callbackPanicked(fmt.Sprintf("plantstoretest: the Match of injected Fault #%d panicked: %v", f.seq, r))
 			ok = false
 		}
 	}()
-	return f.Match(req)
+	return f.Match(req), ""
 }

@@ -596,6 +596,7 @@ func TestInjectRejectsImpossibleFaults(t *testing.T) {
 		{"store alone", Fault{Store: true}, "Store alone changes nothing"},
 		{"store with only match and times", Fault{Store: true, Times: 2, Match: func(Request) bool { return true }}, "Store alone changes nothing"},
 		{"store with empty header", Fault{Store: true, Header: http.Header{}}, "Store alone changes nothing"},
+		{"store with a header of no values", Fault{Store: true, Header: http.Header{"X-A": {}, "X-B": nil}}, "Store alone changes nothing"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -162,7 +162,8 @@ type Handler struct {
 	seq      uint64 // the Seq of the last request recorded
 	plants   []plantstore.NewPlant
 	ids      map[int64]struct{} // the ids in plants; nil under WithAllowDuplicateIDs
-	requests []Request
+	requests []Request          // the journal: see record
+	head     int                // the index of the oldest request in requests
 	faults   []*scriptedFault
 	faultSeq int // numbers faults in the order they were injected
 }
@@ -242,13 +243,16 @@ func (h *Handler) misuse(msg string) {
 }
 
 // callbackPanicked reports that a callback of the test (a rule or a Match)
-// panicked: under [NewServer] it fails the test with tb.Errorf; without a
-// test it panics again, so the panic goes on as any handler's would.
-func (h *Handler) callbackPanicked(msg string) {
+// panicked: under [NewServer] it fails the test with tb.Errorf and returns
+// "". Without a test it returns msg, which the caller panics with once the
+// request is journaled, so that the panic goes on out of ServeHTTP as any
+// handler's would and the journal shows the request as dropped.
+func (h *Handler) callbackPanicked(msg string) (repanic string) {
 	if h.tb == nil {
-		panic(msg)
+		return msg
 	}
 	h.tb.Errorf("%s", msg)
+	return ""
 }
 
 // Plants returns the stored plants in the order they arrived. The slice is a
@@ -263,7 +267,9 @@ func (h *Handler) Plants() []plantstore.NewPlant {
 // faults not yet used (without reporting them), so that subtests can share a
 // server. A request still held by a [Fault]'s Delay when Reset runs is
 // answered as it would have been, but stores nothing in the state after
-// Reset.
+// Reset. Reset leaves the rest as it is: [Request.Seq] and fault IDs go on
+// counting, the bucket of [WithRateLimit] is not refilled, and [WithChaos]
+// goes on with its sequence of choices rather than starting it again.
 func (h *Handler) Reset() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -272,7 +278,7 @@ func (h *Handler) Reset() {
 	if h.ids != nil {
 		h.ids = make(map[int64]struct{})
 	}
-	h.requests = nil
+	h.clearJournal()
 	h.faults = nil
 }
 
@@ -309,16 +315,23 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	ans := h.arrive(req, plant, rej)
 	status := 0 // written; 0 if none, when the connection is dropped
+	var d time.Duration
 	defer func() {
-		d := h.now().Sub(start)
-		h.mu.Lock()
-		h.complete(ans.seq, status, d)
-		h.mu.Unlock()
+		if status == 0 { // dropped: no reply began
+			d = h.now().Sub(start)
+			h.mu.Lock()
+			h.complete(ans.seq, 0, d)
+			h.mu.Unlock()
+		}
 		h.logRequest(r, status, ans.fault, d)
 	}()
+	if ans.repanic != "" {
+		panic(ans.repanic) // a callback panicked; see callbackPanicked
+	}
 	f := ans.scripted
 	if f == nil {
-		status = ans.rep.write(w, nil)
+		status, d = h.begin(ans.seq, ans.rep.status, start)
+		ans.rep.write(w, nil)
 		return
 	}
 	if f.Hang {
@@ -333,7 +346,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		panic(http.ErrAbortHandler)
 	}
 	if f.Status != 0 {
-		status = f.write(w)
+		status, d = h.begin(ans.seq, f.Status, start)
+		f.write(w)
 		return
 	}
 	rep := ans.rep
@@ -346,16 +360,35 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		h.mu.Unlock()
 	}
-	status = rep.write(w, f.Header)
+	status, d = h.begin(ans.seq, rep.status, start)
+	rep.write(w, f.Header)
 }
 
-// journalBody is the part of body that the journal keeps, a copy when it is
-// cut, and whether it was cut.
+// begin records in the journal that the reply to the request numbered seq,
+// which arrived at start, is about to be written with status, and returns
+// status and the request's Duration. It comes before the write, so that a
+// client that has the status in hand finds it in the journal, even while
+// a large body is still on its way.
+func (h *Handler) begin(seq uint64, status int, start time.Time) (int, time.Duration) {
+	d := h.now().Sub(start)
+	h.mu.Lock()
+	h.complete(seq, status, d)
+	h.mu.Unlock()
+	return status, d
+}
+
+// journalBody is the part of body that the journal keeps, and whether it
+// was cut. It is a copy when it is cut, or when body's buffer has more room
+// than the byte readBody keeps to spare (a body of unannounced length), so
+// that the journal holds no more than it shows.
 func (h *Handler) journalBody(body []byte, readErr error) ([]byte, bool) {
 	var tooLarge *http.MaxBytesError
 	truncated := errors.As(readErr, &tooLarge)
-	if len(body) > h.bodyLimit {
+	switch {
+	case len(body) > h.bodyLimit:
 		return append([]byte(nil), body[:h.bodyLimit]...), true
+	case cap(body) > len(body)+1:
+		return append([]byte(nil), body...), truncated
 	}
 	return body, truncated
 }
@@ -368,6 +401,7 @@ type answer struct {
 	scripted  *Fault // the fault to act out, or nil to send rep
 	rep       reply  // the reply, when processed
 	processed bool   // whether the plant was stored or its rejection worked out
+	repanic   string // a callback's panic for ServeHTTP to go on with, or ""
 }
 
 // arrive numbers and records req, and decides who answers it: the rate
@@ -385,13 +419,22 @@ func (h *Handler) arrive(req Request, p plantstore.NewPlant, rej *rejection) (an
 		h.record(req)
 	}()
 
+	if rej != nil && rej.repanic != "" { // a rule panicked, in a Handler without a test
+		ans.repanic = rej.repanic
+		return ans
+	}
 	if h.limiter != nil {
 		if wait, ok := h.limiter.take(h.now()); !ok {
 			ans.fault, ans.rep, ans.processed = "rate limit", h.limiter.reply(wait), true
 			return ans
 		}
 	}
-	if sf := h.takeFault(req); sf != nil {
+	sf, repanic := h.takeFault(req)
+	if repanic != "" { // a Match panicked, in a Handler without a test
+		ans.repanic = repanic
+		return ans
+	}
+	if sf != nil {
 		ans.scripted, ans.fault = &sf.Fault, sf.describe()
 	} else if h.chaos != nil {
 		ans.scripted, ans.fault = h.chaos.next()
@@ -459,6 +502,7 @@ type rejection struct {
 	status    int
 	body      ErrorBody
 	challenge string // the WWW-Authenticate value of a 401
+	repanic   string // a rule's panic to go on with, without a test; see callbackPanicked
 }
 
 func rejectf(status int, code int32, format string, args ...any) *rejection {
@@ -501,13 +545,15 @@ func (h *Handler) check(r *http.Request, body []byte, readErr error) (plantstore
 
 // applyRule runs a [WithRule] rule. A panic in it fails the test (it would
 // otherwise vanish into net/http's recovery, and the client would only see
-// a dropped connection) and is answered with 500; without a test, h.errorf
-// panics again, so the panic goes on as any handler's would.
+// a dropped connection) and is answered with 500; without a test, the
+// rejection carries the panic for the caller to go on with (see
+// callbackPanicked).
 func (h *Handler) applyRule(rule func(plantstore.NewPlant) *ErrorBody, p plantstore.NewPlant) (rej *rejection) {
 	defer func() {
 		if r := recover(); r != nil {
-			h.callbackPanicked(fmt.Sprintf("plantstoretest: a WithRule rule panicked on %+v: %v", p, r))
+			repanic := h.callbackPanicked(fmt.Sprintf("plantstoretest: a WithRule rule panicked on %+v: %v", p, r))
 			rej = rejectf(http.StatusInternalServerError, CodeCallbackPanic, "a WithRule rule panicked: %v", r)
+			rej.repanic = repanic
 		}
 	}()
 	if e := rule(p); e != nil {

@@ -56,8 +56,9 @@ type Request struct {
 	// limit of [WithRateLimit] as "rate limit"; and a fault chosen by
 	// [WithChaos] as "chaos: " followed by what it does ("chaos: 502").
 	Fault string
-	// Duration is how long the request took from Time until its reply was
-	// written or its connection dropped; 0 while Outcome is [OutcomeHeld].
+	// Duration is how long the request took from Time until its reply
+	// began to be written (its status line; the body follows) or its
+	// connection dropped; 0 while Outcome is [OutcomeHeld].
 	Duration time.Duration
 	// RequestID is the X-Request-Id header, which clients send to tell
 	// their calls apart, or "" when there is none.
@@ -77,12 +78,14 @@ const (
 	// OutcomeHeld means no reply has been sent yet: the request is still
 	// being served, or is held by a [Fault] with Hang or Delay.
 	OutcomeHeld Outcome = "held"
-	// OutcomeSent means a reply with [Request.Status] was written.
+	// OutcomeSent means a reply with [Request.Status] was written, or is
+	// being written: the entry says so before the reply goes out, so a
+	// client that has the response finds it here.
 	OutcomeSent Outcome = "sent"
 	// OutcomeDropped means the connection was closed without a reply: by a
 	// [Fault] with Drop, by [Handler.Close] or a client that gave up while
-	// the request was held, or by a panic in a [WithRule] rule of a Handler
-	// from [NewHandler].
+	// the request was held, or by a panic in a [WithRule] rule or a
+	// [Fault]'s Match in a Handler from [NewHandler].
 	OutcomeDropped Outcome = "dropped"
 )
 
@@ -119,16 +122,14 @@ func (h *Handler) Requests() []Request {
 func (h *Handler) RequestsSince(seq uint64) []Request {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	recorded := h.journal()
-	if len(recorded) > 0 && seq >= recorded[0].Seq {
-		skip := seq - recorded[0].Seq + 1
-		if skip > uint64(len(recorded)) {
-			skip = uint64(len(recorded))
-		}
-		recorded = recorded[skip:]
+	n := len(h.requests)
+	skip := 0
+	if n > 0 && seq >= h.entry(0).Seq {
+		skip = int(min(seq-h.entry(0).Seq+1, uint64(n)))
 	}
-	out := make([]Request, len(recorded))
-	for i, r := range recorded {
+	out := make([]Request, n-skip)
+	for i := range out {
+		r := *h.entry(skip + i)
 		r.Header = r.Header.Clone()
 		r.Body = append([]byte(nil), r.Body...)
 		if r.Invalid != nil {
@@ -147,32 +148,34 @@ func (h *Handler) RequestsSince(seq uint64) []Request {
 func (h *Handler) ClearRequests() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.requests = nil
+	h.clearJournal()
 }
 
-// journal returns the visible part of h.requests, within the limit of
-// [WithRequestLimit]. Its entries have consecutive Seqs. h.mu must be held.
-func (h *Handler) journal() []Request {
-	recorded := h.requests
-	if h.maxRequests >= 0 && len(recorded) > h.maxRequests {
-		recorded = recorded[len(recorded)-h.maxRequests:]
-	}
-	return recorded
+// clearJournal empties the journal. h.mu must be held.
+func (h *Handler) clearJournal() {
+	h.requests, h.head = nil, 0
+}
+
+// entry returns the i-th oldest request in the journal, which holds more
+// than i. The journal's entries have consecutive Seqs. h.mu must be held.
+func (h *Handler) entry(i int) *Request {
+	return &h.requests[(h.head+i)%len(h.requests)]
 }
 
 // record keeps req, which arrive numbered, for [Handler.Requests], within
-// [WithRequestLimit]'s limit. Under a limit n it holds at most 2n requests,
-// and moves the newest n down once every n requests, so recording stays
-// O(1) per request. h.mu must be held.
+// [WithRequestLimit]'s limit. Under a limit n, h.requests is a ring of at
+// most n requests whose oldest is at h.head: once full, each request takes
+// the place of the oldest, so recording is O(1) and the journal never holds
+// more than n bodies. h.mu must be held.
 func (h *Handler) record(req Request) {
 	req.Outcome = OutcomeHeld
 	switch {
 	case h.maxRequests == 0:
 		return
-	case h.maxRequests > 0 && len(h.requests) == 2*h.maxRequests:
-		n := copy(h.requests, h.requests[h.maxRequests:])
-		clear(h.requests[n:]) // release the bodies
-		h.requests = h.requests[:n]
+	case h.maxRequests > 0 && len(h.requests) == h.maxRequests:
+		h.requests[h.head] = req
+		h.head = (h.head + 1) % len(h.requests)
+		return
 	}
 	h.requests = append(h.requests, req)
 }
@@ -184,11 +187,11 @@ func (h *Handler) complete(seq uint64, status int, d time.Duration) {
 	if len(h.requests) == 0 {
 		return
 	}
-	first := h.requests[0].Seq
+	first := h.entry(0).Seq
 	if seq < first || seq-first >= uint64(len(h.requests)) {
 		return // cleared, reset or pushed out by the limit
 	}
-	r := &h.requests[seq-first]
+	r := h.entry(int(seq - first))
 	r.Outcome = OutcomeDropped
 	if status != 0 {
 		r.Outcome = OutcomeSent

@@ -1,7 +1,11 @@
 package plantstoretest
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -345,5 +349,189 @@ func TestRequestsSinceReturnsCopies(t *testing.T) {
 	again := h.RequestsSince(0)
 	if diff := cmp.Diff(got[0], again[0], cmpopts.EquateEmpty()); diff == "" {
 		t.Errorf("modifying what RequestsSince returned changed the journal")
+	}
+}
+
+// TestJournalRingCompletes checks that, under WithRequestLimit, outcomes
+// reach the right entries wherever the ring has wrapped, and that an entry
+// pushed out is not brought back.
+func TestJournalRingCompletes(t *testing.T) {
+	t.Parallel()
+	for arrivals := 3; arrivals <= 8; arrivals++ {
+		h := NewHandler(WithRequestLimit(3))
+		h.mu.Lock()
+		for range arrivals {
+			h.seq++
+			h.record(Request{Seq: h.seq})
+		}
+		for seq := uint64(1); seq <= uint64(arrivals); seq++ {
+			h.complete(seq, 200+int(seq), time.Duration(seq))
+		}
+		h.mu.Unlock()
+		var want []Request
+		for seq := uint64(arrivals - 2); seq <= uint64(arrivals); seq++ {
+			want = append(want, Request{Seq: seq, Outcome: OutcomeSent, Status: 200 + int(seq), Duration: time.Duration(seq)})
+		}
+		if diff := cmp.Diff(want, h.Requests(), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("after %d arrivals under WithRequestLimit(3), Requests() mismatch (-want +got):\n%s", arrivals, diff)
+		}
+		for since := uint64(0); since <= uint64(arrivals)+1; since++ {
+			got := h.RequestsSince(since)
+			wantN := min(3, max(0, arrivals-int(since)))
+			if len(got) != wantN || (wantN > 0 && got[len(got)-1].Seq != uint64(arrivals)) {
+				t.Errorf("after %d arrivals, RequestsSince(%d) = %d entries, want the last %d", arrivals, since, len(got), wantN)
+			}
+		}
+	}
+}
+
+// TestControlCallsDuringLoad calls the control methods from several
+// goroutines at once while clients create plants through the rate limit,
+// chaos and faults that hold, store and drop requests, so that entries
+// complete after Reset and ClearRequests have run and while the ring under
+// WithRequestLimit wraps. Besides the race detector, it checks the
+// journal's invariants in every snapshot, and that no request is left held
+// once the server has closed.
+func TestControlCallsDuringLoad(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t, WithRequestLimit(16), WithRateLimit(1_000_000, time.Second), WithChaos(0.2, 7), WithMaxPlants(200))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var (
+		clients, controls sync.WaitGroup
+		created           atomic.Int64
+	)
+	for g := range 4 {
+		clients.Add(1)
+		go func() {
+			defer clients.Done()
+			c := s.Client(plantstore.WithMaxRetries(0))
+			for i := 0; ctx.Err() == nil; i++ {
+				_, _ = c.CreatePlant(ctx, plantstore.NewPlant{ID: int64(g*1_000_000 + i), Name: "Fern"})
+				created.Add(1)
+			}
+		}()
+	}
+	check := func(reqs []Request, since uint64) error {
+		for j, r := range reqs {
+			switch {
+			case r.Seq <= since:
+				return fmt.Errorf("RequestsSince(%d) returned Seq %d", since, r.Seq)
+			case j > 0 && r.Seq != reqs[j-1].Seq+1:
+				return fmt.Errorf("Seq %d follows %d", r.Seq, reqs[j-1].Seq)
+			case r.Outcome == OutcomeSent && r.Status == 0,
+				r.Outcome != OutcomeSent && r.Status != 0,
+				r.Outcome == OutcomeHeld && r.Duration != 0:
+				return fmt.Errorf("entry %d: Outcome %q, Status %d, Duration %v", r.Seq, r.Outcome, r.Status, r.Duration)
+			}
+		}
+		if len(reqs) > 16 {
+			return fmt.Errorf("%d entries under WithRequestLimit(16)", len(reqs))
+		}
+		return nil
+	}
+	errc := make(chan error, 8)
+	control := func(do func(i int) error) {
+		controls.Add(1)
+		go func() {
+			defer controls.Done()
+			for i := 0; i < 300; i++ {
+				if err := do(i); err != nil {
+					errc <- err
+					return
+				}
+			}
+		}()
+	}
+	faults := []Fault{
+		{Status: http.StatusServiceUnavailable, Times: 2},
+		{Delay: time.Millisecond, Store: true, Header: http.Header{"X-Slow": {"1"}}},
+		{Delay: time.Millisecond},
+		{Store: true, Drop: true},
+	}
+	control(func(i int) error {
+		_, err := s.AddFault(faults[i%len(faults)])
+		return err
+	})
+	control(func(i int) error {
+		switch i % 3 {
+		case 0:
+			s.ClearFaults()
+		case 1:
+			s.ClearRequests()
+		default:
+			_ = s.Faults()
+		}
+		return nil
+	})
+	control(func(i int) error {
+		if i%50 == 49 {
+			s.Reset()
+		}
+		err := s.Seed([]plantstore.NewPlant{{ID: int64(-1 - i), Name: "Seeded"}})
+		var seedErr *SeedError
+		if err != nil && (!errors.As(err, &seedErr) || seedErr.Body.Code != CodeStoreFull && seedErr.Body.Code != CodeDuplicateID) {
+			return fmt.Errorf("Seed: %v", err)
+		}
+		return nil
+	})
+	var last uint64 // the last Seq the poller below saw
+	control(func(int) error {
+		reqs := s.RequestsSince(last)
+		if err := check(reqs, last); err != nil {
+			return err
+		}
+		if len(reqs) > 0 {
+			last = reqs[len(reqs)-1].Seq
+		}
+		_ = s.Plants()
+		return check(s.Requests(), 0)
+	})
+	controls.Wait()
+	for created.Load() < 100 && ctx.Err() == nil {
+		if err := check(s.Requests(), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel()
+	clients.Wait()
+	close(errc)
+	for err := range errc {
+		t.Error(err)
+	}
+	s.ClearFaults()
+	s.Close() // returns once every handler has, the held ones dropped
+	for _, r := range s.Requests() {
+		if r.Outcome == OutcomeHeld {
+			t.Errorf("entry %d is still held after the server closed: %+v", r.Seq, r)
+		}
+	}
+}
+
+// TestJournalSentBeforeBodyIsRead checks that a client holding a response
+// finds it in the journal as sent, even when the body is too large for the
+// server to have finished writing it: the status went out first.
+func TestJournalSentBeforeBodyIsRead(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	s.Inject(Fault{Status: http.StatusServiceUnavailable, Body: bytes.Repeat([]byte("x"), 8<<20)})
+	req, err := http.NewRequest(http.MethodPost, s.URL+"/plants", strings.NewReader(`{"id":1,"name":"Fern"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = validHeader(s.token)
+	resp, err := s.ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	// The handler is still writing the 8 MiB body, which nobody reads yet.
+	r := s.Requests()[0]
+	if r.Outcome != OutcomeSent || r.Status != http.StatusServiceUnavailable || r.Duration <= 0 {
+		t.Errorf("Requests()[0] with a %d response in hand: Outcome %q, Status %d, Duration %v; want sent, 503, > 0",
+			resp.StatusCode, r.Outcome, r.Status, r.Duration)
+	}
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		t.Errorf("reading the body: %v", err)
 	}
 }

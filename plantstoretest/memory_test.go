@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/plantstore/plantstore-go"
@@ -120,6 +121,111 @@ func TestMemoryPerStoredPlant(t *testing.T) {
 				t.Errorf("storing %d plants cost %d bytes each besides name and tag, want at most %d", n, cost, maxCost)
 			}
 			t.Logf("%s: %d bytes per stored plant besides name and tag", tt.name, cost)
+		})
+	}
+}
+
+// TestReadBodyStaysWithinTheLimit checks that reading a body over the 1 MiB
+// the fake accepts allocates no more than the limit and the one byte that
+// shows the body is over it, whatever length the request announced: the
+// buffer must not double past the limit to read that byte.
+func TestReadBodyStaysWithinTheLimit(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name          string
+		size          int   // bytes sent
+		contentLength int64 // announced; -1 for none (chunked)
+		wantErr       bool
+	}{
+		{"unknown length, at the limit", maxBodyBytes, -1, false},
+		{"unknown length, over the limit", maxBodyBytes + 1, -1, true},
+		{"unknown length, far over the limit", 3 * maxBodyBytes, -1, true},
+		{"announced over the limit", maxBodyBytes + 1, maxBodyBytes + 1, true},
+		{"announced at the limit", maxBodyBytes, maxBodyBytes, false},
+		{"longer than announced", 100_000, 10, false}, // only in-process
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := httptest.NewRequest(http.MethodPost, "/plants", io.LimitReader(zeros{}, int64(tt.size)))
+			r.ContentLength = tt.contentLength
+			buf, err := readBody(httptest.NewRecorder(), r)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("readBody of %d bytes: error %v, want error: %v", tt.size, err, tt.wantErr)
+			}
+			if want := min(tt.size, maxBodyBytes); len(buf) != want {
+				t.Errorf("readBody of %d bytes returned %d, want %d", tt.size, len(buf), want)
+			}
+			if c := cap(buf); c > maxBodyBytes+1 {
+				t.Errorf("readBody of %d bytes (Content-Length %d) grew its buffer to %d bytes, want at most %d",
+					tt.size, tt.contentLength, c, maxBodyBytes+1)
+			}
+		})
+	}
+}
+
+// zeros reads as an endless run of spaces.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	return len(p), nil
+}
+
+// TestJournalMemoryIsBounded checks the bound WithRequestLimit and
+// WithRequestBodyLimit document together: the journal holds at most n
+// requests, and at most the body limit of each body, whether the bodies
+// announced their length or not.
+func TestJournalMemoryIsBounded(t *testing.T) {
+	t.Parallel()
+	const (
+		n         = 10
+		bodyLimit = 4 << 10
+	)
+	tests := []struct {
+		name    string
+		size    int  // of each body
+		chunked bool // no Content-Length
+	}{
+		{"small, announced", 600, false},
+		{"small, chunked", 600, true},
+		{"at the limit, chunked", bodyLimit, true},
+		{"over the limit, chunked", 3 * bodyLimit, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := NewHandler(WithRequestLimit(n), WithRequestBodyLimit(bodyLimit))
+			body := `{"id":1,"name":"` + strings.Repeat("a", tt.size-len(`{"id":1,"name":""}`)) + `"}`
+			for i := 0; i < 3*n+3; i++ {
+				r := httptest.NewRequest(http.MethodPost, "/plants", strings.NewReader(body))
+				if tt.chunked {
+					r.ContentLength = -1
+				}
+				r.Header = validHeader(DefaultToken)
+				h.ServeHTTP(httptest.NewRecorder(), r)
+			}
+			h.mu.Lock()
+			entries, bytes := 0, 0
+			for _, r := range h.requests[:cap(h.requests)] {
+				if r.Seq != 0 {
+					entries++
+				}
+				bytes += cap(r.Body)
+			}
+			h.mu.Unlock()
+			// What is kept of each body, and the allocator's rounding up
+			// to a size class (at most 1/8).
+			maxBytes := n * (min(tt.size, bodyLimit) + 1) * 9 / 8
+			if entries > n || bytes > maxBytes {
+				t.Errorf("after %d requests of %d bytes, the journal holds %d entries and %d bytes of bodies; want at most %d and %d",
+					3*n+3, tt.size, entries, bytes, n, maxBytes)
+			}
+			if got := len(h.Requests()); got != n {
+				t.Errorf("len(Requests()) = %d, want %d", got, n)
+			}
 		})
 	}
 }

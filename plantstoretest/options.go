@@ -116,10 +116,10 @@ func WithAllowDuplicateIDs() Option {
 // cmd/plantstore-mock, holds bounded memory: each recorded request keeps its
 // body, up to [WithRequestBodyLimit] (by default 1 MiB). With n = 0 nothing
 // is recorded. The default, right for a test, keeps every request. Keeping
-// the journal within n costs O(1) per request: the journal holds up to 2n
-// entries internally and drops the oldest n at once. A negative n is
-// invalid: [NewServer] fails the test and [NewHandler] panics. Stored plants
-// are not affected.
+// the journal within n costs O(1) per request: each new request takes the
+// place of the oldest, so the journal never holds more than n. A negative n
+// is invalid: [NewServer] fails the test and [NewHandler] panics. Stored
+// plants are not affected.
 func WithRequestLimit(n int) Option {
 	return func(c *config) { c.maxRequests = &n }
 }
@@ -195,7 +195,9 @@ func WithMaxPlants(n int) Option {
 // default, 1 MiB, keeps every body the fake accepts. With n = 0 no body is
 // kept. The limit affects only the journal: every body is still read and
 // checked in full, up to the 1 MiB the fake accepts. Together with
-// [WithRequestLimit] it bounds the journal's memory to about their product.
+// [WithRequestLimit] it bounds the bodies the journal holds to their
+// product; headers are kept whole, within the limit of the server the
+// Handler is mounted in (http.Server.MaxHeaderBytes, by default 1 MiB).
 // A negative n is invalid: [NewServer] fails the test and [NewHandler]
 // panics.
 func WithRequestBodyLimit(n int) Option {

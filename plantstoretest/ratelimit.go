@@ -15,14 +15,20 @@ import (
 type rateLimiter struct {
 	n        int
 	per      time.Duration
-	interval time.Duration // per / n: the time one token takes to refill
-	burst    time.Duration // per - interval: how far tat may run ahead
+	interval time.Duration // per / n rounded up: the time one token takes to refill
+	burst    time.Duration // (n-1) * interval: how far tat may run ahead
 	tat      time.Time
 }
 
+// newRateLimiter returns the bucket for n requests per per. Rounding the
+// interval up keeps the rate at or under n per per, and the burst at
+// exactly n, when per is not a multiple of n.
 func newRateLimiter(n int, per time.Duration) *rateLimiter {
 	interval := per / time.Duration(n)
-	return &rateLimiter{n: n, per: per, interval: interval, burst: per - interval}
+	if per%time.Duration(n) != 0 {
+		interval++
+	}
+	return &rateLimiter{n: n, per: per, interval: interval, burst: time.Duration(n-1) * interval}
 }
 
 // take takes a token at now, or reports how long until one is there.
@@ -40,7 +46,10 @@ func (l *rateLimiter) take(now time.Time) (wait time.Duration, ok bool) {
 
 // reply is the 429 for a request that must wait that long for a token.
 func (l *rateLimiter) reply(wait time.Duration) reply {
-	secs := (wait + time.Second - 1) / time.Second // rounded up: a truthful Retry-After
+	secs := wait / time.Second // rounded up below: a truthful Retry-After
+	if wait%time.Second != 0 {
+		secs++ // (adding a second first would overflow near the largest wait)
+	}
 	return reply{
 		status: http.StatusTooManyRequests,
 		body: &ErrorBody{Code: CodeRateLimited, Message: fmt.Sprintf(

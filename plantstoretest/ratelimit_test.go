@@ -3,8 +3,10 @@ package plantstoretest
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
@@ -152,4 +154,70 @@ func TestRateLimitComesFirst(t *testing.T) {
 		t.Errorf("refused request's Invalid = %+v, want the missing token found", got[1].Invalid)
 	}
 	h.ClearFaults()
+}
+
+// TestRateLimitBurstIsN checks that a full bucket lets exactly n requests
+// through at one instant, and that over a long run no more than n plus the
+// rate pass, also when per is not a multiple of n.
+func TestRateLimitBurstIsN(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		n   int
+		per time.Duration
+	}{
+		{1, time.Second}, {2, time.Second}, {7, 1500 * time.Millisecond},
+		{3, 5 * time.Nanosecond}, {1000, 1999 * time.Nanosecond}, {3_000_000, time.Second},
+	}
+	for _, tt := range tests {
+		now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+		l := newRateLimiter(tt.n, tt.per)
+		burst := 0
+		for ; burst <= tt.n; burst++ {
+			if _, ok := l.take(now); !ok {
+				break
+			}
+		}
+		if burst != tt.n {
+			t.Errorf("WithRateLimit(%d, %v): %d requests passed at one instant, want %d", tt.n, tt.per, burst, tt.n)
+		}
+		if tt.n > 1000 {
+			continue // the long run below would take too long
+		}
+		// Arrivals far faster than the rate, over 100 periods.
+		const periods = 100
+		end := now.Add(periods * tt.per)
+		step := max(tt.per/time.Duration(10*tt.n), 1)
+		passed := burst
+		for now = now.Add(step); !now.After(end); now = now.Add(step) {
+			if _, ok := l.take(now); ok {
+				passed++
+			}
+		}
+		if max := tt.n + periods*tt.n; passed > max {
+			t.Errorf("WithRateLimit(%d, %v): %d requests passed in %d periods, want at most %d", tt.n, tt.per, passed, periods, max)
+		}
+	}
+}
+
+// TestRateLimitRetryAfterOfLongWaits checks that Retry-After is the wait
+// rounded up to whole seconds even for waits near the largest Duration,
+// where adding a second before dividing would overflow.
+func TestRateLimitRetryAfterOfLongWaits(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		wait time.Duration
+		want string
+	}{
+		{time.Nanosecond, "1"},
+		{time.Second, "1"},
+		{time.Second + 1, "2"},
+		{time.Duration(math.MaxInt64), strconv.FormatInt(math.MaxInt64/int64(time.Second)+1, 10)},
+		{time.Duration(math.MaxInt64) - time.Duration(math.MaxInt64)%time.Second, strconv.FormatInt(math.MaxInt64/int64(time.Second), 10)},
+	}
+	l := newRateLimiter(1, time.Duration(math.MaxInt64))
+	for _, tt := range tests {
+		if got := l.reply(tt.wait).retryAfter; got != tt.want {
+			t.Errorf("Retry-After for a wait of %v = %q, want %q", tt.wait, got, tt.want)
+		}
+	}
 }

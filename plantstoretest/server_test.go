@@ -583,25 +583,26 @@ func TestResetDuringDelayLeavesNoTrace(t *testing.T) {
 }
 
 // TestCallbackPanicsWithoutTest checks that a Handler from NewHandler, with
-// no test to fail, lets a callback's panic go on out of ServeHTTP, and is
-// still usable afterwards (a Match panics with the Handler's state locked).
+// no test to fail, lets a callback's panic go on out of ServeHTTP, is still
+// usable afterwards (a Match panics with the Handler's state locked), and
+// journals the request as dropped, as OutcomeDropped documents: not missing,
+// and not held for ever.
 func TestCallbackPanicsWithoutTest(t *testing.T) {
 	t.Parallel()
 	boom := func() { panic("boom") }
 	tests := []struct {
-		name     string
-		setup    func() *Handler
-		want     string // the panic's value
-		recorded int    // requests recorded before the panic
+		name  string
+		setup func() *Handler
+		want  string // the panic's value
 	}{
 		{"rule", func() *Handler {
 			return NewHandler(WithRule(func(plantstore.NewPlant) *ErrorBody { boom(); return nil }))
-		}, `plantstoretest: a WithRule rule panicked on {ID:1 Name:Fern Tag:}: boom`, 0},
+		}, `plantstoretest: a WithRule rule panicked on {ID:1 Name:Fern Tag:}: boom`},
 		{"match", func() *Handler {
 			h := NewHandler()
 			h.Inject(Fault{Match: func(Request) bool { boom(); return false }, Status: http.StatusServiceUnavailable})
 			return h
-		}, "plantstoretest: the Match of injected Fault #1 panicked: boom", 1},
+		}, "plantstoretest: the Match of injected Fault #1 panicked: boom"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -619,10 +620,15 @@ func TestCallbackPanicsWithoutTest(t *testing.T) {
 			if got := serve(); got != tt.want {
 				t.Errorf("ServeHTTP panicked with %#v, want %#v", got, tt.want)
 			}
-			requests := make(chan int, 1)
-			go func() { requests <- len(h.Requests()) }()
-			if n := waitFor(t, "Requests after the panic", requests); n != tt.recorded {
-				t.Errorf("len(Requests()) after the panic = %d, want %d", n, tt.recorded)
+			requests := make(chan []Request, 1)
+			go func() { requests <- h.Requests() }()
+			got := waitFor(t, "Requests after the panic", requests)
+			if len(got) != 1 {
+				t.Fatalf("len(Requests()) after the panic = %d, want 1", len(got))
+			}
+			if got[0].Outcome != OutcomeDropped || got[0].Status != 0 || got[0].Seq != 1 {
+				t.Errorf("Requests()[0] after the panic: Seq %d, Outcome %q, Status %d; want 1, %q, 0",
+					got[0].Seq, got[0].Outcome, got[0].Status, OutcomeDropped)
 			}
 		})
 	}

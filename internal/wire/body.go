@@ -3,7 +3,6 @@ package wire
 import (
 	"errors"
 	"io"
-	"slices"
 	"strconv"
 )
 
@@ -37,8 +36,12 @@ func ReadBody(buf []byte, r io.Reader) ([]byte, error) {
 	for {
 		if len(buf) == cap(buf) {
 			// Double, but not past the one byte over the cap that tells a
-			// body at the cap from a longer one.
-			buf = slices.Grow(buf, min(max(cap(buf), minGrowth), MaxBodyBytes+1-len(buf)))
+			// body at the cap from a longer one. The new buffer is made to
+			// measure: append's growth (and slices.Grow's) rounds up to a
+			// size class, past that byte.
+			grown := make([]byte, len(buf), min(max(2*cap(buf), minGrowth), MaxBodyBytes+1))
+			copy(grown, buf)
+			buf = grown
 		}
 		n, err := r.Read(buf[len(buf):min(cap(buf), MaxBodyBytes+1)])
 		buf = buf[:len(buf)+n]
