@@ -3,7 +3,9 @@ package plantstoretest
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/plantstore/plantstore-go"
 )
@@ -34,7 +36,10 @@ type Request struct {
 	// the 1 MiB the fake accepts.
 	BodyTruncated bool
 	// Plant is the decoded body when the request passed every check
-	// (Invalid is nil), and the zero NewPlant otherwise.
+	// (Invalid is nil), and the zero NewPlant otherwise. Its Name and Tag
+	// are cut like Body, at the journal's body limit and on a character
+	// boundary ([Handler.Plants] and [Fault.Match] see them whole), so that
+	// the journal's memory stays within its limits.
 	Plant plantstore.NewPlant
 	// Invalid is the error the fake's checks found, or nil if the request
 	// passed them all: path, method, token, content type, body and the
@@ -169,6 +174,11 @@ func (h *Handler) entry(i int) *Request {
 // more than n bodies. h.mu must be held.
 func (h *Handler) record(req Request) {
 	req.Outcome = OutcomeHeld
+	// The decoded plant is bounded like the body it came from, so that the
+	// journal's memory follows its limits whatever the names sent. Faults
+	// still match the whole plant: req was passed by value.
+	req.Plant.Name = cutText(req.Plant.Name, h.bodyLimit)
+	req.Plant.Tag = cutText(req.Plant.Tag, h.bodyLimit)
 	switch {
 	case h.maxRequests == 0:
 		return
@@ -178,6 +188,19 @@ func (h *Handler) record(req Request) {
 		return
 	}
 	h.requests = append(h.requests, req)
+}
+
+// cutText returns s if it has at most n bytes, and otherwise a copy of its
+// longest prefix of at most n bytes that ends on a character boundary (a
+// slice of s would keep all of s alive).
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return strings.Clone(s[:n])
 }
 
 // complete records the outcome of the request numbered seq, if the journal

@@ -535,3 +535,34 @@ func TestJournalSentBeforeBodyIsRead(t *testing.T) {
 		t.Errorf("reading the body: %v", err)
 	}
 }
+
+// TestJournalCutsTheDecodedPlant checks that the journal's body limit bounds
+// the decoded plant it keeps too: a name as long as the body would
+// otherwise cost a journal entry its whole length, whatever the limit.
+func TestJournalCutsTheDecodedPlant(t *testing.T) {
+	t.Parallel()
+	const limit = 16
+	long := strings.Repeat("é", 40) // 80 bytes; the cut must keep whole characters
+	tests := []struct {
+		name, tag         string
+		wantName, wantTag string
+	}{
+		{"Fern", "indoor", "Fern", "indoor"},
+		{long, long, long[:limit], long[:limit]},
+		{"x" + long, "", "x" + long[:limit-2], ""}, // "é" at bytes 15-16 would be split
+	}
+	for _, tt := range tests {
+		h := NewHandler(WithRequestBodyLimit(limit))
+		body := fmt.Sprintf(`{"id":1,"name":%q,"tag":%q}`, tt.name, tt.tag)
+		if w := serve(h, validHeader(DefaultToken), body); w.Code != http.StatusOK {
+			t.Fatalf("create with a %d-byte name: status %d, want 200", len(tt.name), w.Code)
+		}
+		got := h.Requests()[0].Plant
+		if diff := cmp.Diff(plantstore.NewPlant{ID: 1, Name: tt.wantName, Tag: tt.wantTag}, got); diff != "" {
+			t.Errorf("Requests()[0].Plant for a %d-byte name, limit %d (-want +got):\n%s", len(tt.name), limit, diff)
+		}
+		if stored := h.Plants()[0]; stored.Name != tt.name || stored.Tag != tt.tag {
+			t.Errorf("Plants()[0] = %q, %q; want the plant whole: %q, %q", stored.Name, stored.Tag, tt.name, tt.tag)
+		}
+	}
+}
