@@ -54,9 +54,11 @@ import (
 // flight.
 const shutdownTimeout = 10 * time.Second
 
-// maxHeaderBytes bounds each request's header block, so that the
-// connection bound also bounds the memory headers can take.
-const maxHeaderBytes = 64 << 10
+// maxHeaderBytes bounds each request's header block (net/http allows 4 KiB
+// more), so that the connection bound also bounds the memory headers can
+// take, and so does the journal, which keeps each request's headers: a
+// client's are a few hundred bytes.
+const maxHeaderBytes = 16 << 10
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

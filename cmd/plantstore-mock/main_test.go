@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -244,6 +245,21 @@ func TestRunServesUntilCancelled(t *testing.T) {
 	defer c.CloseIdleConnections()
 	if _, err := c.CreatePlant(ctx, plantstore.NewPlant{ID: 1, Name: "Fern"}); err != nil {
 		t.Fatalf("CreatePlant against %s error: %v", url, err)
+	}
+	// Each journal entry keeps its request's headers, so their size is
+	// bounded at the door.
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/plants", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-Padding", strings.Repeat("x", maxHeaderBytes+8<<10))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("POST with a %d-byte header: %v", maxHeaderBytes+8<<10, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("POST with a %d-byte header: status %d, want 431", maxHeaderBytes+8<<10, resp.StatusCode)
 	}
 	cancel()
 	select {
