@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench.sh measures what the plantstore SDK costs on top of a hand-written
-# net/http call (package internal/baseline), and prints the figures that
+# net/http call (package bench/internal/baseline), and prints the figures that
 # BENCHMARKS.md records:
 #
 #  1. the Go benchmarks of bench_test.go, run ROUNDS times interleaved (each
@@ -12,15 +12,19 @@
 #     program, which runs in another process, for two values of N in each
 #     mode; per call = Δinstructions / ΔN.
 #
-# Usage: scripts/bench.sh [go|callgrind|all]   (default all)
+# Usage: bench/bench.sh [go|callgrind|all]   (default all)
+#
+# It installs nothing. The Go benchmarks need only Go; callgrind needs
+# valgrind on the PATH, and the script says how to install it when it is
+# missing. benchstat is fetched through the Go module proxy when available.
 #
 # Knobs (environment): ROUNDS (6), BENCHTIME (1s), REUSE_BENCHTIME (9600x:
 # 32 goroutines × 300 creates, once per round), CG_N1 and CG_N2 (500 and 2500), CG_REPS
 # (3 repetitions of the callgrind measurement, whose median is reported), OUT
 # (a directory for the raw outputs; a new temporary one by default). A quick
-# check: ROUNDS=2 BENCHTIME=200x CG_N1=100 CG_N2=300 CG_REPS=1 scripts/bench.sh
+# check: ROUNDS=2 BENCHTIME=200x CG_N1=100 CG_N2=300 CG_REPS=1 bench/bench.sh
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")"   # the bench module
 
 what=${1:-all}
 case $what in go | callgrind | all) ;; *)
@@ -155,11 +159,11 @@ run_go() {
 run_callgrind() {
 	echo "== callgrind: instructions per create, N = $CG_N1 and $CG_N2, $CG_REPS repetitions"
 	if ! command -v valgrind >/dev/null; then
-		echo "valgrind not found; installing it with apt-get"
-		local sudo=
-		[ "$(id -u)" = 0 ] || sudo=sudo
-		$sudo apt-get update -qq
-		$sudo apt-get install -y -qq valgrind >/dev/null
+		echo "bench.sh callgrind needs valgrind, which is not on the PATH. Install it, e.g." >&2
+		echo "  sudo apt-get install valgrind     # Debian, Ubuntu" >&2
+		echo "  sudo dnf install valgrind         # Fedora" >&2
+		echo "then run this again, or run only the Go benchmarks: $0 go" >&2
+		exit 1
 	fi
 	go build -o "$OUT/cg-client" ./internal/callgrind/client
 	go build -o "$OUT/cg-server" ./internal/callgrind/server

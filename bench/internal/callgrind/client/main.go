@@ -1,6 +1,6 @@
 // Command client makes N sequential create-plant calls against a server, by
 // hand (package internal/baseline) or through the plantstore SDK, and exits.
-// scripts/bench.sh runs it under valgrind's callgrind for two values of N:
+// bench/bench.sh runs it under valgrind's callgrind for two values of N:
 // the difference in instructions divided by the difference in N is the cost
 // of one call, free of start-up costs and of the machine's load.
 //
@@ -15,7 +15,7 @@ import (
 	"log"
 	"os"
 
-	"github.com/plantstore/plantstore-go/internal/baseline"
+	"github.com/plantstore/plantstore-go/bench/internal/baseline"
 )
 
 func main() {

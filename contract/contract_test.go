@@ -19,14 +19,11 @@
 // JSON Schema of OpenAPI 3.0 does not (see checkIntegers); and its legacy
 // router matches /plants/ to /plants.
 //
-// kin-openapi is a test-only dependency: only this file imports it, so it
-// is never compiled into the builds of modules that depend on
-// plantstore-go. It is listed in go.mod all the same; with module graph
-// pruning (go 1.17 and later) a dependent module's graph keeps at most that
-// one version requirement, none of kin-openapi's own dependencies, and its
-// go.mod and go.sum need no entry for it.
+// kin-openapi and its dependencies are required by this module's go.mod
+// only, never by the root module's, so they reach neither the builds nor
+// the go.sum of modules that depend on plantstore-go.
 
-package plantstore_test
+package contract
 
 import (
 	"bytes"
@@ -53,7 +50,7 @@ import (
 )
 
 // contractFile is the OpenAPI document the tests hold both sides to.
-const contractFile = "openapi.yaml"
+const contractFile = "../openapi.yaml"
 
 // contract is openapi.yaml, loaded and validated, with a router for it.
 type contract struct {

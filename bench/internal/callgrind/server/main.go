@@ -21,7 +21,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/plantstore/plantstore-go/internal/baseline"
+	"github.com/plantstore/plantstore-go/bench/internal/baseline"
 )
 
 func main() {
