@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 )
 
 // authorization returns the function that makes an attempt's
@@ -24,20 +23,6 @@ func authorization(token string, tokenFunc func(context.Context) (string, error)
 		}
 		return "Bearer " + t, nil
 	}
-}
-
-// reauthorize asks the token func again before each retry, so a token that
-// was rotated while the call was backing off is picked up.
-func (c *Client) reauthorize(req *http.Request) error {
-	auth, err := c.authorization(req.Context())
-	if err != nil {
-		return err
-	}
-	// The header map is shared with the previous attempt's request; give this
-	// attempt its own before changing it.
-	req.Header = req.Header.Clone()
-	req.Header.Set("Authorization", auth)
-	return nil
 }
 
 // tokenProblem says what makes t unfit to send as a bearer token, or "" if

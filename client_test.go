@@ -90,6 +90,16 @@ func (s *stubServer) serve(w http.ResponseWriter, r *http.Request) {
 	io.WriteString(w, rep.body)
 }
 
+// lastRequestID returns the X-Request-Id of the last request s received.
+func (s *stubServer) lastRequestID(t *testing.T) string {
+	t.Helper()
+	reqs := s.requests()
+	if len(reqs) == 0 {
+		t.Fatal("stub server received no request")
+	}
+	return reqs[len(reqs)-1].header.Get("X-Request-Id")
+}
+
 func (s *stubServer) requests() []seen {
 	s.mu.Lock()
 	defer s.mu.Unlock()
