@@ -33,6 +33,7 @@ type reply struct {
 	header map[string]string
 	body   string
 	drop   bool // close the connection instead of answering
+	stall  bool // answer nothing until the client gives up
 }
 
 // seen is a request as a stubServer received it.
@@ -81,6 +82,10 @@ func (s *stubServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	if rep.drop {
 		panic(http.ErrAbortHandler)
+	}
+	if rep.stall {
+		<-r.Context().Done()
+		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	for k, v := range rep.header {
