@@ -4,13 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -78,83 +74,6 @@ func TestTokenFunc(t *testing.T) {
 		}
 		if err == nil || strings.Contains(err.Error(), "se cret") {
 			t.Errorf("CreatePlant error = %v, want an invalid-token error without the token", err)
-		}
-	})
-}
-
-// authTransport sets Authorization on each request itself, as an oauth2
-// client's transport does.
-type authTransport struct{ token string }
-
-func (t authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context()) // a RoundTripper must not modify its request
-	r.Header.Set("Authorization", "Bearer "+t.token)
-	return http.DefaultTransport.RoundTrip(r)
-}
-
-func TestTransportAuth(t *testing.T) {
-	t.Parallel()
-	const token = "oauth-access-token"
-	newClient := func(t *testing.T, url string) *Client {
-		t.Helper()
-		c, err := NewClient(url, WithHTTPClient(&http.Client{Transport: authTransport{token}}), WithTransportAuth(),
-			WithRetryBackoff(time.Millisecond, 2*time.Millisecond))
-		if err != nil {
-			t.Fatalf("NewClient(%q) error: %v", url, err)
-		}
-		return c
-	}
-
-	t.Run("authenticates every attempt once", func(t *testing.T) {
-		t.Parallel()
-		srv := newStubServer(t, reply{status: http.StatusServiceUnavailable}, reply{status: http.StatusOK, body: `{"name":"Monstera"}`})
-		if _, err := newClient(t, srv.URL).CreatePlant(context.Background(), monstera); err != nil {
-			t.Fatalf("CreatePlant(%+v) error: %v", monstera, err)
-		}
-		var got [][]string
-		for _, r := range srv.requests() {
-			got = append(got, r.header.Values("Authorization"))
-		}
-		want := [][]string{{"Bearer " + token}, {"Bearer " + token}}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("Authorization of each attempt mismatch (-want +got):\n%s", diff)
-		}
-	})
-
-	t.Run("redirects", func(t *testing.T) {
-		t.Parallel()
-		for _, sameOrigin := range []bool{true, false} {
-			target := newStubServer(t)
-			front := newRedirector(t, target, sameOrigin)
-			_, err := newClient(t, front.URL).CreatePlant(context.Background(), monstera)
-			reqs := target.requests()
-			if sameOrigin {
-				if err != nil || len(reqs) != 1 || reqs[0].header.Get("Authorization") != "Bearer "+token {
-					t.Errorf("same-origin redirect: error %v, %d requests followed, want it followed with the token", err, len(reqs))
-				}
-				continue
-			}
-			var apiErr *APIError
-			if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusTemporaryRedirect ||
-				apiErr.Message != "redirect to "+target.URL+"/moved" {
-				t.Errorf("cross-origin redirect: error = %v, want the 307 as an *APIError naming its target", err)
-			}
-			if len(reqs) != 0 {
-				t.Errorf("cross-origin redirect: the other origin saw %d requests, want none", len(reqs))
-			}
-		}
-	})
-
-	t.Run("echoed token is redacted", func(t *testing.T) {
-		t.Parallel()
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.WriteHeader(http.StatusBadRequest)
-			io.WriteString(w, `{"error":1,"message":"seen `+r.Header.Get("Authorization")+`"}`)
-		}))
-		t.Cleanup(srv.Close)
-		_, err := newClient(t, srv.URL).CreatePlant(context.Background(), monstera)
-		if err == nil || strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), "seen Bearer REDACTED") {
-			t.Errorf("CreatePlant error = %v, want the echoed token redacted", err)
 		}
 	})
 }

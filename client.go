@@ -23,7 +23,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"net/http"
@@ -33,6 +32,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 const (
@@ -45,19 +45,15 @@ type operation struct{ name, text string }
 
 var opCreatePlant = operation{name: "CreatePlant", text: "create plant"}
 
-// maxResponseBytes caps how much of a response body is read. A Plant or
-// an Error is a few hundred bytes; anything near the cap is not one.
-const maxResponseBytes = 1 << 20
-
 // Client calls the Plant Store API. Build it with [NewClient]. A Client is
 // immutable and safe for concurrent use by many goroutines; share one per
 // base URL so that its connection pool is shared too.
 type Client struct {
 	plantsURL string
 	retry     *retryablehttp.Client
-	// authorization returns the Authorization header for an attempt, or is
-	// nil under WithTransportAuth. It is a closure so that the token is not a
-	// field: printing a Client with fmt's %+v must not print the token.
+	// authorization returns the Authorization header for an attempt. It is
+	// a closure so that the token is not a field: printing a Client with
+	// fmt's %+v must not print the token.
 	authorization func(context.Context) (string, error)
 	maxRetryAfter time.Duration
 	maxRetries    int
@@ -72,8 +68,7 @@ type Client struct {
 // NewClient returns a Client for the API at baseURL, such as
 // "https://plants.example.com" or "https://example.com/api/" (a trailing slash
 // and a path prefix are both fine). Credentials are required: pass
-// [WithToken] or [WithTokenFunc], or [WithTransportAuth] with an HTTP client
-// that authenticates.
+// [WithToken] or [WithTokenFunc].
 //
 // NewClient returns an error, and never a half-working Client, when baseURL is
 // empty, malformed, not http or https, has no host, contains a space, has a
@@ -95,14 +90,8 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	hasToken := cfg.token != "" || cfg.tokenFunc != nil
-	switch {
-	case cfg.transportAuth && cfg.httpClient == nil:
-		return nil, errors.New("plantstore: WithTransportAuth needs WithHTTPClient, with a client whose transport authenticates")
-	case cfg.transportAuth && hasToken:
-		return nil, errors.New("plantstore: WithTransportAuth and a token are alternatives: give one")
-	case !cfg.transportAuth && !hasToken:
-		return nil, errors.New("plantstore: no credentials: use WithToken or WithTokenFunc (or WithTransportAuth with an authenticating WithHTTPClient)")
+	if cfg.token == "" && cfg.tokenFunc == nil {
+		return nil, errors.New("plantstore: no credentials: use WithToken or WithTokenFunc")
 	}
 	if u.Scheme == "http" && !cfg.insecureHTTP && !isLoopback(u.Hostname()) {
 		return nil, fmt.Errorf("plantstore: refusing to send a bearer token over plain http to %q: use https, or WithInsecureHTTP to allow it", u.Host)
@@ -116,15 +105,13 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		userAgent:     userAgent,
 		logger:        cfg.logger,
 		hooks:         slices.Clip(cfg.hooks),
+		authorization: authorization(cfg.token, cfg.tokenFunc),
 	}
 	if cfg.app != "" {
 		c.userAgent = cfg.app + " " + userAgent
 	}
-	if !cfg.transportAuth {
-		c.authorization = authorization(cfg.token, cfg.tokenFunc)
-	}
 	c.retry = &retryablehttp.Client{
-		HTTPClient:   newHTTPClient(cfg.httpClient, !cfg.transportAuth),
+		HTTPClient:   newHTTPClient(cfg.httpClient),
 		RetryWaitMin: cfg.retryWaitMin,
 		RetryWaitMax: cfg.retryWaitMax,
 		// checkRetry enforces each call's own limit.
@@ -147,9 +134,9 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // request id and attempt count and wraps the cause: a [*ValidationError]
 // when p has an empty Name or text that is not valid UTF-8 (nothing is
 // sent); an [*APIError] for a non-2xx answer; otherwise (connection,
-// context, an unreadable 200) an error that wraps the cause, so
-// errors.Is(err, context.DeadlineExceeded) works. Use [errors.As] to reach
-// any of them.
+// context, an unreadable 200, a nil ctx) an error that wraps the cause,
+// so errors.Is(err, context.DeadlineExceeded) works. Use [errors.As] to
+// reach any of them.
 //
 // Every attempt sends the headers X-Request-Id, the call's id (random, or
 // [WithRequestID]'s), and X-Retry-Count, the attempt's number from 0, so the
@@ -195,6 +182,10 @@ func (c *Client) CreatePlant(ctx context.Context, p NewPlant, opts ...CallOption
 	}
 	return &out, nil
 }
+
+// errNilContext is what a method called with a nil context returns, as
+// net/http's NewRequestWithContext does.
+var errNilContext = errors.New("nil context")
 
 // do makes one call: it applies opts, gives the call its request id, sends
 // the body encode returns to url with retries, and hands a 2xx body to
@@ -256,6 +247,11 @@ func (c *Client) send(ctx context.Context, op, method, url string, st *callState
 	if err != nil {
 		return err
 	}
+	if ctx == nil {
+		// Every method reaches here before anything uses ctx, so none of
+		// them can panic on a nil one.
+		return &requestError{op: op, err: errNilContext}
+	}
 	if err := ctx.Err(); err != nil {
 		return &requestError{op: op, err: err}
 	}
@@ -269,11 +265,9 @@ func (c *Client) send(ctx context.Context, op, method, url string, st *callState
 	if err != nil {
 		return &requestError{op: op, err: err}
 	}
-	var auth string
-	if c.authorization != nil {
-		if auth, err = c.authorization(ctx); err != nil {
-			return &requestError{op: op, err: err}
-		}
+	auth, err := c.authorization(ctx)
+	if err != nil {
+		return &requestError{op: op, err: err}
 	}
 	// The keys are already canonical and the values share one array: this
 	// runs on every call, and http.Header.Set would canonicalise each key
@@ -283,9 +277,7 @@ func (c *Client) send(ctx context.Context, op, method, url string, st *callState
 	h["Content-Type"] = vals[0:1:1]
 	h["Accept"] = vals[0:1:1]
 	h["User-Agent"] = vals[1:2:2]
-	if auth != "" {
-		h["Authorization"] = vals[2:3:3]
-	}
+	h["Authorization"] = vals[2:3:3]
 	h[headerRequestID] = vals[3:4:4]
 	h[headerRetryCount] = vals[4:5:5]
 	for k, v := range extra {
@@ -300,7 +292,7 @@ func (c *Client) send(ctx context.Context, op, method, url string, st *callState
 		return &requestError{op: op, attempts: st.attempts, maybeCreated: st.maybeCreated, err: err}
 	}
 	buf := bodyBuffers.Get().(*[]byte)
-	data, readErr := readBody(*buf, resp.Body)
+	data, readErr := wire.ReadBody(*buf, resp.Body)
 	resp.Body.Close()
 	defer func() {
 		if cap(data) <= maxPooledBuffer {
@@ -332,25 +324,3 @@ var bodyBuffers = sync.Pool{New: func() any {
 }}
 
 const maxPooledBuffer = 64 << 10
-
-// readBody appends body to buf[:0] and returns the result. It reads at most
-// maxResponseBytes+1 bytes: a longer body is an error, read no further.
-func readBody(buf []byte, body io.Reader) ([]byte, error) {
-	buf = buf[:0]
-	for {
-		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, max(cap(buf), 512)) // double: few copies on the way to the cap
-		}
-		n, err := body.Read(buf[len(buf):min(cap(buf), maxResponseBytes+1)])
-		buf = buf[:len(buf)+n]
-		if len(buf) > maxResponseBytes {
-			return buf[:maxResponseBytes], fmt.Errorf("body exceeds %d bytes", maxResponseBytes)
-		}
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
-}

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/plantstore/plantstore-go/internal/wire"
 	"go.uber.org/goleak"
 )
 
@@ -222,9 +223,6 @@ func TestNewClientErrors(t *testing.T) {
 		{"query", "https://plants.example.com?x=1", []Option{tok}, "must not have a query"},
 		{"fragment", "https://plants.example.com#top", []Option{tok}, "must not have a fragment"},
 		{"no credentials", "https://plants.example.com", nil, "no credentials"},
-		{"transport auth without an HTTP client", "https://plants.example.com", []Option{WithTransportAuth()}, "WithTransportAuth needs WithHTTPClient"},
-		{"transport auth and a token", "https://plants.example.com", []Option{tok, WithHTTPClient(http.DefaultClient), WithTransportAuth()}, "alternatives"},
-		{"transport auth over plain http", "http://plants.example.com", []Option{WithHTTPClient(http.DefaultClient), WithTransportAuth()}, "refusing to send a bearer token over plain http"},
 		{"plain http to remote host", "http://plants.example.com", []Option{tok}, "refusing to send a bearer token over plain http"},
 		{"empty token", "https://plants.example.com", []Option{WithToken("")}, "token must not be empty"},
 		{"token with space", "https://plants.example.com", []Option{WithToken("s3cr3t t0ken")}, "token has an invalid character at byte 6"},
@@ -433,6 +431,39 @@ func TestContextAlreadyDone(t *testing.T) {
 	}
 }
 
+// TestNilContext checks that a nil context, the mistake net/http answers
+// with "net/http: nil Context", is an error too and not a panic, for a
+// token func as well (which is handed the context).
+func TestNilContext(t *testing.T) {
+	t.Parallel()
+	var nilCtx context.Context // a variable, so that vet does not object
+	tokenFunc := WithTokenFunc(func(ctx context.Context) (string, error) {
+		return testToken, ctx.Err()
+	})
+	for _, tt := range []struct {
+		name string
+		opts []Option
+	}{
+		{"token", nil},
+		{"token func", []Option{tokenFunc}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newStubServer(t)
+			_, err := newTestClient(t, srv.URL, tt.opts...).CreatePlant(nilCtx, monstera)
+			if want := "plantstore: create plant: nil context"; err == nil || err.Error() != want {
+				t.Errorf("CreatePlant(nil, %+v) error = %v, want %q", monstera, err, want)
+			}
+			if errors.Is(err, ErrMaybeCreated) {
+				t.Errorf("errors.Is(%v, ErrMaybeCreated) = true, want false: nothing was sent", err)
+			}
+			if n := len(srv.requests()); n != 0 {
+				t.Errorf("CreatePlant(nil, %+v) sent %d requests, want 0", monstera, n)
+			}
+		})
+	}
+}
+
 // infiniteBody is a response body that never ends and counts what is read.
 type infiniteBody struct{ read atomic.Int64 }
 
@@ -467,8 +498,8 @@ func TestResponseSizeCap(t *testing.T) {
 				t.Errorf("CreatePlant error = %q, want it to name the size cap", err)
 			}
 			// io.ReadAll asks for more than it needs; allow one read's slack.
-			if n := body.read.Load(); n > maxResponseBytes+64<<10 {
-				t.Errorf("CreatePlant read %d bytes of an endless body, want at most about %d", n, maxResponseBytes)
+			if n := body.read.Load(); n > wire.MaxBodyBytes+64<<10 {
+				t.Errorf("CreatePlant read %d bytes of an endless body, want at most about %d", n, wire.MaxBodyBytes)
 			}
 		})
 	}
@@ -502,8 +533,8 @@ func FuzzCreatePlantResponse(f *testing.F) {
 		if (p == nil) == (err == nil) {
 			t.Fatalf("CreatePlant = %v, %v; want exactly one of a plant and an error", p, err)
 		}
-		if n := read.Load(); n > 2*(maxResponseBytes+1) {
-			t.Fatalf("CreatePlant read %d bytes over at most 2 attempts, cap is %d each", n, maxResponseBytes)
+		if n := read.Load(); n > 2*(wire.MaxBodyBytes+1) {
+			t.Fatalf("CreatePlant read %d bytes over at most 2 attempts, cap is %d each", n, wire.MaxBodyBytes)
 		}
 		if err == nil {
 			if status > 299 || p.Name == "" {

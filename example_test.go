@@ -190,37 +190,6 @@ func ExampleWithHTTPClient() {
 	// Output: inventory-service
 }
 
-// bearerTransport authenticates every request itself, as the transport of
-// an oauth2 client does.
-type bearerTransport struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (t bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+t.token)
-	return t.next.RoundTrip(r)
-}
-
-func ExampleWithTransportAuth() {
-	srv := httptest.NewServer(plantstoretest.NewHandler(plantstoretest.WithToken("access-token")))
-	defer srv.Close()
-
-	// With golang.org/x/oauth2: hc := oauth2.NewClient(ctx, tokenSource).
-	hc := &http.Client{Transport: bearerTransport{token: "access-token", next: http.DefaultTransport}}
-	client, err := plantstore.NewClient(srv.URL, plantstore.WithHTTPClient(hc), plantstore.WithTransportAuth())
-	if err != nil {
-		log.Fatal(err)
-	}
-	plant, err := client.CreatePlant(context.Background(), plantstore.NewPlant{ID: 7, Name: "Monstera"})
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println(plant.Name)
-	// Output: Monstera
-}
-
 func ExampleWithTokenFunc() {
 	srv := httptest.NewServer(plantstoretest.NewHandler(plantstoretest.WithToken("rotated-token")))
 	defer srv.Close()

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 const (
@@ -32,7 +34,6 @@ type config struct {
 	maxRetryAfter time.Duration
 	logger        *slog.Logger
 	insecureHTTP  bool
-	transportAuth bool
 	app           string
 	hooks         []Hooks
 }
@@ -52,7 +53,7 @@ func defaultConfig() config {
 // when a server echoes it back (see [APIError.Error]).
 func WithToken(t string) Option {
 	return func(c *config) error {
-		if problem := tokenProblem(t); problem != "" {
+		if problem := wire.TokenProblem(t); problem != "" {
 			return errors.New("plantstore: token " + problem)
 		}
 		c.token, c.tokenFunc = t, nil
@@ -92,9 +93,9 @@ func WithTokenFunc(f func(ctx context.Context) (string, error)) Option {
 // and adds retries, redirect protection for the token, and connection-pool
 // preservation on top. A nil hc is an error.
 //
-// For OAuth 2, pass the token source to [WithTokenFunc]. An oauth2 HTTP
-// client, whose transport sets Authorization itself, works here too with
-// [WithTransportAuth].
+// For OAuth 2, pass the token source to [WithTokenFunc] rather than an
+// oauth2 HTTP client here: the Client must set Authorization itself, so
+// that it decides where the token goes.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *config) error {
 		if hc == nil {
@@ -160,27 +161,6 @@ func WithMaxRetryAfter(d time.Duration) Option {
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) error {
 		c.logger = l
-		return nil
-	}
-}
-
-// WithTransportAuth leaves authentication to the transport of
-// [WithHTTPClient], for an HTTP client that sets Authorization itself, such
-// as one from oauth2.NewClient. The Client then sends no token of its own
-// and needs neither [WithToken] nor [WithTokenFunc]; giving one of them too
-// is an error, and so is leaving out WithHTTPClient.
-//
-// The Client cannot keep such a transport from authenticating a redirect, so
-// it follows no redirect to another origin: the caller gets the redirect as
-// an [*APIError]. Plain http to a host that is not loopback still needs
-// [WithInsecureHTTP]. A failure inside the transport before it sends (while
-// fetching a token, say) counts as one that may have created the plant
-// ([ErrMaybeCreated]), because the Client cannot tell it from a failure
-// after sending. Where it fits, [WithTokenFunc] with the token source is the
-// better choice: the Client then decides where the token goes.
-func WithTransportAuth() Option {
-	return func(c *config) error {
-		c.transportAuth = true
 		return nil
 	}
 }

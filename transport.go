@@ -15,10 +15,8 @@ import (
 // base, or of a client with a pooled transport, with two changes. The
 // transport hides CloseIdleConnections, which go-retryablehttp calls after
 // every failed call and which would tear down the pool every other goroutine
-// is using. And redirects to another origin lose the Authorization header,
-// or, when the transport authenticates (crossOrigin false), are not
-// followed.
-func newHTTPClient(base *http.Client, crossOrigin bool) *http.Client {
+// is using. And redirects to another origin lose the Authorization header.
+func newHTTPClient(base *http.Client) *http.Client {
 	var hc http.Client
 	if base != nil {
 		hc = *base
@@ -30,7 +28,7 @@ func newHTTPClient(base *http.Client, crossOrigin bool) *http.Client {
 		rt = http.DefaultTransport
 	}
 	hc.Transport = keepIdleConns{rt}
-	hc.CheckRedirect = stripAuthOnRedirect(hc.CheckRedirect, crossOrigin)
+	hc.CheckRedirect = stripAuthOnRedirect(hc.CheckRedirect)
 	return &hc
 }
 
@@ -147,19 +145,13 @@ func (e *redirectError) Unwrap() error { return e.err }
 // the one the call was made to. Go's client forwards Authorization to the
 // same host on any port, and on a downgrade from https to http. A redirect
 // that would change the method (a 301, 302 or 303 turns POST into GET) is
-// not followed: the caller gets the redirect itself as an *APIError. So it
-// is with a redirect to another origin when crossOrigin is false, for a
-// transport that authenticates requests itself, which no header removed
-// here would stop.
-func stripAuthOnRedirect(next func(*http.Request, []*http.Request) error, crossOrigin bool) func(*http.Request, []*http.Request) error {
+// not followed: the caller gets the redirect itself as an *APIError.
+func stripAuthOnRedirect(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		if req.Method != via[0].Method {
 			return http.ErrUseLastResponse
 		}
 		if !sameOrigin(req.URL, via[0].URL) {
-			if !crossOrigin {
-				return http.ErrUseLastResponse
-			}
 			req.Header.Del("Authorization")
 		}
 		if next != nil {

@@ -1,0 +1,9 @@
+// Package wire holds the rules of the Plant Store wire protocol that the
+// client (package plantstore) and the fake (package plantstoretest) must
+// agree on: what a bearer token may contain, how its credentials are hidden,
+// and how much of a body either side reads.
+//
+// It holds rules, not checks. The fake's request validation stays its own:
+// it is an independent check of the client, and sharing it would let a
+// client bug pass unnoticed.
+package wire
