@@ -217,7 +217,9 @@ func (c *Client) do(ctx context.Context, op operation, method, url string, opts 
 	if st.info.RequestID == "" {
 		st.info.RequestID = newRequestID()
 	}
+	st.sentID = st.info.RequestID
 	timed := capture != nil || len(c.hooks) > 0
+	st.observed = timed || c.logger != nil
 	if timed {
 		st.start = time.Now()
 	}
@@ -226,6 +228,9 @@ func (c *Client) do(ctx context.Context, op operation, method, url string, opts 
 
 	if timed {
 		st.info.Duration = time.Since(st.start)
+	}
+	if err != nil && !st.observed {
+		st.noteResponseID() // put off until now: only an error needs it
 	}
 	if err != nil {
 		err = &CallError{RequestID: st.info.RequestID, Attempts: st.attempts, Err: err}

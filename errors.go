@@ -221,6 +221,7 @@ const (
 // target.
 func newAPIError(op string, resp *http.Response, data []byte, st *callState) *APIError {
 	token := sentToken(resp)
+	st.noteResponseID()
 	e := &APIError{
 		StatusCode:   resp.StatusCode,
 		RetryAfter:   st.retryAfter,

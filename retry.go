@@ -35,6 +35,12 @@ type callState struct {
 	info CallInfo
 	// start and attemptStart are set only when someone reads durations.
 	start, attemptStart time.Time
+	// observed is set when hooks, a logger or WithCallInfo read info
+	// during the call, which must then be kept up to date as it goes.
+	observed bool
+	// sentID is the id the client sent, kept for when info.RequestID has
+	// been replaced by the one of a response.
+	sentID string
 
 	// Set by the httptrace hooks during an attempt, and read and cleared by
 	// checkRetry: whether the transport asked for a connection (so it
@@ -42,6 +48,16 @@ type callState struct {
 	// request). Atomic because a transport may call hooks from its own
 	// goroutines.
 	askedConn, gotConn atomic.Bool
+}
+
+// noteResponseID makes info.RequestID the last response's X-Request-Id
+// when it has one, else the id the client sent.
+func (st *callState) noteResponseID() {
+	if id := responseRequestID(st.info.Header); id != "" {
+		st.info.RequestID = id
+	} else {
+		st.info.RequestID = st.sentID
+	}
 }
 
 // trace returns hooks that record in st whether an attempt got as far as a
@@ -95,8 +111,8 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 			st.retryAfter = d
 		}
 		st.info.StatusCode, st.info.Header = resp.StatusCode, resp.Header
-		if id := responseRequestID(resp.Header); id != "" {
-			st.info.RequestID = id
+		if st.observed {
+			st.noteResponseID()
 		}
 		switch resp.StatusCode {
 		case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
