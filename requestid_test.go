@@ -144,3 +144,22 @@ func TestResponseRequestIDIsPrintable(t *testing.T) {
 		t.Errorf("responseRequestID(%q) = %q, want %q", h, got, "a b")
 	}
 }
+
+func TestNewRequestIDUsesEveryDigit(t *testing.T) {
+	t.Parallel()
+	seen := map[rune]bool{}
+	ids := map[string]bool{}
+	for i := 0; i < 200; i++ {
+		id := newRequestID()
+		if !hexID.MatchString(id) {
+			t.Fatalf("newRequestID() = %q, want 32 lower-case hex digits", id)
+		}
+		ids[id] = true
+		for _, r := range id {
+			seen[r] = true
+		}
+	}
+	if len(ids) != 200 || len(seen) != 16 {
+		t.Errorf("200 ids: %d distinct, %d distinct digits; want 200 and 16", len(ids), len(seen))
+	}
+}
