@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/plantstore/plantstore-go/internal/wire"
 )
@@ -27,4 +29,18 @@ func authorization(token string, tokenFunc func(context.Context) (string, error)
 		}
 		return "Bearer " + t, nil
 	}
+}
+
+// sent records the token in auth, an Authorization header the call sends,
+// so that it can be redacted from what the server answers. A token too
+// short to redact safely (see minRedactedToken) is not recorded.
+func (st *callState) sent(auth string) {
+	token, ok := strings.CutPrefix(auth, "Bearer ")
+	if !ok || len(token) < minRedactedToken || slices.Contains(st.tokens, token) {
+		return
+	}
+	if st.tokens == nil {
+		st.tokens = st.tokenBuf[:0] // no allocation for the usual one token
+	}
+	st.tokens = append(st.tokens, token)
 }

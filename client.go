@@ -150,6 +150,12 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // its longest, would reach the context's deadline is not made: the call
 // returns the last answer at once.
 //
+// Nor is an answer the transport refused retried: with the default
+// transport, response headers over 64 KiB fail the call at once, with an
+// error that wraps net/http's ("server response headers exceeded 65536
+// bytes", or over HTTP/2 a connection error) and matches [ErrMaybeCreated],
+// since the server did answer.
+//
 // Every attempt sends the same bytes, so a retry cannot create a second,
 // different plant; whether it may store the same one twice depends on how
 // the server treats a repeated ID, which the service specification leaves
@@ -274,6 +280,7 @@ func (c *Client) send(ctx context.Context, op, method, url string, st *callState
 	if err != nil {
 		return &requestError{op: op, err: err}
 	}
+	st.sent(auth)
 	// The keys are already canonical and the values share one array: this
 	// runs on every call, and http.Header.Set would canonicalise each key
 	// and allocate each value.
@@ -314,7 +321,7 @@ func (c *Client) send(ctx context.Context, op, method, url string, st *callState
 	}
 	if err := decode(data); err != nil {
 		return &requestError{op: op, attempts: st.attempts, maybeCreated: true,
-			err: fmt.Errorf("decode response: %w (body: %q)", err, snippet(redact(data, sentToken(resp))))}
+			err: fmt.Errorf("decode response: %w (body: %q)", err, snippet(redact(data, st.tokens)))}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -139,44 +140,118 @@ func TestCreatePlantAPIError(t *testing.T) {
 	}
 }
 
+func TestRedact(t *testing.T) {
+	t.Parallel()
+	const tok = "ab/c&d+e=f%g<h>\\i\"j'k" // ab/c&d+e=f%g<h>\i"j'k
+	tests := []struct {
+		name, text, want string
+	}{
+		{"absent", "nothing to see", "nothing to see"},
+		{"raw", "Bearer " + tok + "!", "Bearer REDACTED!"},
+		{"twice", tok + tok, "REDACTEDREDACTED"},
+		{"JSON, Go style", `"ab/c\u0026d+e=f%g\u003ch\u003e\\i\"j'k"`, `"REDACTED"`},
+		{"JSON, escaped slash", `ab\/c&d+e=f%g<h>\\i\"j'k`, "REDACTED"},
+		{"JSON, every character as \\u, upper case", jsonEscapeAll(tok, "\\u%04X"), "REDACTED"},
+		{"JSON, every character as \\u, lower case", jsonEscapeAll(tok, "\\u%04x"), "REDACTED"},
+		{"URL query", "?t=" + url.QueryEscape(tok) + "&x=1", "?t=REDACTED&x=1"},
+		{"URL path", "/" + url.PathEscape(tok), "/REDACTED"},
+		{"percent, lower case", strings.ToLower(url.QueryEscape(tok)), "REDACTED"},
+		{"HTML", html.EscapeString(tok), "REDACTED"},
+		{"HTML, numeric", "ab&#47;c&#x26;d&#X2b;e=f&#37;g&lt;h&gt;\\i&quot;j&apos;k", "REDACTED"},
+		{"prefix only", "ab/c&d+e=f", "ab/c&d+e=f"},
+		{"escape of another character", `ab\/c&d+e=f%g<h>\\i\"j\u0026k`, `ab\/c&d+e=f%g<h>\\i\"j\u0026k`},
+		{"broken escapes nearby", `%zz\u12&#;` + tok + `%`, `%zz\u12&#;REDACTED%`},
+	}
+	for _, tt := range tests {
+		if got := redact(tt.text, []string{tok}); got != tt.want {
+			t.Errorf("redact(%s: %q) = %q, want %q", tt.name, tt.text, got, tt.want)
+		}
+		if got := redact([]byte(tt.text), []string{tok}); string(got) != tt.want {
+			t.Errorf("redact([]byte(%s: %q)) = %q, want %q", tt.name, tt.text, got, tt.want)
+		}
+	}
+	if got := redact("x-"+testToken+"-y "+tok, []string{tok, testToken}); got != "x-REDACTED-y REDACTED" {
+		t.Errorf("redact with two tokens = %q, want both replaced", got)
+	}
+}
+
+// jsonEscapeAll writes every byte of s as a \u escape in format.
+func jsonEscapeAll(s, format string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		fmt.Fprintf(&b, format, s[i])
+	}
+	return b.String()
+}
+
 // TestErrorsRedactEchoedToken checks that a token the server echoes back,
-// as a proxy's debug page might, does not reach the error.
+// as a proxy's debug page might, raw or escaped in any of the ways a server
+// writes text, does not reach the error from any of the places an error
+// quotes the server: an Error message, a body snippet, the snippet of a 200
+// that is not a Plant, a redirect's target, and the URL of a redirect that
+// was followed.
 func TestErrorsRedactEchoedToken(t *testing.T) {
 	t.Parallel()
-	// echo writes a reply that quotes the request's token, given raw and
-	// JSON-escaped.
-	type echo func(w http.ResponseWriter, token, jsonToken string)
-	cases := []struct {
-		name string
-		echo echo
+	// forms are the ways a server may write the token.
+	forms := []struct {
+		name   string
+		encode func(string) string
 	}{
-		{"Error message", func(w http.ResponseWriter, _, jsonToken string) {
-			w.WriteHeader(http.StatusBadRequest)
-			io.WriteString(w, `{"error":1,"message":"token `+jsonToken+` is not allowed here"}`)
+		{"raw", func(s string) string { return s }},
+		{"JSON", func(s string) string { b, _ := json.Marshal(s); return string(b[1 : len(b)-1]) }},
+		{"JSON with \\/", func(s string) string {
+			b, _ := json.Marshal(s)
+			return strings.ReplaceAll(string(b[1:len(b)-1]), "/", `\/`)
 		}},
-		{"HTML page", func(w http.ResponseWriter, token, _ string) {
+		{"JSON \\u", func(s string) string { return jsonEscapeAll(s, `\u%04X`) }},
+		{"query", url.QueryEscape},
+		{"query, lower case", func(s string) string { return strings.ToLower(url.QueryEscape(s)) }},
+		{"HTML", html.EscapeString},
+	}
+	// places write a reply that quotes the token as encoded.
+	type place func(w http.ResponseWriter, r *http.Request, encoded string)
+	places := []struct {
+		name  string
+		place place
+	}{
+		{"Error message", func(w http.ResponseWriter, _ *http.Request, encoded string) {
+			w.WriteHeader(http.StatusBadRequest)
+			json.NewEncoder(w).Encode(map[string]any{"error": 1, "message": "token " + encoded + " is not allowed here"})
+		}},
+		{"Error message, hand-written JSON", func(w http.ResponseWriter, _ *http.Request, encoded string) {
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"error":1,"message":"token `+encoded+` is not allowed here"}`)
+		}},
+		{"HTML page", func(w http.ResponseWriter, _ *http.Request, encoded string) {
 			w.Header().Set("Content-Type", "text/html")
 			w.WriteHeader(http.StatusForbidden)
-			io.WriteString(w, "<pre>Authorization: Bearer "+token+"</pre>")
+			io.WriteString(w, "<pre>Authorization: Bearer "+encoded+"</pre>")
 		}},
-		{"200 that is not a Plant", func(w http.ResponseWriter, token, _ string) {
-			io.WriteString(w, "debug: Bearer "+token)
+		{"200 that is not a Plant", func(w http.ResponseWriter, _ *http.Request, encoded string) {
+			io.WriteString(w, "debug: Bearer "+encoded)
 		}},
-		{"redirect target", func(w http.ResponseWriter, token, _ string) {
-			w.Header().Set("Location", "https://elsewhere.example/login?t="+url.QueryEscape(token)+"&raw="+token)
+		{"redirect target", func(w http.ResponseWriter, _ *http.Request, encoded string) {
+			w.Header().Set("Location", "https://elsewhere.example/login?t="+encoded)
 			w.WriteHeader(http.StatusFound)
 		}},
+		{"redirect followed", func(w http.ResponseWriter, r *http.Request, encoded string) {
+			// A loop on the same origin, which the client follows until it
+			// gives up; the error names the last URL.
+			http.Redirect(w, r, "/plants?t="+encoded, http.StatusTemporaryRedirect)
+		}},
 	}
-	tokens := []string{testToken, `quote"and\backslash`}
-	for _, tc := range cases {
-		for _, token := range tokens {
-			for _, fromFunc := range []bool{false, true} {
-				t.Run(fmt.Sprintf("%s/%s/func=%v", tc.name, token, fromFunc), func(t *testing.T) {
+	tokens := []string{testToken, `quote"and\backslash`, "sl/ash&amp+plus=eq<lt>%25"}
+	for _, pl := range places {
+		for _, form := range forms {
+			for i, token := range tokens {
+				if pl.name == "redirect followed" && form.name != "query" {
+					continue // a URL holds the token only URL-encoded
+				}
+				fromFunc := i == 1 // a token from a token func is redacted too
+				t.Run(fmt.Sprintf("%s/%s/%s", pl.name, form.name, token), func(t *testing.T) {
 					t.Parallel()
 					srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-						got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-						quoted, _ := json.Marshal(got)
-						tc.echo(w, got, string(quoted[1:len(quoted)-1]))
+						pl.place(w, r, form.encode(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")))
 					}))
 					t.Cleanup(srv.Close)
 					opt := WithToken(token)
@@ -187,8 +262,9 @@ func TestErrorsRedactEchoedToken(t *testing.T) {
 					if err == nil {
 						t.Fatal("CreatePlant succeeded, want an error")
 					}
-					if msg := err.Error(); strings.Contains(msg, token) || !strings.Contains(msg, "REDACTED") {
-						t.Errorf("error %q: want the token replaced by REDACTED", msg)
+					msg := err.Error()
+					if enc := form.encode(token); strings.Contains(msg, token) || strings.Contains(msg, enc) || !strings.Contains(msg, "REDACTED") {
+						t.Errorf("error %q: want the token (%s: %q) replaced by REDACTED", msg, form.name, enc)
 					}
 					var apiErr *APIError
 					if errors.As(err, &apiErr) && strings.Contains(apiErr.Message, token) {

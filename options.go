@@ -91,7 +91,9 @@ func WithTokenFunc(f func(ctx context.Context) (string, error)) Option {
 // as otelhttp. hc is never modified; the Client works on a copy that keeps
 // hc's Transport, Jar and Timeout (which bounds each attempt, not the call),
 // and adds retries, redirect protection for the token, and connection-pool
-// preservation on top. A nil hc is an error.
+// preservation on top. A nil hc is an error. hc's transport sets its own
+// limits: the default transport's bound of 64 KiB on response headers (see
+// [Client.CreatePlant]) does not apply, and net/http's default is 10 MiB.
 //
 // For OAuth 2, pass the token source to [WithTokenFunc] rather than an
 // oauth2 HTTP client here: the Client must set Authorization itself, so

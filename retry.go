@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -41,6 +42,12 @@ type callState struct {
 	// sentID is the id the client sent, kept for when info.RequestID has
 	// been replaced by the one of a response.
 	sentID string
+
+	// tokens are the bearer tokens the call has sent, to be redacted from
+	// the server's text: one, or more if a token func changed it between
+	// attempts. tokenBuf holds the first without an allocation.
+	tokens   []string
+	tokenBuf [1]string
 
 	// Set by the httptrace hooks during an attempt, and read and cleared by
 	// checkRetry: whether the transport asked for a connection (so it
@@ -92,6 +99,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	retry := false
 	var stop error // a reason to end the call other than the attempt's own outcome
 	if err != nil {
+		redactURLError(err, st.tokens)
 		// A redirect that was not followed was an answer that stored
 		// nothing. Otherwise a request that got a connection may have been
 		// written; without trace events (a transport that does not support
@@ -176,6 +184,7 @@ func (c *Client) prepareRetry(req *http.Request) error {
 			return err
 		}
 		req.Header["Authorization"] = []string{auth}
+		st.sent(auth)
 	}
 	return nil
 }
@@ -251,8 +260,12 @@ func keepLastResponse(resp *http.Response, err error, _ int) (*http.Response, er
 }
 
 // retryableError reports whether a transport error may go away on its own.
-// Certificate problems, protocol errors and redirect loops will not.
+// Certificate problems, redirect loops, response headers over the
+// transport's limit and other protocol errors will not.
 func retryableError(err error) bool {
+	if refusedAnswer(err) {
+		return false
+	}
 	var (
 		certErr     *tls.CertificateVerificationError
 		unknownAuth x509.UnknownAuthorityError
@@ -267,6 +280,21 @@ func retryableError(err error) bool {
 		return false
 	}
 	return true
+}
+
+// refusedAnswer reports whether err is the transport's refusal of an
+// answer the server sent: response headers over the transport's limit
+// (http.Transport.MaxResponseHeaderBytes) or, over HTTP/2, a connection
+// error the client raised, which is how a header value (COMPRESSION_ERROR)
+// or header list (PROTOCOL_ERROR) over the limit shows there, and how any
+// other breach of the protocol by the server does. The server would answer
+// a retry the same way. net/http gives these errors no type, only their
+// text, unchanged since Go 1.7.
+func refusedAnswer(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "net/http: server response headers exceeded ") ||
+		strings.Contains(msg, "connection error: COMPRESSION_ERROR") ||
+		strings.Contains(msg, "connection error: PROTOCOL_ERROR")
 }
 
 // certainlyNotSent reports whether err proves that the request never reached

@@ -32,6 +32,12 @@ func newHTTPClient(base *http.Client) *http.Client {
 	return &hc
 }
 
+// maxResponseHeaderBytes bounds the response headers the default transport
+// reads (net/http's own default is 10 MiB). A Plant Store response has a few
+// hundred bytes of headers; proxies and CDNs add cookies and trace headers,
+// but their own limits are lower than this.
+const maxResponseHeaderBytes = 64 << 10
+
 // newTransport is the default transport: enough idle connections for many
 // goroutines sharing one Client, and a bound on every phase before the
 // response headers. The caller's context bounds the rest.
@@ -42,13 +48,14 @@ func newTransport() *http.Transport {
 			Timeout:   10 * time.Second,
 			KeepAlive: 30 * time.Second,
 		}).DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          256,
-		MaxIdleConnsPerHost:   64,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: 30 * time.Second,
-		ExpectContinueTimeout: time.Second,
+		ForceAttemptHTTP2:      true,
+		MaxIdleConns:           256,
+		MaxIdleConnsPerHost:    64,
+		IdleConnTimeout:        90 * time.Second,
+		TLSHandshakeTimeout:    10 * time.Second,
+		ResponseHeaderTimeout:  30 * time.Second,
+		ExpectContinueTimeout:  time.Second,
+		MaxResponseHeaderBytes: maxResponseHeaderBytes,
 	}
 }
 

@@ -204,8 +204,79 @@ func TestDefaultTransport(t *testing.T) {
 	if tr.MaxIdleConnsPerHost < 32 || tr.ResponseHeaderTimeout == 0 || tr.TLSHandshakeTimeout == 0 || tr.Proxy == nil {
 		t.Errorf("default transport = %+v, want pooled idle connections, timeouts and proxy support", tr)
 	}
+	if tr.MaxResponseHeaderBytes != maxResponseHeaderBytes {
+		t.Errorf("default transport MaxResponseHeaderBytes = %d, want %d", tr.MaxResponseHeaderBytes, maxResponseHeaderBytes)
+	}
 	if _, ok := c.retry.HTTPClient.Transport.(interface{ CloseIdleConnections() }); ok {
 		t.Error("the client's transport exposes CloseIdleConnections, which go-retryablehttp would call after every failure")
+	}
+}
+
+// TestResponseHeaderLimit checks that the default transport bounds the
+// response headers it reads, and that headers over the bound fail the call
+// at once: the server answered, so repeating the request would only repeat
+// the answer (and the cost of reading it).
+func TestResponseHeaderLimit(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		headers  int // how many headers of size bytes each
+		size     int
+		http2    bool
+		wantText string // in the error; "" for no error
+	}{
+		{"32 KiB", 1, 32 << 10, false, ""},
+		{"128 KiB", 1, 128 << 10, false, "response headers exceeded 65536 bytes"},
+		{"16 MiB", 1, 16 << 20, false, "response headers exceeded 65536 bytes"},
+		{"32 KiB over HTTP/2", 32, 1 << 10, true, ""},
+		// Over HTTP/2 the limit shows as a connection error: HPACK refuses
+		// a single string over it, and the framer a list.
+		{"128 KiB over HTTP/2", 128, 1 << 10, true, "connection error: PROTOCOL_ERROR"},
+		{"one 128 KiB header over HTTP/2", 1, 128 << 10, true, "connection error: COMPRESSION_ERROR"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var n atomic.Int32
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				n.Add(1)
+				for i := range tt.headers {
+					w.Header().Set(fmt.Sprintf("X-Big-%d", i), strings.Repeat("x", tt.size))
+				}
+				w.WriteHeader(http.StatusServiceUnavailable) // retried, but for the headers
+			}))
+			var opts []Option
+			if tt.http2 {
+				// The default transport, trusting the test server's
+				// certificate.
+				srv.EnableHTTP2 = true
+				srv.StartTLS()
+				tr := newTransport()
+				tr.TLSClientConfig = srv.Client().Transport.(*http.Transport).TLSClientConfig
+				t.Cleanup(tr.CloseIdleConnections)
+				opts = append(opts, WithHTTPClient(&http.Client{Transport: tr}))
+			} else {
+				srv.Start()
+			}
+			t.Cleanup(srv.Close)
+			_, err := newTestClient(t, srv.URL, opts...).CreatePlant(context.Background(), monstera)
+			if tt.wantText == "" {
+				var apiErr *APIError
+				if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusServiceUnavailable {
+					t.Errorf("CreatePlant with %s of headers: error = %v, want the 503 as an *APIError", tt.name, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantText) {
+				t.Errorf("CreatePlant with %s of headers: error = %v, want one containing %q", tt.name, err, tt.wantText)
+			}
+			if !errors.Is(err, ErrMaybeCreated) {
+				t.Errorf("errors.Is(%v, ErrMaybeCreated) = false, want true: the server answered", err)
+			}
+			if got := n.Load(); got != 1 {
+				t.Errorf("server saw %d requests, want 1 (not retried)", got)
+			}
+		})
 	}
 }
 
