@@ -496,8 +496,8 @@ func TestContractClientErrors(t *testing.T) {
 		{"duplicate id", nil, nil, true, http.StatusBadRequest},
 		{
 			"rule rejects the plant",
-			[]plantstoretest.Option{plantstoretest.WithRule(func(plantstore.NewPlant) *plantstoretest.Error {
-				return &plantstoretest.Error{Code: 4242, Message: "no ferns on Mondays"}
+			[]plantstoretest.Option{plantstoretest.WithRule(func(plantstore.NewPlant) *plantstoretest.ErrorBody {
+				return &plantstoretest.ErrorBody{Code: 4242, Message: "no ferns on Mondays"}
 			})},
 			nil, false, http.StatusBadRequest,
 		},
@@ -604,8 +604,8 @@ func TestContractFakeResponses(t *testing.T) {
 		{name: "duplicate id", seed: true, body: fern, wantStatus: 400, docAccepts: true},
 		{
 			name: "rule rejects the plant",
-			srvOpts: []plantstoretest.Option{plantstoretest.WithRule(func(plantstore.NewPlant) *plantstoretest.Error {
-				return &plantstoretest.Error{Code: 4242, Message: "no ferns on Mondays"}
+			srvOpts: []plantstoretest.Option{plantstoretest.WithRule(func(plantstore.NewPlant) *plantstoretest.ErrorBody {
+				return &plantstoretest.ErrorBody{Code: 4242, Message: "no ferns on Mondays"}
 			})},
 			body: fern, wantStatus: 400, docAccepts: true,
 		},

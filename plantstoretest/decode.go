@@ -25,7 +25,7 @@ import (
 // the syntax, finds the fields by their offsets in body. Only the rare
 // bodies that need it go through encoding/json's decoder: it explains
 // syntax errors, and decodes strings that contain escapes.
-func decodePlant(body []byte) (plantstore.NewPlant, *Error) {
+func decodePlant(body []byte) (plantstore.NewPlant, *ErrorBody) {
 	if i := invalidUTF8(body); i >= 0 {
 		return plantstore.NewPlant{}, invalidJSON("body is not valid UTF-8 (at byte %d)", i)
 	}
@@ -62,12 +62,12 @@ func decodePlant(body []byte) (plantstore.NewPlant, *Error) {
 	return p, nil
 }
 
-func invalidJSON(format string, args ...any) *Error {
-	return &Error{Code: CodeInvalidJSON, Message: fmt.Sprintf(format, args...)}
+func invalidJSON(format string, args ...any) *ErrorBody {
+	return &ErrorBody{Code: CodeInvalidJSON, Message: fmt.Sprintf(format, args...)}
 }
 
-func invalidPlant(format string, args ...any) *Error {
-	return &Error{Code: CodeInvalidPlant, Message: fmt.Sprintf(format, args...)}
+func invalidPlant(format string, args ...any) *ErrorBody {
+	return &ErrorBody{Code: CodeInvalidPlant, Message: fmt.Sprintf(format, args...)}
 }
 
 // invalidUTF8 returns the offset of the first byte of b that is not valid
@@ -90,7 +90,7 @@ func invalidUTF8(b []byte) int {
 // JSON value, in the words of a json.Decoder: unlike json.Valid, it tells an
 // empty body from a truncated one, and stops at the end of the first value,
 // so that data after it is reported as such.
-func syntaxError(body []byte) *Error {
+func syntaxError(body []byte) *ErrorBody {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	var v json.RawMessage
 	err := dec.Decode(&v)
@@ -121,7 +121,7 @@ type plantFields struct {
 // which one wins. Names are compared as they decode, so "n\u0061me" repeats
 // "name". It trusts the syntax, and so expects, for example, a field name
 // wherever it finds no closing brace.
-func objectFields(obj []byte) (plantFields, *Error) {
+func objectFields(obj []byte) (plantFields, *ErrorBody) {
 	var (
 		fields plantFields
 		names  nameSet
@@ -267,7 +267,7 @@ func unescape(lit []byte) []byte {
 // decodeID decodes the id field, which must be present and an integer
 // literal (no fraction or exponent) that fits in int64. A nil raw means the
 // field is missing.
-func decodeID(raw []byte) (int64, *Error) {
+func decodeID(raw []byte) (int64, *ErrorBody) {
 	if raw == nil {
 		return 0, invalidPlant("id is required")
 	}
@@ -287,7 +287,7 @@ func decodeID(raw []byte) (int64, *Error) {
 
 // decodeString decodes the field called name, whose value raw must be a
 // JSON string without unpaired surrogate escapes.
-func decodeString(name string, raw []byte) (string, *Error) {
+func decodeString(name string, raw []byte) (string, *ErrorBody) {
 	if raw[0] != '"' {
 		return "", invalidPlant("%s must be a string, got %s", name, kindOf(raw))
 	}

@@ -17,7 +17,7 @@ import (
 // encoding/json's Decoder reads the body and then the object's fields one
 // by one. decodePlant walks the body by hand to run faster; the tests below
 // hold it to the same results, messages included.
-func referenceDecodePlant(body []byte) (plantstore.NewPlant, *Error) {
+func referenceDecodePlant(body []byte) (plantstore.NewPlant, *ErrorBody) {
 	if i := invalidUTF8(body); i >= 0 {
 		return plantstore.NewPlant{}, invalidJSON("body is not valid UTF-8 (at byte %d)", i)
 	}
@@ -63,7 +63,7 @@ func referenceDecodePlant(body []byte) (plantstore.NewPlant, *Error) {
 		fields[name] = value
 	}
 
-	decodeString := func(name string, raw json.RawMessage) (string, *Error) {
+	decodeString := func(name string, raw json.RawMessage) (string, *ErrorBody) {
 		if raw[0] != '"' {
 			return "", invalidPlant("%s must be a string, got %s", name, kindOf(raw))
 		}
@@ -78,7 +78,7 @@ func referenceDecodePlant(body []byte) (plantstore.NewPlant, *Error) {
 	}
 	var (
 		p plantstore.NewPlant
-		e *Error
+		e *ErrorBody
 	)
 	if p.ID, e = decodeID(fields["id"]); e != nil {
 		return plantstore.NewPlant{}, e
@@ -203,7 +203,7 @@ func BenchmarkDecodePlant(b *testing.B) {
 	body := []byte(`{"id":7,"name":"Monstera","tag":"indoor"}`)
 	impls := []struct {
 		name   string
-		decode func([]byte) (plantstore.NewPlant, *Error)
+		decode func([]byte) (plantstore.NewPlant, *ErrorBody)
 	}{
 		{"reference", referenceDecodePlant},
 		{"decodePlant", decodePlant},

@@ -103,9 +103,9 @@ func ExampleHandler_Inject_storedThenDropped() {
 
 // A domain rule rejects plants the real service would refuse.
 func ExampleWithRule() {
-	h := plantstoretest.NewHandler(plantstoretest.WithRule(func(p plantstore.NewPlant) *plantstoretest.Error {
+	h := plantstoretest.NewHandler(plantstoretest.WithRule(func(p plantstore.NewPlant) *plantstoretest.ErrorBody {
 		if p.Tag == "" {
-			return &plantstoretest.Error{Code: 1001, Message: "every plant needs a tag"}
+			return &plantstoretest.ErrorBody{Code: 1001, Message: "every plant needs a tag"}
 		}
 		return nil
 	}))
@@ -142,4 +142,101 @@ func ExampleHandler_Requests() {
 	}
 	// Output:
 	// POST /plants Bearer REDACTED {"id":1,"name":"Fern"}
+}
+
+// The journal tells what became of each request: here a 503 scripted with
+// AddFault, then the retry that created the plant. A test can group a
+// call's attempts by RequestID and RetryCount when its client sends them.
+func ExampleHandler_Requests_outcomes() {
+	h := plantstoretest.NewHandler()
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer h.Close()
+
+	if _, err := h.AddFault(plantstoretest.Fault{Status: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {"0"}}}); err != nil {
+		log.Fatal(err)
+	}
+	c, err := plantstore.NewClient(ts.URL, plantstore.WithToken(plantstoretest.DefaultToken))
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := c.CreatePlant(context.Background(), plantstore.NewPlant{ID: 1, Name: "Fern"}); err != nil {
+		log.Fatal(err)
+	}
+	for _, r := range h.Requests() {
+		fmt.Printf("#%d %s %d fault=%q\n", r.Seq, r.Outcome, r.Status, r.Fault)
+	}
+	// Output:
+	// #1 sent 503 fault="#1 Status 503, Header"
+	// #2 sent 200 fault=""
+}
+
+// AddFault is Inject for code that has no test to fail: it returns an error
+// for a fault that cannot act as written, and the fault's ID otherwise.
+func ExampleHandler_AddFault() {
+	h := plantstoretest.NewHandler()
+	defer h.Close()
+
+	if _, err := h.AddFault(plantstoretest.Fault{Store: true}); err != nil {
+		fmt.Println(err)
+	}
+	id, err := h.AddFault(plantstoretest.Fault{Status: http.StatusBadGateway, Times: 2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, f := range h.Faults() {
+		fmt.Printf("fault #%d: %d replies left of %d\n", f.ID, f.Left, f.Times)
+	}
+	fmt.Println("added", id)
+	// Output:
+	// plantstoretest: invalid Fault: Store alone changes nothing; add Status, Header, Delay, Hang or Drop
+	// fault #1: 2 replies left of 2
+	// added 1
+}
+
+// Seed stores plants as if they had been created, checked as POST /plants
+// checks them: all of them, or none and an error naming the first bad one.
+func ExampleHandler_Seed() {
+	h := plantstoretest.NewHandler()
+	defer h.Close()
+
+	err := h.SeedJSON([]byte(`[{"id":1,"name":"Fern"},{"id":2,"name":"Ivy","tag":null}]`))
+	fmt.Println(err)
+	var seedErr *plantstoretest.SeedError
+	if errors.As(err, &seedErr) {
+		fmt.Println("index", seedErr.Index, "code", seedErr.Body.Code == plantstoretest.CodeInvalidPlant)
+	}
+	if err := h.Seed([]plantstore.NewPlant{{ID: 1, Name: "Fern"}, {ID: 2, Name: "Ivy"}}); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("stored %+v\n", h.Plants())
+	// Output:
+	// plantstoretest: seed: plant 1: tag must be a string, got null
+	// index 1 code true
+	// stored [{ID:1 Name:Fern Tag:} {ID:2 Name:Ivy Tag:}]
+}
+
+// Over the rate, the fake answers 429 with a Retry-After that tells the
+// truth: here one create per minute is allowed, so the second must wait.
+func ExampleWithRateLimit() {
+	h := plantstoretest.NewHandler(plantstoretest.WithRateLimit(1, time.Minute))
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer h.Close()
+
+	c, err := plantstore.NewClient(ts.URL, plantstore.WithToken(plantstoretest.DefaultToken), plantstore.WithMaxRetries(0))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for id := int64(1); id <= 2; id++ {
+		_, err := c.CreatePlant(context.Background(), plantstore.NewPlant{ID: id, Name: "Fern"})
+		var apiErr *plantstore.APIError
+		if errors.As(err, &apiErr) {
+			fmt.Println(apiErr.StatusCode, apiErr.Code == plantstoretest.CodeRateLimited, apiErr.RetryAfter)
+		}
+	}
+	fmt.Println("stored", len(h.Plants()), "journal:", h.Requests()[1].Fault)
+	// Output:
+	// 429 true 1m0s
+	// stored 1 journal: rate limit
 }

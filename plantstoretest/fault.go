@@ -56,7 +56,7 @@ type Fault struct {
 	// 599. Header is added to the reply: for example
 	// http.Header{"Retry-After": {"1"}}. Body is sent as it is: give it
 	// malformed JSON to test a client's decoding, or an empty non-nil slice
-	// to send no body. A nil Body sends an [Error] with [CodeFault]. A 204
+	// to send no body. A nil Body sends an [ErrorBody] with [CodeFault]. A 204
 	// or 304 reply has no body, whatever Body says, as HTTP requires. The
 	// Content-Type is application/json unless Header sets another.
 	Status int
@@ -70,7 +70,9 @@ type Fault struct {
 	Drop bool
 
 	// Store processes the request as usual, storing a valid plant, before
-	// the scripted outcome.
+	// the scripted outcome. Store alone, with no outcome to script (no
+	// Status, Header, Delay, Hang or Drop), would change nothing and is an
+	// error.
 	Store bool
 }
 
@@ -78,21 +80,23 @@ type Fault struct {
 func (f *Fault) check() error {
 	switch {
 	case f.Times < 0:
-		return fmt.Errorf("invalid Fault: Times is %d, want 0 or more", f.Times)
+		return fmt.Errorf("plantstoretest: invalid Fault: Times is %d, want 0 or more", f.Times)
 	case f.Delay < 0:
-		return fmt.Errorf("invalid Fault: Delay is %v, want 0 or more", f.Delay)
+		return fmt.Errorf("plantstoretest: invalid Fault: Delay is %v, want 0 or more", f.Delay)
 	case f.Status != 0 && (f.Status < 200 || f.Status > 599):
-		return fmt.Errorf("invalid Fault: Status is %d, want 0 or 200 to 599", f.Status)
+		return fmt.Errorf("plantstoretest: invalid Fault: Status is %d, want 0 or 200 to 599", f.Status)
 	case f.Hang && f.Drop:
-		return errors.New("invalid Fault: Hang and Drop are alternatives; set one")
+		return errors.New("plantstoretest: invalid Fault: Hang and Drop are alternatives; set one")
 	case (f.Hang || f.Drop) && f.Status != 0:
-		return errors.New("invalid Fault: a Fault with Hang or Drop sends no reply, so Status must be 0")
+		return errors.New("plantstoretest: invalid Fault: a Fault with Hang or Drop sends no reply, so Status must be 0")
 	case (f.Hang || f.Drop) && (f.Header != nil || f.Body != nil):
-		return errors.New("invalid Fault: a Fault with Hang or Drop sends no reply, so Header and Body must be nil")
+		return errors.New("plantstoretest: invalid Fault: a Fault with Hang or Drop sends no reply, so Header and Body must be nil")
 	case f.Hang && f.Delay != 0:
-		return errors.New("invalid Fault: a Fault with Hang never replies, so Delay must be 0")
+		return errors.New("plantstoretest: invalid Fault: a Fault with Hang never replies, so Delay must be 0")
 	case f.Status == 0 && f.Body != nil:
-		return errors.New("invalid Fault: Body needs a Status")
+		return errors.New("plantstoretest: invalid Fault: Body needs a Status")
+	case f.Store && f.Status == 0 && !f.Hang && !f.Drop && f.Delay == 0 && len(f.Header) == 0:
+		return errors.New("plantstoretest: invalid Fault: Store alone changes nothing; add Status, Header, Delay, Hang or Drop")
 	}
 	return nil
 }
@@ -134,7 +138,7 @@ func (f *Fault) write(w http.ResponseWriter) int {
 		body = nil // HTTP allows no body with these
 	case body == nil:
 		msg := strings.TrimSpace(fmt.Sprintf("injected fault: %d %s", f.Status, http.StatusText(f.Status)))
-		body, _ = json.Marshal(Error{Code: CodeFault, Message: msg}) // cannot fail
+		body, _ = json.Marshal(ErrorBody{Code: CodeFault, Message: msg}) // cannot fail
 	}
 	return writeRaw(w, f.Status, f.Header, body)
 }
@@ -147,20 +151,57 @@ type scriptedFault struct {
 	left  int // replies not yet used
 }
 
+// describe names the fault and what it does, for [Request.Fault] and logs:
+// "#3 Status 503, Header".
+func (f *scriptedFault) describe() string {
+	return fmt.Sprintf("#%d %s", f.seq, f.kind())
+}
+
+// FaultStatus is an injected [Fault] waiting for requests, as
+// [Handler.Faults] reports it.
+type FaultStatus struct {
+	// ID numbers the Faults of a Handler in the order they were injected,
+	// from 1; [Request.Fault] names the Fault that answered a request by it
+	// ("#3 …"), and so do the reports of unused faults.
+	ID int
+	// Fault is a copy of the Fault as injected, with Times 1 if it was
+	// given as 0. Its Header and Body are copies the caller may modify.
+	Fault Fault
+	// Times is how many replies it was injected for, and Left how many of
+	// them are not used yet.
+	Times int
+	Left  int
+}
+
 // Inject adds f to the faults waiting for requests. Each arriving request
 // is offered to the waiting faults in the order they were injected and is
 // answered by the first whose Match accepts it; that fault then has one
 // reply fewer, and is removed when it has none left. A fault that can never
 // act as written (see [Fault]) is misuse: a [Server] fails the test with
-// tb.Fatalf, and a Handler from [NewHandler] panics. Inject copies f's
-// Header and Body, so the caller may reuse them.
+// tb.Fatalf, reported at the test's line that called Inject, and a Handler
+// from [NewHandler] panics. Inject copies f's Header and Body, so the caller
+// may reuse them. [Handler.AddFault] is the same with an error instead.
 //
 // A [Server] reports through the test every fault with replies left when the
 // test ends; see [NewServer].
 func (h *Handler) Inject(f Fault) {
+	if h.tb != nil {
+		h.tb.Helper()
+	}
+	if _, err := h.AddFault(f); err != nil {
+		h.misuse(err.Error())
+	}
+}
+
+// AddFault is [Handler.Inject] for callers without a test to fail, such as
+// the control API of cmd/plantstore-mock: it adds f to the faults waiting
+// for requests and returns its ID (see [FaultStatus]), or, for a fault that
+// can never act as written, an error with the very message Inject reports,
+// such as "plantstoretest: invalid Fault: Body needs a Status", and adds
+// nothing. It copies f's Header and Body. It is safe for concurrent use.
+func (h *Handler) AddFault(f Fault) (id int, err error) {
 	if err := f.check(); err != nil {
-		h.fatalf("plantstoretest: Inject: %v", err)
-		return
+		return 0, err
 	}
 	f.Header = f.Header.Clone()
 	if f.Body != nil {
@@ -173,6 +214,34 @@ func (h *Handler) Inject(f Fault) {
 	defer h.mu.Unlock()
 	h.faultSeq++
 	h.faults = append(h.faults, &scriptedFault{Fault: f, seq: h.faultSeq, times: f.Times, left: f.Times})
+	return h.faultSeq, nil
+}
+
+// Faults returns the injected faults with replies left, in the order they
+// were injected. The slice and the faults' Header and Body are copies.
+func (h *Handler) Faults() []FaultStatus {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]FaultStatus, len(h.faults))
+	for i, f := range h.faults {
+		c := f.Fault
+		c.Header = c.Header.Clone()
+		if c.Body != nil {
+			c.Body = append([]byte{}, c.Body...)
+		}
+		out[i] = FaultStatus{ID: f.seq, Fault: c, Times: f.times, Left: f.left}
+	}
+	return out
+}
+
+// ClearFaults forgets the injected faults that have replies left, without
+// reporting them as unused (see [NewServer]). A request a fault already
+// holds (by Hang or Delay) is not released; [Handler.Close] does that. IDs
+// go on counting.
+func (h *Handler) ClearFaults() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.faults = nil
 }
 
 // Pending returns how many injected replies are still waiting for a
@@ -189,7 +258,7 @@ func (h *Handler) Pending() int {
 
 // takeFault uses up one reply of the first waiting fault that matches req,
 // and returns it, or nil if none matches. h.mu must be held.
-func (h *Handler) takeFault(req Request) *Fault {
+func (h *Handler) takeFault(req Request) *scriptedFault {
 	for i, f := range h.faults {
 		if f.Match != nil && !h.matches(f, req) {
 			continue
@@ -198,7 +267,7 @@ func (h *Handler) takeFault(req Request) *Fault {
 		if f.left == 0 {
 			h.faults = append(h.faults[:i:i], h.faults[i+1:]...)
 		}
-		return &f.Fault
+		return f
 	}
 	return nil
 }
@@ -216,11 +285,11 @@ func (h *Handler) unusedFaults() []string {
 }
 
 // matches calls f.Match, turning a panic into no match and a test failure
-// (without a test, h.errorf panics again).
+// (without a test, the panic goes on).
 func (h *Handler) matches(f *scriptedFault, req Request) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			h.errorf("plantstoretest: the Match of injected Fault #%d panicked: %v", f.seq, r)
+			h.callbackPanicked(fmt.Sprintf("plantstoretest: the Match of injected Fault #%d panicked: %v", f.seq, r))
 			ok = false
 		}
 	}()

@@ -319,7 +319,7 @@ func TestFaultHangEndsWhenClientGivesUp(t *testing.T) {
 	}
 	// The handler returns while the server is still open.
 	rec := waitFor(t, "the handler to finish", (<-chan slog.Record)(records))
-	want := map[string]string{"method": "POST", "path": "/plants", "status": "0", "fault": "Match, Hang"}
+	want := map[string]string{"method": "POST", "path": "/plants", "status": "0", "fault": "#1 Match, Hang"}
 	got := attrs(rec)
 	delete(got, "duration")
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -593,6 +593,9 @@ func TestInjectRejectsImpossibleFaults(t *testing.T) {
 		{"drop with header", Fault{Drop: true, Header: http.Header{"Retry-After": {"1"}}}, "Header and Body must be nil"},
 		{"hang with delay", Fault{Hang: true, Delay: time.Second}, "Delay must be 0"},
 		{"body without status", Fault{Body: []byte("{}")}, "Body needs a Status"},
+		{"store alone", Fault{Store: true}, "Store alone changes nothing"},
+		{"store with only match and times", Fault{Store: true, Times: 2, Match: func(Request) bool { return true }}, "Store alone changes nothing"},
+		{"store with empty header", Fault{Store: true, Header: http.Header{}}, "Store alone changes nothing"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -619,6 +622,15 @@ func TestInjectRejectsImpossibleFaults(t *testing.T) {
 				}()
 				h.Inject(tt.fault)
 			}()
+
+			// AddFault refuses it with the very message Inject reports.
+			id, err := h.AddFault(tt.fault)
+			if err == nil || len(tb.fatals) != 1 || err.Error() != tb.fatals[0] {
+				t.Errorf("Handler.AddFault(%+v) = %d, %v; want the error Inject reports, %q", tt.fault, id, err, tb.fatals)
+			}
+			if got := h.Faults(); len(got) != 0 {
+				t.Errorf("Faults() after a refused AddFault = %+v, want none", got)
+			}
 		})
 	}
 }
@@ -654,5 +666,62 @@ func TestFaultStatusWithoutBody(t *testing.T) {
 				t.Errorf("Fault{Status: %d} answered %d with %q, want %d and no body", status, w.Code, w.Body.String(), status)
 			}
 		})
+	}
+}
+
+func TestAddFaultFaultsAndClearFaults(t *testing.T) {
+	t.Parallel()
+	tb := &fakeTB{}
+	s := NewServer(tb)
+	header := http.Header{"Retry-After": {"1"}}
+	body := []byte(`{"error":1,"message":"a"}`)
+	id1, err := s.AddFault(Fault{Status: http.StatusServiceUnavailable, Header: header, Body: body, Times: 2})
+	if err != nil || id1 != 1 {
+		t.Fatalf("AddFault(503) = %d, %v; want 1, nil", id1, err)
+	}
+	id2, err := s.AddFault(Fault{Drop: true})
+	if err != nil || id2 != 2 {
+		t.Fatalf("AddFault(Drop) = %d, %v; want 2, nil", id2, err)
+	}
+	header.Set("Retry-After", "2") // AddFault copied them
+	body[0] = 'x'
+
+	resp := post(t, s, `{"id":1,"name":"Fern"}`)
+	if resp.status != http.StatusServiceUnavailable {
+		t.Fatalf("POST with fault #1 waiting: status %d, want 503", resp.status)
+	}
+	got := s.Faults()
+	want := []FaultStatus{
+		{ID: 1, Fault: Fault{Status: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {"1"}},
+			Body: []byte(`{"error":1,"message":"a"}`), Times: 2}, Times: 2, Left: 1},
+		{ID: 2, Fault: Fault{Drop: true, Times: 1}, Times: 1, Left: 1},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Faults() mismatch (-want +got):\n%s", diff)
+	}
+	got[0].Fault.Header.Set("Retry-After", "9") // a copy
+	got[0].Fault.Body[0] = 'x'
+	if f := s.Faults()[0].Fault; f.Header.Get("Retry-After") != "1" || f.Body[0] != '{' {
+		t.Errorf("Faults() returned the Handler's own Header or Body: modifying them changed the fault to %+v", f)
+	}
+	if r := s.Requests()[0]; r.Fault != "#1 Status 503, Header" {
+		t.Errorf("Requests()[0].Fault = %q, want %q", r.Fault, "#1 Status 503, Header")
+	}
+
+	s.ClearFaults()
+	if got := s.Faults(); len(got) != 0 {
+		t.Errorf("Faults() after ClearFaults = %+v, want none", got)
+	}
+	if resp := post(t, s, `{"id":2,"name":"Ivy"}`); resp.status != http.StatusOK {
+		t.Errorf("POST after ClearFaults: status %d, want 200", resp.status)
+	}
+	id3, err := s.AddFault(Fault{Status: http.StatusBadGateway})
+	if err != nil || id3 != 3 {
+		t.Errorf("AddFault after ClearFaults = %d, %v; want 3 (IDs go on counting), nil", id3, err)
+	}
+	s.ClearFaults()
+	tb.cleanup()
+	if len(tb.errors) != 0 {
+		t.Errorf("cleanup after ClearFaults reported %q, want nothing", tb.errors)
 	}
 }

@@ -73,7 +73,7 @@ func FuzzHandler(f *testing.F) {
 		if err := json.Unmarshal(w.Body.Bytes(), &fields); err != nil || fields["error"] == nil || fields["message"] == nil {
 			t.Fatalf("status %d body %q is not an Error with both fields (err %v)", resp.StatusCode, w.Body.Bytes(), err)
 		}
-		var e Error
+		var e ErrorBody
 		if err := json.Unmarshal(w.Body.Bytes(), &e); err != nil || e.Message == "" {
 			t.Fatalf("status %d body %q: want an Error with a message (err %v)", resp.StatusCode, w.Body.Bytes(), err)
 		}

@@ -12,12 +12,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/plantstore/plantstore-go"
 )
 
-// The codes the fake puts in the "error" field of its Error bodies. They are
+// The codes the fake puts in the "error" field of its [ErrorBody] bodies. They are
 // the fake's own: the specification does not say which values the real
 // service uses, so code under test must not hard-code them. It should branch
 // on the HTTP status, or take a code its deployment documents as
@@ -54,44 +55,32 @@ const (
 	// the test that owns the [Server] fails with the panic's value. (A
 	// Handler from [NewHandler] lets the panic go on instead.)
 	CodeCallbackPanic int32 = 10
+	// CodeStoreFull means the store already holds as many plants as
+	// [WithMaxPlants] allows (cmd/plantstore-mock: -max-plants); nothing is
+	// stored. The status is 400.
+	CodeStoreFull int32 = 11
+	// CodeRateLimited means the request came over the rate [WithRateLimit]
+	// allows (cmd/plantstore-mock: -rate-limit); nothing is stored. The
+	// status is 429, with a Retry-After header that says in how many whole
+	// seconds the next request will be let through.
+	CodeRateLimited int32 = 12
 )
 
 // maxBodyBytes is the largest request body the fake accepts.
 const maxBodyBytes = 1 << 20
 
-// Error is the body of every response from the fake other than 200, in the
-// wire shape the specification gives: {"error": code, "message": text}.
-// Rules added with [WithRule] return one to reject a plant.
-type Error struct {
+// ErrorBody is the body of every response from the fake other than 200, in
+// the wire shape the specification gives: {"error": code, "message": text}.
+// Rules added with [WithRule] return one to reject a plant. It is a body
+// shape, not a Go error: a method that fails returns an error, such as a
+// [*SeedError], which may carry an ErrorBody.
+type ErrorBody struct {
 	// Code is a machine-readable code: one of the Code constants, or the
 	// value a rule chose.
 	Code int32 `json:"error"`
 	// Message says what was wrong, for people. It names the field or header
 	// at fault and never contains the token.
 	Message string `json:"message"`
-}
-
-// Request is a request as it reached the fake, recorded for
-// [Handler.Requests].
-type Request struct {
-	// Method and Path are the request's method and URL path.
-	Method string
-	Path   string
-	// Header is a copy of the request headers with the credentials in
-	// Authorization replaced by "REDACTED", so "Bearer REDACTED".
-	Header http.Header
-	// Body is a copy of the request body, cut off at 1 MiB.
-	Body []byte
-	// Plant is the decoded body when the request passed every check
-	// (Invalid is nil), and the zero NewPlant otherwise.
-	Plant plantstore.NewPlant
-	// Invalid is the error the fake's checks found, or nil if the request
-	// passed them all: path, method, token, content type, body and the
-	// rules added with [WithRule]. The checks run for every request, those a
-	// [Fault] answers included, so a test can confirm its client sent valid
-	// requests even when the reply was scripted. A duplicate id is not a
-	// check failure: it depends on what was stored before.
-	Invalid *Error
 }
 
 // Handler is the fake Plant Store as an http.Handler, for tests that mount
@@ -137,74 +126,129 @@ type Request struct {
 //   - Each rule added with [WithRule] may reject the plant with 400.
 //   - A plant whose id is already stored is 400 with [CodeDuplicateID],
 //     unless [WithAllowDuplicateIDs] is set.
+//   - A plant that would take the store past [WithMaxPlants] is 400 with
+//     [CodeStoreFull].
+//
+// Before all of these, a request over the rate of [WithRateLimit], if set,
+// is answered with 429 and [CodeRateLimited] (it is still checked, for
+// [Request.Invalid]); then an injected [Fault] that matches, or else, under
+// [WithChaos], a random fault, may take over the reply.
 //
 // A plant that passes is stored and answered with 200 and a Plant body:
 // its name, and its tag when not empty, without the id.
 //
 // Every reply other than 200 has "Content-Type: application/json" and an
-// [Error] body with both fields. An injected [Fault] replaces the reply
+// [ErrorBody] body with both fields. An injected [Fault] replaces the reply
 // described here.
 type Handler struct {
 	token       []byte
 	allowDupIDs bool
 	maxRequests int // -1 for no limit
-	rules       []func(plantstore.NewPlant) *Error
+	maxPlants   int
+	bodyLimit   int // of the bodies in the journal
+	rules       []func(plantstore.NewPlant) *ErrorBody
 	logger      *slog.Logger
+	tb          testing.TB                       // nil for a Handler from NewHandler
 	logf        func(format string, args ...any) // nil, or the test's Logf
-	fatalf      func(format string, args ...any) // reports misuse
-	errorf      func(format string, args ...any) // reports a callback's panic
+	limiter     *rateLimiter                     // nil without WithRateLimit
+	chaos       *chaos                           // nil without WithChaos
+	now         func() time.Time                 // time.Now, but for tests of the rate limit
 
 	done      chan struct{} // closed by Close
 	closeOnce sync.Once
 
 	mu       sync.Mutex
-	gen      int // counts Resets, so a request held across one leaves no trace
+	gen      int    // counts Resets, so a request held across one leaves no trace
+	seq      uint64 // the Seq of the last request recorded
 	plants   []plantstore.NewPlant
-	ids      map[int64]bool
+	ids      map[int64]struct{} // the ids in plants; nil under WithAllowDuplicateIDs
 	requests []Request
 	faults   []*scriptedFault
 	faultSeq int // numbers faults in the order they were injected
 }
 
-// NewHandler returns a fake Plant Store with no plants stored. It accepts
-// the same options as [NewServer] but ignores [WithTLS] and [WithLogging]. It
-// panics if an option is invalid (an empty token). Call [Handler.Close]
-// before shutting down the server it is mounted in.
+// NewHandler returns a fake Plant Store with no plants stored (or those of
+// [WithPlants]). It accepts the options of [NewServer] except [WithTLS] and
+// [WithLogging], which only a server can honour: given either, or an
+// invalid option (an empty token, a negative limit, a [WithPlants] plant
+// that fails its checks), it panics with a message that starts with
+// "plantstoretest:". Call [Handler.Close] before shutting down the server it
+// is mounted in.
 func NewHandler(opts ...Option) *Handler {
 	c := newConfig(opts)
+	if len(c.serverOnly) > 0 {
+		panic(fmt.Sprintf("plantstoretest: NewHandler: %s is an option of NewServer only: "+
+			"TLS and logging through a test belong to the server a Handler is mounted in (use WithLogger to log)",
+			c.serverOnly[0]))
+	}
 	if err := c.check(); err != nil {
 		panic(err.Error())
 	}
 	return newHandler(c)
 }
 
-// panicf reports misuse, or a callback's panic, where there is no test to
-// fail.
-func panicf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
-
+// newHandler builds the Handler c describes, which c.check accepted, and
+// stores the plants of WithPlants, reporting a bad one as misuse.
 func newHandler(c *config) *Handler {
+	if c.tb != nil {
+		c.tb.Helper()
+	}
 	h := &Handler{
 		token:       []byte(c.token),
 		allowDupIDs: c.allowDupIDs,
 		maxRequests: -1,
+		maxPlants:   c.maxPlants,
+		bodyLimit:   c.bodyLimit,
 		rules:       c.rules,
 		logger:      c.logger,
-		fatalf:      panicf,
-		errorf:      panicf,
+		tb:          c.tb,
+		now:         time.Now,
 		done:        make(chan struct{}),
-		ids:         make(map[int64]bool),
+	}
+	if !c.allowDupIDs {
+		h.ids = make(map[int64]struct{})
 	}
 	if c.maxRequests != nil {
 		h.maxRequests = *c.maxRequests
 	}
-	if c.tb != nil {
-		h.fatalf = c.tb.Fatalf
-		h.errorf = c.tb.Errorf
-		if c.logToTB {
-			h.logf = c.tb.Logf
+	if c.tb != nil && c.logToTB {
+		h.logf = c.tb.Logf
+	}
+	if c.rateN > 0 {
+		h.limiter = newRateLimiter(c.rateN, c.ratePer)
+	}
+	if c.chaos > 0 {
+		h.chaos = &chaos{fraction: c.chaos, seed: c.chaosSeed}
+	}
+	if len(c.plants) > 0 {
+		var seedErr *SeedError
+		if err := h.Seed(c.plants); errors.As(err, &seedErr) {
+			h.misuse(fmt.Sprintf("plantstoretest: WithPlants: plant %d: %s", seedErr.Index, seedErr.Body.Message))
 		}
 	}
 	return h
+}
+
+// misuse reports that the caller used the fake wrongly: under [NewServer]
+// it fails the test with tb.Fatalf, at the line of the test that called the
+// exported function (each function on the way calls tb.Helper); without a
+// test it panics.
+func (h *Handler) misuse(msg string) {
+	if h.tb == nil {
+		panic(msg)
+	}
+	h.tb.Helper()
+	h.tb.Fatalf("%s", msg)
+}
+
+// callbackPanicked reports that a callback of the test (a rule or a Match)
+// panicked: under [NewServer] it fails the test with tb.Errorf; without a
+// test it panics again, so the panic goes on as any handler's would.
+func (h *Handler) callbackPanicked(msg string) {
+	if h.tb == nil {
+		panic(msg)
+	}
+	h.tb.Errorf("%s", msg)
 }
 
 // Plants returns the stored plants in the order they arrived. The slice is a
@@ -213,31 +257,6 @@ func (h *Handler) Plants() []plantstore.NewPlant {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return append([]plantstore.NewPlant(nil), h.plants...)
-}
-
-// Requests returns every request that reached the fake, in the order they
-// arrived, whatever the reply: rejected requests and those a [Fault]
-// answered included. Under [WithRequestLimit] it returns only the most
-// recent ones. The slice and the requests' headers and bodies are copies
-// that the caller may modify.
-func (h *Handler) Requests() []Request {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	recorded := h.requests
-	if h.maxRequests >= 0 && len(recorded) > h.maxRequests {
-		recorded = recorded[len(recorded)-h.maxRequests:]
-	}
-	out := make([]Request, len(recorded))
-	for i, r := range recorded {
-		r.Header = r.Header.Clone()
-		r.Body = append([]byte(nil), r.Body...)
-		if r.Invalid != nil {
-			e := *r.Invalid
-			r.Invalid = &e
-		}
-		out[i] = r
-	}
-	return out
 }
 
 // Reset forgets the stored plants, the recorded requests and the injected
@@ -250,7 +269,9 @@ func (h *Handler) Reset() {
 	defer h.mu.Unlock()
 	h.gen++
 	h.plants = nil
-	h.ids = make(map[int64]bool)
+	if h.ids != nil {
+		h.ids = make(map[int64]struct{})
+	}
 	h.requests = nil
 	h.faults = nil
 }
@@ -266,19 +287,18 @@ func (h *Handler) Close() {
 
 // ServeHTTP answers r as described on [Handler].
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	var (
-		status    int    // status written; 0 if none
-		faultKind string // what kind of fault answered, if any
-	)
-	defer func() { h.logRequest(r, status, faultKind, time.Since(start)) }()
-
+	start := h.now()
 	body, readErr := readBody(w, r)
 	req := Request{
-		Method: r.Method,
-		Path:   r.URL.Path,
-		Header: redact(r.Header),
-		Body:   body,
+		Time:       start,
+		Method:     r.Method,
+		Path:       r.URL.Path,
+		Header:     redact(r.Header),
+		RequestID:  r.Header.Get("X-Request-Id"),
+		RetryCount: retryCount(r.Header),
+	}
+	if h.maxRequests != 0 {
+		req.Body, req.BodyTruncated = h.journalBody(body, readErr)
 	}
 	plant, rej := h.check(r, body, readErr)
 	if rej == nil {
@@ -287,13 +307,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		req.Invalid = &rej.body
 	}
 
-	f, rep, processed, gen := h.arrive(req, plant, rej)
+	ans := h.arrive(req, plant, rej)
+	status := 0 // written; 0 if none, when the connection is dropped
+	defer func() {
+		d := h.now().Sub(start)
+		h.mu.Lock()
+		h.complete(ans.seq, status, d)
+		h.mu.Unlock()
+		h.logRequest(r, status, ans.fault, d)
+	}()
+	f := ans.scripted
 	if f == nil {
-		status = rep.write(w, nil)
+		status = ans.rep.write(w, nil)
 		return
 	}
-
-	faultKind = f.kind()
 	if f.Hang {
 		h.wait(r, nil)
 	}
@@ -309,9 +336,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		status = f.write(w)
 		return
 	}
-	if !processed {
+	rep := ans.rep
+	if !ans.processed {
 		h.mu.Lock()
-		if h.gen == gen {
+		if h.gen == ans.gen {
 			rep = h.store(plant, rej)
 		} else {
 			rep = replyWithoutStoring(plant, rej) // Reset ran during the delay
@@ -321,48 +349,87 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	status = rep.write(w, f.Header)
 }
 
-// arrive records req and takes the first injected fault that matches it.
+// journalBody is the part of body that the journal keeps, a copy when it is
+// cut, and whether it was cut.
+func (h *Handler) journalBody(body []byte, readErr error) ([]byte, bool) {
+	var tooLarge *http.MaxBytesError
+	truncated := errors.As(readErr, &tooLarge)
+	if len(body) > h.bodyLimit {
+		return append([]byte(nil), body[:h.bodyLimit]...), true
+	}
+	return body, truncated
+}
+
+// answer is what [Handler.arrive] decided for a request.
+type answer struct {
+	seq       uint64 // the request's Seq
+	gen       int    // the state's generation (see [Handler.Reset])
+	fault     string // what answered instead of the usual reply, as in Request.Fault
+	scripted  *Fault // the fault to act out, or nil to send rep
+	rep       reply  // the reply, when processed
+	processed bool   // whether the plant was stored or its rejection worked out
+}
+
+// arrive numbers and records req, and decides who answers it: the rate
+// limit, the first injected fault that matches, chaos, or the fake itself.
 // Unless a fault takes over without Store, it also processes the request:
-// it stores the plant or decides how to reject it. processed reports
-// whether it did; gen is the state's generation (see [Handler.Reset]).
-func (h *Handler) arrive(req Request, p plantstore.NewPlant, rej *rejection) (f *Fault, rep reply, processed bool, gen int) {
+// it stores the plant or decides how to reject it.
+func (h *Handler) arrive(req Request, p plantstore.NewPlant, rej *rejection) (ans answer) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.record(req)
-	f = h.takeFault(req)
-	if f != nil && !f.Store {
-		return f, reply{}, false, h.gen
+	h.seq++
+	req.Seq = h.seq
+	ans.seq, ans.gen = h.seq, h.gen
+	defer func() {
+		req.Fault = ans.fault
+		h.record(req)
+	}()
+
+	if h.limiter != nil {
+		if wait, ok := h.limiter.take(h.now()); !ok {
+			ans.fault, ans.rep, ans.processed = "rate limit", h.limiter.reply(wait), true
+			return ans
+		}
 	}
-	return f, h.store(p, rej), true, h.gen
+	if sf := h.takeFault(req); sf != nil {
+		ans.scripted, ans.fault = &sf.Fault, sf.describe()
+	} else if h.chaos != nil {
+		ans.scripted, ans.fault = h.chaos.next()
+	}
+	if ans.scripted == nil || ans.scripted.Store {
+		ans.rep, ans.processed = h.store(p, rej), true
+	}
+	return ans
 }
 
-// record keeps req for [Handler.Requests], within [WithRequestLimit]'s limit.
-// Under a limit n it holds at most 2n requests, and moves the newest n down
-// once every n requests, so recording stays O(1) per request. h.mu must be
-// held.
-func (h *Handler) record(req Request) {
-	switch {
-	case h.maxRequests == 0:
-		return
-	case h.maxRequests > 0 && len(h.requests) == 2*h.maxRequests:
-		n := copy(h.requests, h.requests[h.maxRequests:])
-		clear(h.requests[n:]) // release the bodies
-		h.requests = h.requests[:n]
-	}
-	h.requests = append(h.requests, req)
-}
-
-// store stores p, unless the checks rejected it or its id is taken, and
-// returns the reply. h.mu must be held.
+// store stores p, unless the checks rejected it, its id is taken or the
+// store is full, and returns the reply. h.mu must be held.
 func (h *Handler) store(p plantstore.NewPlant, rej *rejection) reply {
-	if rej == nil && !h.allowDupIDs && h.ids[p.ID] {
-		return badRequest(CodeDuplicateID, fmt.Sprintf("plant %d already exists", p.ID))
+	if rej != nil {
+		return replyWithoutStoring(p, rej)
 	}
-	if rej == nil {
-		h.ids[p.ID] = true
-		h.plants = append(h.plants, p)
+	if h.ids != nil {
+		if _, dup := h.ids[p.ID]; dup {
+			return badRequest(CodeDuplicateID, duplicateMessage(p.ID))
+		}
 	}
-	return replyWithoutStoring(p, rej)
+	if len(h.plants) >= h.maxPlants {
+		return badRequest(CodeStoreFull, h.storeFullMessage())
+	}
+	if h.ids != nil {
+		h.ids[p.ID] = struct{}{}
+	}
+	h.plants = append(h.plants, p)
+	return replyWithoutStoring(p, nil)
+}
+
+func duplicateMessage(id int64) string {
+	return fmt.Sprintf("plant %d already exists", id)
+}
+
+func (h *Handler) storeFullMessage() string {
+	return fmt.Sprintf("the store is full: it holds %d plants, the most that WithMaxPlants "+
+		"(plantstore-mock: -max-plants) allows", h.maxPlants)
 }
 
 // replyWithoutStoring is the reply to a checked request: its rejection, or
@@ -390,12 +457,12 @@ func (h *Handler) wait(r *http.Request, timer <-chan time.Time) {
 // rejection is why the checks refused a request.
 type rejection struct {
 	status    int
-	body      Error
+	body      ErrorBody
 	challenge string // the WWW-Authenticate value of a 401
 }
 
 func rejectf(status int, code int32, format string, args ...any) *rejection {
-	return &rejection{status: status, body: Error{Code: code, Message: fmt.Sprintf(format, args...)}}
+	return &rejection{status: status, body: ErrorBody{Code: code, Message: fmt.Sprintf(format, args...)}}
 }
 
 // check runs the stateless checks documented on Handler, in order, and
@@ -436,10 +503,10 @@ func (h *Handler) check(r *http.Request, body []byte, readErr error) (plantstore
 // otherwise vanish into net/http's recovery, and the client would only see
 // a dropped connection) and is answered with 500; without a test, h.errorf
 // panics again, so the panic goes on as any handler's would.
-func (h *Handler) applyRule(rule func(plantstore.NewPlant) *Error, p plantstore.NewPlant) (rej *rejection) {
+func (h *Handler) applyRule(rule func(plantstore.NewPlant) *ErrorBody, p plantstore.NewPlant) (rej *rejection) {
 	defer func() {
 		if r := recover(); r != nil {
-			h.errorf("plantstoretest: a WithRule rule panicked on %+v: %v", p, r)
+			h.callbackPanicked(fmt.Sprintf("plantstoretest: a WithRule rule panicked on %+v: %v", p, r))
 			rej = rejectf(http.StatusInternalServerError, CodeCallbackPanic, "a WithRule rule panicked: %v", r)
 		}
 	}()
@@ -480,7 +547,7 @@ func unauthorized(oauthErr, msg string) *rejection {
 	}
 	return &rejection{
 		status:    http.StatusUnauthorized,
-		body:      Error{Code: CodeUnauthorized, Message: msg},
+		body:      ErrorBody{Code: CodeUnauthorized, Message: msg},
 		challenge: challenge,
 	}
 }
@@ -510,19 +577,27 @@ func checkContentType(header http.Header) string {
 }
 
 // readBody reads at most maxBodyBytes of r's body, and a
-// *http.MaxBytesError if there was more. A body of announced length is read
-// into a buffer of that size: the fake keeps every body it records.
+// *http.MaxBytesError if there was more. The buffer grows with the bytes
+// that actually arrive, never by the length the request announces: a
+// client that declares 1 MiB and sends 7 bytes costs a small buffer, not
+// 1 MiB. An honest Content-Length only caps the growth, so that a body of
+// announced length ends in a buffer of about its size.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
 	body := http.MaxBytesReader(w, r.Body, maxBodyBytes)
-	if r.ContentLength < 0 || r.ContentLength > maxBodyBytes {
-		return io.ReadAll(body)
+	// One byte to spare, so that reading the end of a body of announced
+	// length does not need a buffer of its own.
+	want := int64(-1)
+	if r.ContentLength >= 0 && r.ContentLength <= maxBodyBytes {
+		want = r.ContentLength + 1
 	}
-	// One byte to spare, so that reading the end of the body does not need
-	// a buffer of its own.
-	buf := make([]byte, 0, r.ContentLength+1)
+	size := int64(firstReadSize)
+	if want >= 0 && want < size {
+		size = want
+	}
+	buf := make([]byte, 0, size)
 	for {
 		n, err := body.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
@@ -532,11 +607,21 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		if err != nil {
 			return buf, err
 		}
-		if len(buf) == cap(buf) { // more than announced
-			buf = slices.Grow(buf, 512)
+		if len(buf) == cap(buf) {
+			// Double what arrived, up to the announced length while
+			// the body keeps to it.
+			grow := len(buf)
+			if want > int64(len(buf)) && want-int64(len(buf)) < int64(grow) {
+				grow = int(want - int64(len(buf)))
+			}
+			buf = slices.Grow(buf, grow)
 		}
 	}
 }
+
+// firstReadSize is the buffer readBody starts with, large enough for the
+// usual plant.
+const firstReadSize = 512
 
 // redact returns a copy of header in which the credentials of each
 // Authorization value are replaced by "REDACTED", keeping the scheme.
@@ -562,14 +647,15 @@ func redact(header http.Header) http.Header {
 
 // reply is a response worked out before it is written.
 type reply struct {
-	status    int
-	plant     *plantstore.Plant // the 200 body
-	body      *Error            // the body of any other status
-	challenge string            // the WWW-Authenticate value of a 401
+	status     int
+	plant      *plantstore.Plant // the 200 body
+	body       *ErrorBody        // the body of any other status
+	challenge  string            // the WWW-Authenticate value of a 401
+	retryAfter string            // the Retry-After value of a 429
 }
 
 func badRequest(code int32, msg string) reply {
-	return reply{status: http.StatusBadRequest, body: &Error{Code: code, Message: msg}}
+	return reply{status: http.StatusBadRequest, body: &ErrorBody{Code: code, Message: msg}}
 }
 
 // write sends rep, with extra headers added, and returns the status.
@@ -579,6 +665,8 @@ func (rep reply) write(w http.ResponseWriter, extra http.Header) int {
 		w.Header().Set("WWW-Authenticate", rep.challenge)
 	case http.StatusMethodNotAllowed:
 		w.Header().Set("Allow", http.MethodPost)
+	case http.StatusTooManyRequests:
+		w.Header().Set("Retry-After", rep.retryAfter)
 	}
 	var v any = rep.body
 	if rep.status == http.StatusOK {
@@ -610,7 +698,7 @@ func writeRaw(w http.ResponseWriter, status int, extra http.Header, body []byte)
 
 // logRequest logs one line about a finished request to the configured
 // logger and test, if any.
-func (h *Handler) logRequest(r *http.Request, status int, faultKind string, d time.Duration) {
+func (h *Handler) logRequest(r *http.Request, status int, fault string, d time.Duration) {
 	if h.logger != nil {
 		attrs := []slog.Attr{
 			slog.String("method", r.Method),
@@ -618,8 +706,8 @@ func (h *Handler) logRequest(r *http.Request, status int, faultKind string, d ti
 			slog.Int("status", status),
 			slog.Duration("duration", d),
 		}
-		if faultKind != "" {
-			attrs = append(attrs, slog.String("fault", faultKind))
+		if fault != "" {
+			attrs = append(attrs, slog.String("fault", fault))
 		}
 		h.logger.LogAttrs(r.Context(), slog.LevelInfo, "plantstoretest request", attrs...)
 	}
@@ -628,8 +716,8 @@ func (h *Handler) logRequest(r *http.Request, status int, faultKind string, d ti
 		if status != 0 {
 			outcome = fmt.Sprint(status)
 		}
-		if faultKind != "" {
-			outcome += " (fault: " + faultKind + ")"
+		if fault != "" {
+			outcome += " (fault: " + fault + ")"
 		}
 		h.logf("plantstoretest: %s %s -> %s in %v", r.Method, r.URL.Path, outcome, d)
 	}

@@ -73,7 +73,7 @@ func checkError(t *testing.T, call string, resp response, wantStatus int, wantCo
 			t.Errorf("%s body = %s, has no %q field", call, resp.body, name)
 		}
 	}
-	var got Error
+	var got ErrorBody
 	if err := json.Unmarshal(resp.body, &got); err != nil {
 		t.Fatalf("%s body = %s, not an Error: %v", call, resp.body, err)
 	}
@@ -457,17 +457,17 @@ func TestHandlerDuplicateIDs(t *testing.T) {
 
 func TestWithRule(t *testing.T) {
 	t.Parallel()
-	noPoison := func(p plantstore.NewPlant) *Error {
+	noPoison := func(p plantstore.NewPlant) *ErrorBody {
 		if strings.Contains(p.Name, "Poison") {
-			return &Error{Code: 100, Message: "poisonous plants are not sold"}
+			return &ErrorBody{Code: 100, Message: "poisonous plants are not sold"}
 		}
 		return nil
 	}
 	var calls []string
-	tagged := func(p plantstore.NewPlant) *Error {
+	tagged := func(p plantstore.NewPlant) *ErrorBody {
 		calls = append(calls, p.Name) // requests below are sequential
 		if p.Tag == "" {
-			return &Error{Code: 101, Message: "tag is required here"}
+			return &ErrorBody{Code: 101, Message: "tag is required here"}
 		}
 		return nil
 	}
@@ -476,12 +476,12 @@ func TestWithRule(t *testing.T) {
 	tests := []struct {
 		body       string
 		wantStatus int
-		want       *Error
+		want       *ErrorBody
 	}{
-		{`{"id":1,"name":"Poison Ivy"}`, http.StatusBadRequest, &Error{Code: 100, Message: "poisonous plants are not sold"}},
-		{`{"id":2,"name":"Fern"}`, http.StatusBadRequest, &Error{Code: 101, Message: "tag is required here"}},
+		{`{"id":1,"name":"Poison Ivy"}`, http.StatusBadRequest, &ErrorBody{Code: 100, Message: "poisonous plants are not sold"}},
+		{`{"id":2,"name":"Fern"}`, http.StatusBadRequest, &ErrorBody{Code: 101, Message: "tag is required here"}},
 		{`{"id":3,"name":"Fern","tag":"shade"}`, http.StatusOK, nil},
-		{`{"id":4}`, http.StatusBadRequest, &Error{Code: CodeInvalidPlant, Message: "name is required"}},
+		{`{"id":4}`, http.StatusBadRequest, &ErrorBody{Code: CodeInvalidPlant, Message: "name is required"}},
 	}
 	for _, tt := range tests {
 		resp := post(t, s, tt.body)
@@ -491,7 +491,7 @@ func TestWithRule(t *testing.T) {
 		if tt.want == nil {
 			continue
 		}
-		var got Error
+		var got ErrorBody
 		if err := json.Unmarshal(resp.body, &got); err != nil {
 			t.Fatalf("POST /plants %s body = %s, not an Error: %v", tt.body, resp.body, err)
 		}
@@ -507,7 +507,7 @@ func TestWithRule(t *testing.T) {
 	if diff := cmp.Diff([]plantstore.NewPlant{{ID: 3, Name: "Fern", Tag: "shade"}}, s.Plants()); diff != "" {
 		t.Errorf("Plants() mismatch (-want +got):\n%s", diff)
 	}
-	if got, want := s.Requests()[0].Invalid, (&Error{Code: 100, Message: "poisonous plants are not sold"}); !cmp.Equal(got, want) {
+	if got, want := s.Requests()[0].Invalid, (&ErrorBody{Code: 100, Message: "poisonous plants are not sold"}); !cmp.Equal(got, want) {
 		t.Errorf("Requests()[0].Invalid = %+v, want %+v", got, want)
 	}
 }

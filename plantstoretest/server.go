@@ -13,30 +13,35 @@
 // The fake answers POST /plants the way the service specification describes
 // and checks requests strictly: the bearer token, the content type and every
 // field of the body (see [Handler] for the exact rules). Tests read what
-// arrived with [Handler.Plants] and [Handler.Requests], and script failures
-// (error statuses, Retry-After, delays, hangs, dropped connections, a plant
-// stored and then the connection dropped) with [Handler.Inject]. Each server
-// owns its state, so parallel tests do not interfere. The fake prints nothing
-// unless [WithLogging] or [WithLogger] asks it to.
+// arrived with [Handler.Plants] and [Handler.Requests], a journal that also
+// says what became of each request (the status sent, a dropped connection,
+// the fault that answered, how long it took); they script failures (error
+// statuses, Retry-After, delays, hangs, dropped connections, a plant stored
+// and then the connection dropped) with [Handler.Inject], or
+// [Handler.AddFault] where there is no test to fail; and they start from
+// given plants with [WithPlants] or [Handler.Seed]. [WithRateLimit] and
+// [WithChaos] add a rate limit and random faults, for tests of a client's
+// retries. Each server owns its state, so parallel tests do not interfere.
+// The fake prints nothing unless [WithLogging] or [WithLogger] asks it to.
 //
 // [Handler] is the same fake as a plain http.Handler, to mount in a test
 // server of your own; cmd/plantstore-mock serves it over the network for
 // local development.
 //
 // The fake is not the real service. It keeps plants in memory only, for the
-// life of one Handler; it serves no operation but creating a plant (nothing
-// lists, reads or deletes plants); it has no rate limits, quotas or timeouts
-// of its own; it accepts exactly one token, which never expires; and the
+// life of one Handler, and at most [WithMaxPlants] of them; it serves no
+// operation but creating a plant (nothing lists, reads or deletes plants
+// over HTTP); it has no quotas or timeouts of its own, and a rate limit only
+// when [WithRateLimit] asks for one, whose numbers are the test's, not the
+// service's; it accepts exactly one token, which never expires; and the
 // error codes in its bodies ([CodeInvalidJSON] and the rest) are its own,
 // because the specification does not say which values the real service uses.
 // Branch on the HTTP status in production code, not on these codes.
 package plantstoretest
 
 import (
-	"fmt"
 	"io"
 	"log"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -45,125 +50,6 @@ import (
 
 	"github.com/plantstore/plantstore-go"
 )
-
-// DefaultToken is the bearer token the fake accepts unless [WithToken]
-// chooses another.
-const DefaultToken = "plantstoretest-token"
-
-// An Option configures a [Server] or a [Handler]. Options apply in order, and
-// when two set the same thing the last one wins.
-type Option func(*config)
-
-// config is what the options build.
-type config struct {
-	token       string
-	tls         bool
-	allowDupIDs bool
-	maxRequests *int // nil for no limit
-	rules       []func(plantstore.NewPlant) *Error
-	logger      *slog.Logger
-	logToTB     bool
-	tb          testing.TB // set by NewServer only
-}
-
-func newConfig(opts []Option) *config {
-	c := &config{token: DefaultToken}
-	for _, opt := range opts {
-		opt(c)
-	}
-	return c
-}
-
-// check reports whether the configuration is usable.
-func (c *config) check() error {
-	if c.token == "" {
-		return fmt.Errorf("plantstoretest: token must not be empty")
-	}
-	for i := 0; i < len(c.token); i++ {
-		if b := c.token[i]; b <= ' ' || b >= 0x7f {
-			return fmt.Errorf("plantstoretest: token has an invalid character at byte %d (want visible ASCII)", i)
-		}
-	}
-	if c.maxRequests != nil && *c.maxRequests < 0 {
-		return fmt.Errorf("plantstoretest: WithRequestLimit(%d): the limit must be 0 or more", *c.maxRequests)
-	}
-	return nil
-}
-
-// WithToken sets the one bearer token the fake accepts. The default is
-// [DefaultToken]. The token must be non-empty visible ASCII, as
-// plantstore.WithToken requires; otherwise [NewServer] fails the test and
-// [NewHandler] panics.
-func WithToken(token string) Option {
-	return func(c *config) { c.token = token }
-}
-
-// WithTLS makes [NewServer] serve HTTPS with a self-signed certificate that
-// [Server.Client] trusts. [NewHandler] ignores it: TLS is a property of the
-// server a Handler is mounted in.
-func WithTLS() Option {
-	return func(c *config) { c.tls = true }
-}
-
-// WithAllowDuplicateIDs makes the fake store a plant whose id is already
-// stored, next to the earlier one.
-//
-// By default a second create with an id already stored is rejected with 400
-// and [CodeDuplicateID] ("plant 7 already exists"), and nothing is stored.
-// The specification is silent on duplicate ids; rejecting them makes the
-// client-chosen id an idempotency key, which is what a test of retrying a
-// create needs to observe: after a [Fault] with Store and Drop, the retry is
-// answered with the duplicate error.
-func WithAllowDuplicateIDs() Option {
-	return func(c *config) { c.allowDupIDs = true }
-}
-
-// WithRequestLimit keeps only the n most recent requests for
-// [Handler.Requests], so that a fake that runs for long, such as
-// cmd/plantstore-mock, holds bounded memory: each recorded request keeps its
-// body, up to 1 MiB. With n = 0 nothing is recorded. The default, right for
-// a test, keeps every request. A negative n is invalid: [NewServer] fails
-// the test and [NewHandler] panics. Stored plants are not affected.
-func WithRequestLimit(n int) Option {
-	return func(c *config) { c.maxRequests = &n }
-}
-
-// WithRule adds a domain rule, such as "tag must be one of …" or "names
-// must not contain digits". Each rule is called with every plant that passed
-// the fake's own checks, before it is stored; a non-nil *Error rejects the
-// plant with 400 and that Error as the body, and nothing is stored. Rules run
-// in the order given and the first rejection wins. A rule is called from the
-// server's goroutines, possibly concurrently, and must not call the Handler's
-// methods. A nil rule is ignored.
-//
-// A rule that panics is a bug in the test. Under [NewServer] it fails the
-// test, and the request is answered with 500 and [CodeCallbackPanic]. A
-// Handler from [NewHandler] has no test to fail, so the panic goes on out of
-// ServeHTTP, as any handler's would: net/http logs it and drops the
-// connection.
-func WithRule(rule func(plantstore.NewPlant) *Error) Option {
-	return func(c *config) {
-		if rule != nil {
-			c.rules = append(c.rules, rule)
-		}
-	}
-}
-
-// WithLogger logs one line per request to l at info level: method, path,
-// status, duration, and the kind of fault that answered it, if any. Headers
-// and bodies, and so the token, are never logged. The default, like a nil l,
-// logs nothing.
-func WithLogger(l *slog.Logger) Option {
-	return func(c *config) { c.logger = l }
-}
-
-// WithLogging makes [NewServer] log one line per request through the test's
-// Logf, with the same fields as [WithLogger], and log the server's own
-// errors (such as failed TLS handshakes) the same way. [NewHandler] ignores
-// it, having no test to log to.
-func WithLogging() Option {
-	return func(c *config) { c.logToTB = true }
-}
 
 // Server is a running fake Plant Store: a [Handler] served by an
 // httptest.Server. The embedded Handler's methods ([Handler.Plants],
@@ -189,7 +75,9 @@ type Server struct {
 // The cleanup then reports through tb.Errorf every injected Fault that has
 // replies left, as a mock reports an expected call that never came.
 //
-// An invalid option (an empty token) fails the test with tb.Fatalf.
+// An invalid option (an empty token, a negative limit, a [WithPlants] plant
+// that fails its checks) fails the test with tb.Fatalf, reported at the
+// test's line that called NewServer.
 func NewServer(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	c := newConfig(opts)
@@ -217,6 +105,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	transport.MaxIdleConnsPerHost = 64
 	s := &Server{Handler: h, URL: ts.URL, tb: tb, token: c.token, ts: ts, transport: transport}
 	tb.Cleanup(func() {
+		tb.Helper() // so that the report points at the test's call of NewServer
 		s.Close()
 		for _, msg := range h.unusedFaults() {
 			tb.Errorf("%s", msg)

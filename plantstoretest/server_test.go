@@ -382,7 +382,7 @@ func TestWithLogging(t *testing.T) {
 	if len(logs) != 2 {
 		t.Fatalf("after 2 requests, Logf lines = %q, want 2", logs)
 	}
-	for i, want := range []string{"plantstoretest: POST /plants -> 200 in ", "plantstoretest: POST /plants -> no response (fault: Drop) in "} {
+	for i, want := range []string{"plantstoretest: POST /plants -> 200 in ", "plantstoretest: POST /plants -> no response (fault: #1 Drop) in "} {
 		if !strings.HasPrefix(logs[i], want) {
 			t.Errorf("Logf line %d = %q, want prefix %q", i, logs[i], want)
 		}
@@ -473,7 +473,7 @@ func TestWithLogger(t *testing.T) {
 	send(t, s, http.MethodGet, "/nowhere", http.Header{"Authorization": {"Bearer " + token}}, "")
 
 	want := `level=INFO msg="plantstoretest request" method=POST path=/plants status=200
-level=INFO msg="plantstoretest request" method=POST path=/plants status=503 fault="Status 503"
+level=INFO msg="plantstoretest request" method=POST path=/plants status=503 fault="#1 Status 503"
 level=INFO msg="plantstoretest request" method=GET path=/nowhere status=404
 `
 	if diff := cmp.Diff(want, buf.String()); diff != "" {
@@ -595,7 +595,7 @@ func TestCallbackPanicsWithoutTest(t *testing.T) {
 		recorded int    // requests recorded before the panic
 	}{
 		{"rule", func() *Handler {
-			return NewHandler(WithRule(func(plantstore.NewPlant) *Error { boom(); return nil }))
+			return NewHandler(WithRule(func(plantstore.NewPlant) *ErrorBody { boom(); return nil }))
 		}, `plantstoretest: a WithRule rule panicked on {ID:1 Name:Fern Tag:}: boom`, 0},
 		{"match", func() *Handler {
 			h := NewHandler()
@@ -633,7 +633,7 @@ func TestCallbackPanicsFailTheTest(t *testing.T) {
 	t.Run("rule", func(t *testing.T) {
 		t.Parallel()
 		tb := &fakeTB{}
-		s := NewServer(tb, WithRule(func(plantstore.NewPlant) *Error { panic("boom") }))
+		s := NewServer(tb, WithRule(func(plantstore.NewPlant) *ErrorBody { panic("boom") }))
 		resp := post(t, s, `{"id":1,"name":"Fern"}`)
 		checkError(t, "POST /plants with a panicking rule", resp, http.StatusInternalServerError, CodeCallbackPanic, "panicked: boom")
 		tb.cleanup()

@@ -1,0 +1,165 @@
+package plantstoretest
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// decisions returns the first n chaos decisions of a Handler, as journal
+// Faults ("" for none).
+func decisions(fraction float64, seed int64, n int) []string {
+	h := NewHandler(WithChaos(fraction, seed))
+	out := make([]string, n)
+	for i := range out {
+		_, out[i] = h.chaos.next()
+	}
+	return out
+}
+
+func TestChaosDecisions(t *testing.T) {
+	t.Parallel()
+	const n = 2000
+	tests := []struct {
+		fraction float64
+		seed     int64
+	}{{0.5, 1}, {0.1, 42}, {1, -7}, {0.01, 3}}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%v seed %d", tt.fraction, tt.seed), func(t *testing.T) {
+			t.Parallel()
+			got := decisions(tt.fraction, tt.seed, n)
+			if diff := cmp.Diff(got, decisions(tt.fraction, tt.seed, n)); diff != "" {
+				t.Fatalf("same seed, different decisions (-first +second):\n%s", diff)
+			}
+			if cmp.Equal(got, decisions(tt.fraction, tt.seed+1, n)) {
+				t.Errorf("seeds %d and %d made the same %d decisions", tt.seed, tt.seed+1, n)
+			}
+			kinds := map[string]int{}
+			faults := 0
+			for _, d := range got {
+				if d == "" {
+					continue
+				}
+				faults++
+				kind := d
+				if strings.HasPrefix(d, "chaos: delay ") {
+					kind = "chaos: delay"
+				}
+				kinds[kind]++
+			}
+			// The counts are those of one fixed sequence, so this is not
+			// flaky; the bounds say the sequence looks like the fraction.
+			if want := tt.fraction * n; float64(faults) < want*0.7-5 || float64(faults) > want*1.3+5 {
+				t.Errorf("%d of %d requests got a fault, want about %v", faults, n, want)
+			}
+			if faults >= 100 && len(kinds) != 5 {
+				t.Errorf("fault kinds = %v, want all five", kinds)
+			}
+		})
+	}
+	if h := NewHandler(WithChaos(0, 1)); h.chaos != nil {
+		t.Errorf("WithChaos(0, …) left chaos on")
+	}
+}
+
+// TestChaosOnTheWire checks that each kind of chaos fault does what the
+// journal says it did.
+func TestChaosOnTheWire(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t, WithChaos(1, 5))
+	client := &http.Client{Transport: s.transport}
+	for i := 0; i < 40; i++ {
+		req, err := http.NewRequest(http.MethodPost, s.URL+"/plants", strings.NewReader(fmt.Sprintf(`{"id":%d,"name":"Fern"}`, i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header = validHeader(s.token)
+		resp, err := client.Do(req)
+		r := s.Requests()[i]
+		stored := false
+		for _, p := range s.Plants() {
+			stored = stored || p.ID == int64(i)
+		}
+		switch {
+		case r.Fault == "chaos: 503 Retry-After":
+			if err != nil || resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" || stored {
+				t.Errorf("request %d (%s): %v, stored %v; want 503 with Retry-After 1, nothing stored", i, r.Fault, errOrStatus(resp, err), stored)
+			}
+		case r.Fault == "chaos: 502":
+			if err != nil || resp.StatusCode != http.StatusBadGateway || stored {
+				t.Errorf("request %d (%s): %v, stored %v; want 502, nothing stored", i, r.Fault, errOrStatus(resp, err), stored)
+			}
+		case r.Fault == "chaos: drop", r.Fault == "chaos: store then drop":
+			if err == nil || r.Outcome != OutcomeDropped || stored != (r.Fault == "chaos: store then drop") {
+				t.Errorf("request %d (%s): %v, outcome %s, stored %v; want a dropped connection", i, r.Fault, errOrStatus(resp, err), r.Outcome, stored)
+			}
+		case strings.HasPrefix(r.Fault, "chaos: delay "):
+			if err != nil || resp.StatusCode != http.StatusOK || !stored {
+				t.Errorf("request %d (%s): %v, stored %v; want 200 and the plant stored", i, r.Fault, errOrStatus(resp, err), stored)
+			}
+		default:
+			t.Errorf("request %d: journal Fault %q, want a chaos fault for every request at fraction 1", i, r.Fault)
+		}
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}
+}
+
+func errOrStatus(resp *http.Response, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("status %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+}
+
+// TestChaosIsDeterministicUnderConcurrency checks that concurrent clients
+// see, in the journal's order, the same sequence of faults as one client:
+// the i-th decision depends on the seed and i only.
+func TestChaosIsDeterministicUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	const requests = 100
+	run := func(workers int) []string {
+		s := NewServer(t, WithChaos(0.3, 99))
+		client := &http.Client{Transport: s.transport}
+		var wg sync.WaitGroup
+		ids := make(chan int, requests)
+		for i := range requests {
+			ids <- i
+		}
+		close(ids)
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range ids {
+					req, _ := http.NewRequest(http.MethodPost, s.URL+"/plants", strings.NewReader(fmt.Sprintf(`{"id":%d,"name":"Fern"}`, i)))
+					req.Header = validHeader(s.token)
+					if resp, err := client.Do(req); err == nil {
+						_, _ = io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		var faults []string
+		for _, r := range s.Requests() {
+			faults = append(faults, r.Fault)
+		}
+		return faults
+	}
+	serial := run(1)
+	if diff := cmp.Diff(serial, run(8)); diff != "" {
+		t.Errorf("faults in journal order, 1 client vs 8 (-1 +8):\n%s", diff)
+	}
+	if diff := cmp.Diff(decisions(0.3, 99, requests), serial); diff != "" {
+		t.Errorf("faults on the wire vs decisions of the same seed (-decisions +wire):\n%s", diff)
+	}
+}

@@ -1,0 +1,198 @@
+package plantstoretest
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/plantstore/plantstore-go"
+)
+
+// Request is a request as it reached the fake, and what became of it: an
+// entry of the journal that [Handler.Requests] returns.
+type Request struct {
+	// Seq numbers the requests of a Handler in the order they were
+	// recorded: 1, 2, 3… It is never reused: [Handler.Reset] and
+	// [Handler.ClearRequests] do not restart it. Pass the last Seq seen to
+	// [Handler.RequestsSince] to read only what came after.
+	Seq uint64
+	// Time is when the request arrived: when the fake began to serve it,
+	// before it read the body.
+	Time time.Time
+	// Method and Path are the request's method and URL path.
+	Method string
+	Path   string
+	// Header is a copy of the request headers with the credentials in
+	// Authorization replaced by "REDACTED", so "Bearer REDACTED".
+	Header http.Header
+	// Body is a copy of the request body, cut at the journal's body limit
+	// (see [WithRequestBodyLimit]; by default 1 MiB, the most the fake
+	// accepts).
+	Body []byte
+	// BodyTruncated reports that Body is shorter than the body that was
+	// sent: it was cut at the journal's body limit, or the body was over
+	// the 1 MiB the fake accepts.
+	BodyTruncated bool
+	// Plant is the decoded body when the request passed every check
+	// (Invalid is nil), and the zero NewPlant otherwise.
+	Plant plantstore.NewPlant
+	// Invalid is the error the fake's checks found, or nil if the request
+	// passed them all: path, method, token, content type, body and the
+	// rules added with [WithRule]. The checks run for every request, those a
+	// [Fault] answers included, so a test can confirm its client sent valid
+	// requests even when the reply was scripted. A duplicate id or a full
+	// store is not a check failure: it depends on what was stored before.
+	Invalid *ErrorBody
+
+	// Outcome is what became of the request so far: [OutcomeHeld] until a
+	// reply is written or the connection dropped.
+	Outcome Outcome
+	// Status is the status sent, or 0 when none was (Outcome is not
+	// [OutcomeSent]).
+	Status int
+	// Fault says what answered the request instead of the usual reply, or
+	// is "" when nothing did: an injected [Fault] as "#" followed by its
+	// [FaultStatus.ID] and what it does ("#3 Status 503, Header"); the rate
+	// limit of [WithRateLimit] as "rate limit"; and a fault chosen by
+	// [WithChaos] as "chaos: " followed by what it does ("chaos: 502").
+	Fault string
+	// Duration is how long the request took from Time until its reply was
+	// written or its connection dropped; 0 while Outcome is [OutcomeHeld].
+	Duration time.Duration
+	// RequestID is the X-Request-Id header, which clients send to tell
+	// their calls apart, or "" when there is none.
+	RequestID string
+	// RetryCount is the X-Retry-Count header, which says how many times a
+	// client has retried the call, or -1 when the header is missing or is
+	// not one non-negative decimal integer. Together with RequestID it
+	// groups a call's attempts.
+	RetryCount int
+}
+
+// Outcome is what became of a recorded [Request].
+type Outcome string
+
+// The outcomes of a [Request].
+const (
+	// OutcomeHeld means no reply has been sent yet: the request is still
+	// being served, or is held by a [Fault] with Hang or Delay.
+	OutcomeHeld Outcome = "held"
+	// OutcomeSent means a reply with [Request.Status] was written.
+	OutcomeSent Outcome = "sent"
+	// OutcomeDropped means the connection was closed without a reply: by a
+	// [Fault] with Drop, by [Handler.Close] or a client that gave up while
+	// the request was held, or by a panic in a [WithRule] rule of a Handler
+	// from [NewHandler].
+	OutcomeDropped Outcome = "dropped"
+)
+
+// retryCount parses an X-Retry-Count header; see [Request.RetryCount].
+func retryCount(header http.Header) int {
+	values := header.Values("X-Retry-Count")
+	if len(values) != 1 || values[0] == "" || values[0][0] < '0' || values[0][0] > '9' {
+		return -1
+	}
+	n, err := strconv.Atoi(values[0])
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// Requests returns the journal: every request that reached the fake, in
+// the order they arrived, whatever the reply, with what became of each
+// (rejected requests, those a [Fault] answered and those still held
+// included). Under [WithRequestLimit] it returns only the most recent
+// ones. The slice and the requests' headers and bodies are copies that the
+// caller may modify. It is safe to call while requests are served; an entry
+// read while its request is held reads [OutcomeHeld], and a later call
+// shows its outcome.
+func (h *Handler) Requests() []Request {
+	return h.RequestsSince(0)
+}
+
+// RequestsSince returns the recorded requests whose Seq is greater than
+// seq, oldest first, as [Handler.Requests] does: a test or a poller that
+// remembers the last Seq it saw reads only what is new. Requests that the
+// journal's limit ([WithRequestLimit]), [Handler.ClearRequests] or
+// [Handler.Reset] removed are not returned.
+func (h *Handler) RequestsSince(seq uint64) []Request {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	recorded := h.journal()
+	if len(recorded) > 0 && seq >= recorded[0].Seq {
+		skip := seq - recorded[0].Seq + 1
+		if skip > uint64(len(recorded)) {
+			skip = uint64(len(recorded))
+		}
+		recorded = recorded[skip:]
+	}
+	out := make([]Request, len(recorded))
+	for i, r := range recorded {
+		r.Header = r.Header.Clone()
+		r.Body = append([]byte(nil), r.Body...)
+		if r.Invalid != nil {
+			e := *r.Invalid
+			r.Invalid = &e
+		}
+		out[i] = r
+	}
+	return out
+}
+
+// ClearRequests empties the journal, leaving the plants and the faults as
+// they are. Seq goes on counting: the next request recorded gets the Seq
+// it would have had anyway. A request held when ClearRequests runs is not
+// recorded again when it ends.
+func (h *Handler) ClearRequests() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.requests = nil
+}
+
+// journal returns the visible part of h.requests, within the limit of
+// [WithRequestLimit]. Its entries have consecutive Seqs. h.mu must be held.
+func (h *Handler) journal() []Request {
+	recorded := h.requests
+	if h.maxRequests >= 0 && len(recorded) > h.maxRequests {
+		recorded = recorded[len(recorded)-h.maxRequests:]
+	}
+	return recorded
+}
+
+// record keeps req, which arrive numbered, for [Handler.Requests], within
+// [WithRequestLimit]'s limit. Under a limit n it holds at most 2n requests,
+// and moves the newest n down once every n requests, so recording stays
+// O(1) per request. h.mu must be held.
+func (h *Handler) record(req Request) {
+	req.Outcome = OutcomeHeld
+	switch {
+	case h.maxRequests == 0:
+		return
+	case h.maxRequests > 0 && len(h.requests) == 2*h.maxRequests:
+		n := copy(h.requests, h.requests[h.maxRequests:])
+		clear(h.requests[n:]) // release the bodies
+		h.requests = h.requests[:n]
+	}
+	h.requests = append(h.requests, req)
+}
+
+// complete records the outcome of the request numbered seq, if the journal
+// still holds it: status 0 means the connection was dropped. Finding it is
+// O(1), as the journal's Seqs are consecutive. h.mu must be held.
+func (h *Handler) complete(seq uint64, status int, d time.Duration) {
+	if len(h.requests) == 0 {
+		return
+	}
+	first := h.requests[0].Seq
+	if seq < first || seq-first >= uint64(len(h.requests)) {
+		return // cleared, reset or pushed out by the limit
+	}
+	r := &h.requests[seq-first]
+	r.Outcome = OutcomeDropped
+	if status != 0 {
+		r.Outcome = OutcomeSent
+	}
+	r.Status = status
+	r.Duration = d
+}

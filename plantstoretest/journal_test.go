@@ -1,0 +1,349 @@
+package plantstoretest
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/plantstore/plantstore-go"
+)
+
+// serve sends one request to h in-process and returns the recorder.
+func serve(h *Handler, header http.Header, body string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(http.MethodPost, "/plants", strings.NewReader(body))
+	r.Header = header
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+// outcome is the part of a journal entry that says what became of it.
+type outcome struct {
+	Outcome Outcome
+	Status  int
+	Fault   string
+}
+
+func outcomeOf(r Request) outcome { return outcome{r.Outcome, r.Status, r.Fault} }
+
+func TestJournalOutcomes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		fault  *Fault
+		header http.Header
+		want   outcome
+	}{
+		{"created", nil, nil, outcome{OutcomeSent, http.StatusOK, ""}},
+		{"rejected", nil, http.Header{}, outcome{OutcomeSent, http.StatusUnauthorized, ""}},
+		{"fault status", &Fault{Status: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {"0"}}},
+			nil, outcome{OutcomeSent, http.StatusServiceUnavailable, "#1 Status 503, Header"}},
+		{"fault drop", &Fault{Drop: true}, nil, outcome{OutcomeDropped, 0, "#1 Drop"}},
+		{"fault store then drop", &Fault{Store: true, Drop: true}, nil, outcome{OutcomeDropped, 0, "#1 Store, Drop"}},
+		{"fault header only", &Fault{Header: http.Header{"X-A": {"1"}}}, nil, outcome{OutcomeSent, http.StatusOK, "#1 Header"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := NewServer(t)
+			if tt.fault != nil {
+				s.Inject(*tt.fault)
+			}
+			header := tt.header
+			if header == nil {
+				header = validHeader(s.token)
+			}
+			req, err := http.NewRequest(http.MethodPost, s.URL+"/plants", strings.NewReader(`{"id":1,"name":"Fern"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header = header
+			if resp, err := s.ts.Client().Do(req); err == nil {
+				resp.Body.Close()
+			}
+			reqs := s.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("len(Requests()) = %d, want 1", len(reqs))
+			}
+			if diff := cmp.Diff(tt.want, outcomeOf(reqs[0])); diff != "" {
+				t.Errorf("Requests()[0] outcome mismatch (-want +got):\n%s", diff)
+			}
+			if reqs[0].Seq != 1 || reqs[0].Duration <= 0 || reqs[0].Time.IsZero() {
+				t.Errorf("Requests()[0] Seq, Duration, Time = %d, %v, %v; want 1, > 0, set", reqs[0].Seq, reqs[0].Duration, reqs[0].Time)
+			}
+		})
+	}
+}
+
+// TestJournalHeldRequest checks that a request a Fault holds is in the
+// journal while it is held, and gets its outcome when it ends.
+func TestJournalHeldRequest(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	match, arrived := arrival()
+	s.Inject(Fault{Hang: true, Match: match})
+	errc := createAsync(context.Background(), s.Client(plantstore.WithMaxRetries(0)), plantstore.NewPlant{ID: 1, Name: "Fern"})
+	waitFor(t, "the request to arrive", arrived)
+
+	held := s.Requests()
+	if len(held) != 1 {
+		t.Fatalf("len(Requests()) while held = %d, want 1", len(held))
+	}
+	if diff := cmp.Diff(outcome{OutcomeHeld, 0, "#1 Match, Hang"}, outcomeOf(held[0])); diff != "" {
+		t.Errorf("Requests()[0] while held mismatch (-want +got):\n%s", diff)
+	}
+	if held[0].Duration != 0 || held[0].Plant.Name != "Fern" {
+		t.Errorf("Requests()[0] while held: Duration %v, Plant %+v; want 0 and the Fern", held[0].Duration, held[0].Plant)
+	}
+
+	s.Close() // releases the hang: the connection is dropped
+	if err := waitFor(t, "CreatePlant to fail", errc); err == nil {
+		t.Errorf("CreatePlant of a hung request returned no error")
+	}
+	done := s.Requests()
+	if diff := cmp.Diff(outcome{OutcomeDropped, 0, "#1 Match, Hang"}, outcomeOf(done[0])); diff != "" {
+		t.Errorf("Requests()[0] after Close mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestJournalTimeAndDuration(t *testing.T) {
+	t.Parallel()
+	h := NewHandler()
+	t0 := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	calls := 0
+	h.now = func() time.Time { // arrival, then the end of the reply
+		calls++
+		return t0.Add(time.Duration(calls-1) * 5 * time.Millisecond)
+	}
+	serve(h, validHeader(DefaultToken), `{"id":1,"name":"Fern"}`)
+	r := h.Requests()[0]
+	if !r.Time.Equal(t0) || r.Duration != 5*time.Millisecond {
+		t.Errorf("Requests()[0] Time, Duration = %v, %v; want %v, 5ms", r.Time, r.Duration, t0)
+	}
+}
+
+func TestJournalCorrelationHeaders(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name           string
+		header         http.Header
+		wantID         string
+		wantRetryCount int
+	}{
+		{"absent", nil, "", -1},
+		{"both", http.Header{"X-Request-Id": {"abc-1"}, "X-Retry-Count": {"2"}}, "abc-1", 2},
+		{"zero", http.Header{"X-Retry-Count": {"0"}}, "", 0},
+		{"empty", http.Header{"X-Retry-Count": {""}}, "", -1},
+		{"negative", http.Header{"X-Retry-Count": {"-1"}}, "", -1},
+		{"plus sign", http.Header{"X-Retry-Count": {"+1"}}, "", -1},
+		{"not a number", http.Header{"X-Retry-Count": {"two"}}, "", -1},
+		{"space", http.Header{"X-Retry-Count": {" 1"}}, "", -1},
+		{"too large", http.Header{"X-Retry-Count": {"99999999999999999999"}}, "", -1},
+		{"twice", http.Header{"X-Retry-Count": {"1", "2"}}, "", -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := NewHandler()
+			header := validHeader(DefaultToken)
+			for k, vs := range tt.header {
+				header[k] = vs
+			}
+			serve(h, header, `{"id":1,"name":"Fern"}`)
+			r := h.Requests()[0]
+			if r.RequestID != tt.wantID || r.RetryCount != tt.wantRetryCount {
+				t.Errorf("headers %v: RequestID, RetryCount = %q, %d; want %q, %d", tt.header, r.RequestID, r.RetryCount, tt.wantID, tt.wantRetryCount)
+			}
+		})
+	}
+}
+
+func TestJournalSeqAndRequestsSince(t *testing.T) {
+	t.Parallel()
+	h := NewHandler()
+	seqs := func(reqs []Request) []uint64 {
+		out := []uint64{}
+		for _, r := range reqs {
+			out = append(out, r.Seq)
+		}
+		return out
+	}
+	for range 3 {
+		serve(h, nil, "")
+	}
+	steps := []struct {
+		name string
+		do   func()
+		want []uint64 // Requests()
+	}{
+		{"three requests", func() {}, []uint64{1, 2, 3}},
+		{"ClearRequests", h.ClearRequests, []uint64{}},
+		{"after ClearRequests", func() { serve(h, nil, "") }, []uint64{4}},
+		{"Reset", h.Reset, []uint64{}},
+		{"after Reset", func() { serve(h, nil, ""); serve(h, nil, "") }, []uint64{5, 6}},
+	}
+	for _, st := range steps {
+		st.do()
+		if diff := cmp.Diff(st.want, seqs(h.Requests())); diff != "" {
+			t.Errorf("%s: Seqs of Requests() mismatch (-want +got):\n%s", st.name, diff)
+		}
+	}
+	for _, tt := range []struct {
+		since uint64
+		want  []uint64
+	}{
+		{0, []uint64{5, 6}},
+		{3, []uint64{5, 6}},
+		{5, []uint64{6}},
+		{6, []uint64{}},
+		{100, []uint64{}},
+	} {
+		if diff := cmp.Diff(tt.want, seqs(h.RequestsSince(tt.since))); diff != "" {
+			t.Errorf("RequestsSince(%d) Seqs mismatch (-want +got):\n%s", tt.since, diff)
+		}
+	}
+}
+
+func TestJournalRequestsSinceUnderLimit(t *testing.T) {
+	t.Parallel()
+	h := NewHandler(WithRequestLimit(3))
+	for range 10 {
+		serve(h, nil, "")
+	}
+	var got []uint64
+	for _, r := range h.RequestsSince(2) {
+		got = append(got, r.Seq)
+		if r.Outcome != OutcomeSent || r.Status != http.StatusUnauthorized {
+			t.Errorf("request %d: Outcome %q, Status %d; want sent 401", r.Seq, r.Outcome, r.Status)
+		}
+	}
+	if diff := cmp.Diff([]uint64{8, 9, 10}, got); diff != "" {
+		t.Errorf("RequestsSince(2) under WithRequestLimit(3) Seqs mismatch (-want +got):\n%s", diff)
+	}
+	if got := h.RequestsSince(9); len(got) != 1 || got[0].Seq != 10 {
+		t.Errorf("RequestsSince(9) = %d requests, want request 10", len(got))
+	}
+}
+
+func TestWithRequestBodyLimit(t *testing.T) {
+	t.Parallel()
+	const body = `{"id":1,"name":"Fern"}`
+	tooLarge := strings.Repeat(" ", maxBodyBytes+1)
+	tests := []struct {
+		name          string
+		opts          []Option
+		body          string
+		wantBody      string
+		wantTruncated bool
+	}{
+		{"default", nil, body, body, false},
+		{"at the limit", []Option{WithRequestBodyLimit(len(body))}, body, body, false},
+		{"over the limit", []Option{WithRequestBodyLimit(5)}, body, body[:5], true},
+		{"zero", []Option{WithRequestBodyLimit(0)}, body, "", true},
+		{"zero, empty body", []Option{WithRequestBodyLimit(0)}, "", "", false},
+		{"over what the fake accepts", nil, tooLarge, tooLarge[:maxBodyBytes], true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := NewHandler(tt.opts...)
+			w := serve(h, validHeader(DefaultToken), tt.body)
+			r := h.Requests()[0]
+			if string(r.Body) != tt.wantBody || r.BodyTruncated != tt.wantTruncated {
+				t.Errorf("Requests()[0] Body, BodyTruncated = %q, %v; want %q, %v",
+					abbreviate(r.Body), r.BodyTruncated, abbreviate([]byte(tt.wantBody)), tt.wantTruncated)
+			}
+			if tt.body == body && w.Code != http.StatusOK {
+				t.Errorf("status = %d, want 200: the journal's limit must not cut what is checked", w.Code)
+			}
+		})
+	}
+}
+
+// TestJournalFaultsAndSeedsUnderLoad calls every method that reads or
+// changes the state while clients create plants, for the race detector and
+// for the journal's invariants: each snapshot holds consecutive Seqs.
+func TestJournalFaultsAndSeedsUnderLoad(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t, WithRequestLimit(50), WithAllowDuplicateIDs())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		calls atomic.Int64
+	)
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := s.Client(plantstore.WithMaxRetries(0))
+			for i := 0; ctx.Err() == nil; i++ {
+				_, _ = c.CreatePlant(ctx, plantstore.NewPlant{ID: int64(g*1_000_000 + i), Name: "Fern"})
+				calls.Add(1)
+			}
+		}()
+	}
+	var last uint64
+	for i := 0; i < 200 || calls.Load() < 400; i++ {
+		switch i % 8 {
+		case 0:
+			if _, err := s.AddFault(Fault{Status: http.StatusServiceUnavailable, Times: 3}); err != nil {
+				t.Errorf("AddFault: %v", err)
+			}
+		case 1:
+			_ = s.Faults()
+		case 2:
+			if err := s.Seed([]plantstore.NewPlant{{ID: int64(-i), Name: "Seeded"}}); err != nil {
+				t.Errorf("Seed: %v", err)
+			}
+		case 3:
+			s.ClearRequests()
+		case 4:
+			s.ClearFaults()
+		case 5:
+			if i%40 == 5 {
+				s.Reset()
+			}
+		}
+		reqs := s.RequestsSince(last)
+		for j := 1; j < len(reqs); j++ {
+			if reqs[j].Seq != reqs[j-1].Seq+1 {
+				t.Fatalf("RequestsSince(%d): Seq %d follows %d", last, reqs[j].Seq, reqs[j-1].Seq)
+			}
+		}
+		if len(reqs) > 0 {
+			if reqs[0].Seq <= last {
+				t.Fatalf("RequestsSince(%d) starts at Seq %d", last, reqs[0].Seq)
+			}
+			last = reqs[len(reqs)-1].Seq
+		}
+		_ = s.Plants()
+	}
+	cancel()
+	wg.Wait()
+	s.ClearFaults()
+	if last == 0 {
+		t.Errorf("no request was recorded under load")
+	}
+}
+
+// The journal entries Requests returns are copies.
+func TestRequestsSinceReturnsCopies(t *testing.T) {
+	t.Parallel()
+	h := NewHandler()
+	serve(h, nil, "")
+	got := h.RequestsSince(0)
+	got[0].Invalid.Message = "changed"
+	got[0].Header.Set("X", "y")
+	again := h.RequestsSince(0)
+	if diff := cmp.Diff(got[0], again[0], cmpopts.EquateEmpty()); diff == "" {
+		t.Errorf("modifying what RequestsSince returned changed the journal")
+	}
+}

@@ -1,0 +1,241 @@
+package plantstoretest
+
+import (
+	"fmt"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/plantstore/plantstore-go"
+)
+
+// DefaultToken is the bearer token the fake accepts unless [WithToken]
+// chooses another.
+const DefaultToken = "plantstoretest-token"
+
+// An Option configures a [Server] or a [Handler]. Options apply in order, and
+// when two set the same thing the last one wins.
+type Option func(*config)
+
+// config is what the options build.
+type config struct {
+	token       string
+	tls         bool
+	allowDupIDs bool
+	maxRequests *int // nil for no limit
+	rules       []func(plantstore.NewPlant) *ErrorBody
+	logger      *slog.Logger
+	logToTB     bool
+	tb          testing.TB // set by NewServer only
+
+	plants     []plantstore.NewPlant // WithPlants
+	maxPlants  int
+	bodyLimit  int
+	rateN      int           // WithRateLimit; 0 for none
+	ratePer    time.Duration // WithRateLimit
+	chaos      float64       // WithChaos; 0 for none
+	chaosSeed  int64
+	chaosSet   bool
+	serverOnly []string // options that only NewServer can honour, by name
+}
+
+// DefaultMaxPlants is how many plants a [Handler] stores at most unless
+// [WithMaxPlants] says otherwise.
+const DefaultMaxPlants = 1_000_000
+
+func newConfig(opts []Option) *config {
+	c := &config{token: DefaultToken, maxPlants: DefaultMaxPlants, bodyLimit: maxBodyBytes}
+	for _, opt := range opts {
+		opt(c)
+	}
+	return c
+}
+
+// check reports whether the configuration is usable.
+func (c *config) check() error {
+	if c.token == "" {
+		return fmt.Errorf("plantstoretest: token must not be empty")
+	}
+	for i := 0; i < len(c.token); i++ {
+		if b := c.token[i]; b <= ' ' || b >= 0x7f {
+			return fmt.Errorf("plantstoretest: token has an invalid character at byte %d (want visible ASCII)", i)
+		}
+	}
+	if c.maxRequests != nil && *c.maxRequests < 0 {
+		return fmt.Errorf("plantstoretest: WithRequestLimit(%d): the limit must be 0 or more", *c.maxRequests)
+	}
+	if c.maxPlants < 0 {
+		return fmt.Errorf("plantstoretest: WithMaxPlants(%d): the limit must be 0 or more", c.maxPlants)
+	}
+	if c.bodyLimit < 0 {
+		return fmt.Errorf("plantstoretest: WithRequestBodyLimit(%d): the limit must be 0 or more", c.bodyLimit)
+	}
+	if c.rateN != 0 || c.ratePer != 0 {
+		if c.rateN <= 0 || c.ratePer <= 0 {
+			return fmt.Errorf("plantstoretest: WithRateLimit(%d, %v): want at least 1 request per positive duration", c.rateN, c.ratePer)
+		}
+		if c.ratePer/time.Duration(c.rateN) == 0 {
+			return fmt.Errorf("plantstoretest: WithRateLimit(%d, %v): more than one request per nanosecond", c.rateN, c.ratePer)
+		}
+	}
+	if c.chaosSet && !(c.chaos >= 0 && c.chaos <= 1) { // also rejects NaN
+		return fmt.Errorf("plantstoretest: WithChaos(%v, %d): the fraction must be from 0 to 1", c.chaos, c.chaosSeed)
+	}
+	return nil
+}
+
+// WithToken sets the one bearer token the fake accepts. The default is
+// [DefaultToken]. The token must be non-empty visible ASCII, as
+// plantstore.WithToken requires; otherwise [NewServer] fails the test and
+// [NewHandler] panics.
+func WithToken(token string) Option {
+	return func(c *config) { c.token = token }
+}
+
+// WithTLS makes [NewServer] serve HTTPS with a self-signed certificate that
+// [Server.Client] trusts. [NewHandler] refuses it (it panics): TLS is a
+// property of the server a Handler is mounted in.
+func WithTLS() Option {
+	return func(c *config) {
+		c.tls = true
+		c.serverOnly = append(c.serverOnly, "WithTLS")
+	}
+}
+
+// WithAllowDuplicateIDs makes the fake store a plant whose id is already
+// stored, next to the earlier one.
+//
+// By default a second create with an id already stored is rejected with 400
+// and [CodeDuplicateID] ("plant 7 already exists"), and nothing is stored.
+// The specification is silent on duplicate ids; rejecting them makes the
+// client-chosen id an idempotency key, which is what a test of retrying a
+// create needs to observe: after a [Fault] with Store and Drop, the retry is
+// answered with the duplicate error.
+func WithAllowDuplicateIDs() Option {
+	return func(c *config) { c.allowDupIDs = true }
+}
+
+// WithRequestLimit keeps only the n most recent requests for
+// [Handler.Requests], so that a fake that runs for long, such as
+// cmd/plantstore-mock, holds bounded memory: each recorded request keeps its
+// body, up to [WithRequestBodyLimit] (by default 1 MiB). With n = 0 nothing
+// is recorded. The default, right for a test, keeps every request. Keeping
+// the journal within n costs O(1) per request: the journal holds up to 2n
+// entries internally and drops the oldest n at once. A negative n is
+// invalid: [NewServer] fails the test and [NewHandler] panics. Stored plants
+// are not affected.
+func WithRequestLimit(n int) Option {
+	return func(c *config) { c.maxRequests = &n }
+}
+
+// WithRule adds a domain rule, such as "tag must be one of …" or "names
+// must not contain digits". Each rule is called with every plant that passed
+// the fake's own checks, before it is stored; a non-nil *ErrorBody rejects the
+// plant with 400 and that ErrorBody as the body, and nothing is stored. Rules run
+// in the order given and the first rejection wins. A rule is called from the
+// server's goroutines, possibly concurrently, and must not call the Handler's
+// methods. A nil rule is ignored.
+//
+// A rule that panics is a bug in the test. Under [NewServer] it fails the
+// test, and the request is answered with 500 and [CodeCallbackPanic]. A
+// Handler from [NewHandler] has no test to fail, so the panic goes on out of
+// ServeHTTP, as any handler's would: net/http logs it and drops the
+// connection.
+func WithRule(rule func(plantstore.NewPlant) *ErrorBody) Option {
+	return func(c *config) {
+		if rule != nil {
+			c.rules = append(c.rules, rule)
+		}
+	}
+}
+
+// WithLogger logs one line per request to l at info level: method, path,
+// status, duration, and the kind of fault that answered it, if any. Headers
+// and bodies, and so the token, are never logged. The default, like a nil l,
+// logs nothing.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.logger = l }
+}
+
+// WithLogging makes [NewServer] log one line per request through the test's
+// Logf, with the same fields as [WithLogger], and log the server's own
+// errors (such as failed TLS handshakes) the same way. [NewHandler], having
+// no test to log to, refuses it (it panics); use [WithLogger] there.
+func WithLogging() Option {
+	return func(c *config) {
+		c.logToTB = true
+		c.serverOnly = append(c.serverOnly, "WithLogging")
+	}
+}
+
+// WithPlants makes the fake start with plants stored, in the order given, as
+// if each had been created with POST /plants: each is checked as
+// [Handler.Seed] checks it (a non-empty name, valid UTF-8, the [WithRule]
+// rules, no duplicate id unless [WithAllowDuplicateIDs], at most
+// [WithMaxPlants]), whatever the order of the options. A plant that fails a
+// check is misuse: [NewServer] fails the test with tb.Fatalf, naming the
+// plant's index, and [NewHandler] panics. Repeated WithPlants options add
+// their plants after those of the earlier ones. [Handler.Reset] forgets
+// these plants too. The slice is copied.
+func WithPlants(plants ...plantstore.NewPlant) Option {
+	return func(c *config) { c.plants = append(c.plants, plants...) }
+}
+
+// WithMaxPlants bounds how many plants the fake stores, so that a fake that
+// runs for long, such as cmd/plantstore-mock, cannot run out of memory. A
+// create past the bound is answered with 400 and [CodeStoreFull], and
+// nothing is stored; [Handler.Seed] and [WithPlants] refuse the same way.
+// The default is [DefaultMaxPlants] (1,000,000), for [NewServer] and
+// [NewHandler] alike; with n = 0 every create is refused. Each stored plant
+// costs at most about 100 bytes besides its name and tag (measured by
+// TestMemoryPerStoredPlant). A negative n is invalid: [NewServer] fails the
+// test and [NewHandler] panics.
+func WithMaxPlants(n int) Option {
+	return func(c *config) { c.maxPlants = n }
+}
+
+// WithRequestBodyLimit makes [Handler.Requests] keep at most n bytes of each
+// request's body; [Request.BodyTruncated] says when a body was cut. The
+// default, 1 MiB, keeps every body the fake accepts. With n = 0 no body is
+// kept. The limit affects only the journal: every body is still read and
+// checked in full, up to the 1 MiB the fake accepts. Together with
+// [WithRequestLimit] it bounds the journal's memory to about their product.
+// A negative n is invalid: [NewServer] fails the test and [NewHandler]
+// panics.
+func WithRequestBodyLimit(n int) Option {
+	return func(c *config) { c.bodyLimit = n }
+}
+
+// WithRateLimit answers requests beyond n per period per with 429 Too Many
+// Requests, a Retry-After header and an [ErrorBody] with [CodeRateLimited].
+// The limit is a token bucket shared by every client of the Handler: it
+// holds n tokens, starts full, and refills at n per per, so a burst of n
+// requests passes at once. Every request takes a token, whatever its path
+// or method, before any other check; a request refused for the rate is
+// checked and recorded (with [Request.Fault] "rate limit") but stores
+// nothing and uses up no injected [Fault]. Retry-After is the number of
+// whole seconds, rounded up, after which the next token is there: a client
+// that waits that long is not refused for the rate, unless other requests
+// took the token first. By default there is no limit. n < 1 or per <= 0 is
+// invalid (as is a rate over one request per nanosecond): [NewServer] fails
+// the test and [NewHandler] panics.
+func WithRateLimit(n int, per time.Duration) Option {
+	return func(c *config) { c.rateN, c.ratePer = n, per }
+}
+
+// WithChaos answers about that fraction of requests, chosen at random, with
+// a random fault, for soak tests of a client's retries: a 503 with
+// "Retry-After: 1", a 502, a dropped connection, a plant stored and then the
+// connection dropped, or a delay of 10ms to 500ms before the usual reply.
+// The choices are pseudo-random from seed: the i-th request to reach the
+// chaos decision gets the same fate in every run with the same seed and
+// fraction, whatever the concurrency, so a failing soak test can be
+// replayed. A request that the rate limit ([WithRateLimit]) or an injected
+// [Fault] answers first takes no part in the decision. A chaos reply is
+// recorded with a [Request.Fault] that starts with "chaos: ", such as
+// "chaos: 503 Retry-After". fraction 0 turns chaos off and 1 answers every
+// request with a fault; outside 0 to 1 (or NaN) is invalid: [NewServer]
+// fails the test and [NewHandler] panics.
+func WithChaos(fraction float64, seed int64) Option {
+	return func(c *config) { c.chaos, c.chaosSeed, c.chaosSet = fraction, seed, true }
+}
