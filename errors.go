@@ -38,13 +38,23 @@ var (
 // then failed without an answer, or was answered with a 5xx, or a 200 came
 // back that could not be read. It does not match when every attempt certainly
 // failed before reaching the server (a refused connection, a DNS or TLS
-// failure) or was answered with a 4xx.
+// failure) or was answered with a 4xx. The text of every error that matches
+// it ends with "(the plant may have been created)".
 //
 // The plant's ID is chosen by the caller, which makes the create repeatable.
 // The service specification does not say how a repeated ID is answered; if
-// the service rejects it (as plantstoretest does by default), create the
-// plant again with the same ID and treat that rejection as success.
+// the service rejects it (as plantstoretest does by default, with
+// CodeDuplicateID), settle the outcome by creating the plant again with the
+// same ID and treating that rejection as success. But look at the error in
+// hand first: when the Client's own retry already got that rejection (an
+// [*APIError] with the duplicate-ID code that also matches ErrMaybeCreated,
+// because an earlier attempt may have stored the plant), the plant is
+// stored and there is nothing left to ask.
 var ErrMaybeCreated = errors.New("plantstore: plant may have been created")
+
+// maybeCreatedNote ends the text of every error that matches
+// [ErrMaybeCreated], so that a logged error tells what errors.Is does.
+const maybeCreatedNote = " (the plant may have been created)"
 
 // ErrInvalidPlant matches a [*ValidationError]: the plant was rejected before
 // anything was sent.
@@ -97,7 +107,9 @@ type APIError struct {
 }
 
 // Error returns, for example,
-// "plantstore: create plant: 400 Bad Request: name is required (error 3)".
+// "plantstore: create plant: 400 Bad Request: name is required (error 3)",
+// followed by " (after 3 attempts)" when the call made several, and by
+// " (the plant may have been created)" when e matches [ErrMaybeCreated].
 // It never contains the token: the Client's own text never quotes it, and
 // where the server's text (a proxy's page that echoes request headers, say)
 // contains a token of 8 bytes or more that the call sent, as written,
@@ -127,6 +139,9 @@ func (e *APIError) Error() string {
 	}
 	if e.Attempts > 1 {
 		fmt.Fprintf(&b, " (after %d attempts)", e.Attempts)
+	}
+	if e.maybeCreated {
+		b.WriteString(maybeCreatedNote)
 	}
 	return b.String()
 }
@@ -201,7 +216,7 @@ func (e *requestError) Error() string {
 		fmt.Fprintf(&b, " (after %d attempts)", e.attempts)
 	}
 	if e.maybeCreated {
-		b.WriteString(" (the plant may have been created)")
+		b.WriteString(maybeCreatedNote)
 	}
 	return b.String()
 }

@@ -284,3 +284,46 @@ func TestErrorsRedactEchoedToken(t *testing.T) {
 		}
 	})
 }
+
+// TestErrorTextSaysMaybeCreated checks that every error that matches
+// ErrMaybeCreated says so in its text, and no other does: a log line must
+// not tell a different story from errors.Is.
+func TestErrorTextSaysMaybeCreated(t *testing.T) {
+	t.Parallel()
+	const note = " (the plant may have been created)"
+	duplicate := reply{status: http.StatusBadRequest, body: `{"error":5,"message":"plant 7 already exists"}`}
+	tests := []struct {
+		name  string
+		reply []reply
+		want  string // the whole error text
+	}{
+		{"duplicate ID after a dropped attempt", []reply{{drop: true}, duplicate},
+			"plantstore: create plant: 400 Bad Request: plant 7 already exists (error 5) (after 2 attempts)" + note},
+		{"duplicate ID at once", []reply{duplicate},
+			"plantstore: create plant: 400 Bad Request: plant 7 already exists (error 5)"},
+		{"500", []reply{{status: http.StatusInternalServerError, body: `{"error":1,"message":"boom"}`}},
+			"plantstore: create plant: 500 Internal Server Error: boom (error 1)" + note},
+		{"503 to every attempt", []reply{{status: http.StatusServiceUnavailable}},
+			"plantstore: create plant: 503 Service Unavailable (after 3 attempts)" + note},
+		{"dropped every time", []reply{{drop: true}}, ""}, // a requestError: text checked below
+		{"429 to every attempt", []reply{{status: http.StatusTooManyRequests}},
+			"plantstore: create plant: 429 Too Many Requests (after 3 attempts)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newStubServer(t, tt.reply...)
+			_, err := newTestClient(t, srv.URL).CreatePlant(context.Background(), monstera)
+			if err == nil {
+				t.Fatalf("CreatePlant(%+v) succeeded, want an error", monstera)
+			}
+			msg := err.Error()
+			if tt.want != "" && msg != tt.want {
+				t.Errorf("CreatePlant(%+v) error = %q, want %q", monstera, msg, tt.want)
+			}
+			if is, says := errors.Is(err, ErrMaybeCreated), strings.HasSuffix(msg, note); is != says {
+				t.Errorf("CreatePlant(%+v) error %q: errors.Is(err, ErrMaybeCreated) = %v, but the text says it may have been created = %v", monstera, msg, is, says)
+			}
+		})
+	}
+}

@@ -161,6 +161,33 @@ func ExampleErrMaybeCreated() {
 	// stored: 1
 }
 
+// When the Client's own retry gets the repeated-ID rejection, the error in
+// hand already settles the outcome: an attempt stored the plant and lost its
+// answer, and asking again would only be rejected again.
+func ExampleErrMaybeCreated_retried() {
+	fake := plantstoretest.NewHandler()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	// The plant is stored, then the connection drops before the answer.
+	fake.Inject(plantstoretest.Fault{Store: true, Drop: true})
+
+	client, err := plantstore.NewClient(srv.URL,
+		plantstore.WithToken(plantstoretest.DefaultToken),
+		plantstore.WithRetryBackoff(time.Millisecond, 10*time.Millisecond))
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = client.CreatePlant(context.Background(), plantstore.NewPlant{ID: 7, Name: "Monstera"})
+	fmt.Println(err)
+	var apiErr *plantstore.APIError
+	if errors.As(err, &apiErr) && apiErr.Code == plantstoretest.CodeDuplicateID {
+		fmt.Println("stored:", len(fake.Plants()))
+	}
+	// Output:
+	// plantstore: create plant: 400 Bad Request: plant 7 already exists (error 5) (after 2 attempts) (the plant may have been created)
+	// stored: 1
+}
+
 // headerTransport adds a header to every request, as an instrumented
 // transport such as otelhttp adds trace context.
 type headerTransport struct{ next http.RoundTripper }
