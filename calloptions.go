@@ -166,8 +166,9 @@ func WithRequestID(id string) CallOption {
 // WithCallInfo stores in *dst what the call sent and got back: its request
 // id, attempts, the last response's status and headers, and its duration.
 // *dst is written once, when the call returns, whether it succeeded or not
-// (a call refused before sending leaves Attempts at zero). A nil dst is an
-// error. dst must not be read while the call is running.
+// (a plant refused before sending leaves Attempts at zero); a call that
+// fails on an invalid CallOption leaves it alone. A nil dst is an error.
+// dst must not be read while the call is running.
 func WithCallInfo(dst *CallInfo) CallOption {
 	return func(cc *callConfig) error {
 		if dst == nil {

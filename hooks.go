@@ -45,8 +45,9 @@ type Attempt struct {
 	// zero.
 	RetryAfter time.Duration
 	// WillRetry reports whether the client retries after this attempt, and
-	// Wait how long it waits first. The reason is the attempt's StatusCode
-	// or Err (and RetryAfter, when it lengthened the wait).
+	// Wait how long it waits first (the retry is not made if the context
+	// ends during the wait). The reason is the attempt's StatusCode or Err
+	// (and RetryAfter, when it lengthened the wait).
 	WillRetry bool
 	Wait      time.Duration
 }
