@@ -29,6 +29,7 @@ import (
 	"net/http/httptrace"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -63,6 +64,9 @@ type Client struct {
 	userAgent   string
 	logger      *slog.Logger
 	hooks       []Hooks
+	// attemptTimeouts is set by the first call with WithAttemptTimeout;
+	// see keepIdleConns.
+	attemptTimeouts atomic.Bool
 }
 
 // NewClient returns a Client for the API at baseURL, such as
@@ -111,7 +115,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		c.userAgent = cfg.app + " " + userAgent
 	}
 	c.retry = &retryablehttp.Client{
-		HTTPClient:   newHTTPClient(cfg.httpClient),
+		HTTPClient:   newHTTPClient(cfg.httpClient, &c.attemptTimeouts),
 		RetryWaitMin: cfg.retryWaitMin,
 		RetryWaitMax: cfg.retryWaitMax,
 		// checkRetry enforces each call's own limit.
@@ -219,6 +223,9 @@ func (c *Client) do(ctx context.Context, op operation, method, url string, opts 
 			st.maxRetries = cc.maxRetries
 		}
 		extra, st.attemptTimeout, st.info.RequestID, capture = cc.header, cc.attemptTimeout, cc.requestID, cc.info
+		if st.attemptTimeout > 0 && !c.attemptTimeouts.Load() {
+			c.attemptTimeouts.Store(true)
+		}
 	}
 	if st.info.RequestID == "" {
 		st.info.RequestID = newRequestID()

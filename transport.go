@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -16,7 +17,7 @@ import (
 // transport hides CloseIdleConnections, which go-retryablehttp calls after
 // every failed call and which would tear down the pool every other goroutine
 // is using. And redirects to another origin lose the Authorization header.
-func newHTTPClient(base *http.Client) *http.Client {
+func newHTTPClient(base *http.Client, timeouts *atomic.Bool) *http.Client {
 	var hc http.Client
 	if base != nil {
 		hc = *base
@@ -27,7 +28,7 @@ func newHTTPClient(base *http.Client) *http.Client {
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	hc.Transport = keepIdleConns{rt}
+	hc.Transport = keepIdleConns{rt: rt, timeouts: timeouts}
 	hc.CheckRedirect = stripAuthOnRedirect(hc.CheckRedirect)
 	return &hc
 }
@@ -72,7 +73,13 @@ func (c *Client) CloseIdleConnections() {
 
 // keepIdleConns is a RoundTripper without CloseIdleConnections, so that
 // http.Client.CloseIdleConnections does nothing.
-type keepIdleConns struct{ rt http.RoundTripper }
+type keepIdleConns struct {
+	rt http.RoundTripper
+	// timeouts is set once a call of the Client has had an attempt
+	// timeout, so that the calls of a Client that never uses one skip
+	// looking for it.
+	timeouts *atomic.Bool
+}
 
 // RoundTrip sends req through the wrapped transport, bounded by the call's
 // attempt timeout when it has one (see [WithAttemptTimeout]). The bound is
@@ -80,8 +87,10 @@ type keepIdleConns struct{ rt http.RoundTripper }
 // between attempts on the request's own context, which must outlive any one
 // attempt.
 func (t keepIdleConns) RoundTrip(req *http.Request) (*http.Response, error) {
-	if st, _ := req.Context().Value(callStateKey{}).(*callState); st != nil && st.attemptTimeout > 0 {
-		return roundTripWithin(t.rt, req, st.attemptTimeout)
+	if t.timeouts.Load() {
+		if st, _ := req.Context().Value(callStateKey{}).(*callState); st != nil && st.attemptTimeout > 0 {
+			return roundTripWithin(t.rt, req, st.attemptTimeout)
+		}
 	}
 	return t.rt.RoundTrip(req)
 }
