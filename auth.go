@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 
@@ -13,6 +12,8 @@ import (
 
 // authorization returns the function that makes an attempt's
 // Authorization header: from the fixed token, or by asking tokenFunc.
+// [Client.prepareRetry] asks it again before each retry when tokenFunc is
+// set, so a token rotated while the call was backing off is picked up.
 func authorization(token string, tokenFunc func(context.Context) (string, error)) func(context.Context) (string, error) {
 	if tokenFunc == nil {
 		header := "Bearer " + token
@@ -28,21 +29,6 @@ func authorization(token string, tokenFunc func(context.Context) (string, error)
 		}
 		return "Bearer " + t, nil
 	}
-}
-
-// reauthorize asks the token func again before each retry, so a token that
-// was rotated while the call was backing off is picked up.
-func (c *Client) reauthorize(req *http.Request) error {
-	auth, err := c.authorization(req.Context())
-	if err != nil {
-		return err
-	}
-	// The header map is shared with the previous attempt's request; give this
-	// attempt its own before changing it.
-	req.Header = req.Header.Clone()
-	req.Header.Set("Authorization", auth)
-	stateOf(req.Context()).sent(auth)
-	return nil
 }
 
 // sent records the token in auth, an Authorization header the call sends,

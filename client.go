@@ -24,9 +24,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptrace"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -36,9 +39,12 @@ import (
 const (
 	version   = "0.1.0"
 	userAgent = "plantstore-go/" + version
-
-	opCreatePlant = "create plant"
 )
+
+// An operation is a Client method as hooks (name) and errors (text) call it.
+type operation struct{ name, text string }
+
+var opCreatePlant = operation{name: "CreatePlant", text: "create plant"}
 
 // Client calls the Plant Store API. Build it with [NewClient]. A Client is
 // immutable and safe for concurrent use by many goroutines; share one per
@@ -51,7 +57,16 @@ type Client struct {
 	// fmt's %+v must not print the token.
 	authorization func(context.Context) (string, error)
 	maxRetryAfter time.Duration
-	logger        *slog.Logger
+	maxRetries    int
+	// refreshAuth asks authorization again before each retry: the token
+	// func may have a new token.
+	refreshAuth bool
+	userAgent   string
+	logger      *slog.Logger
+	hooks       []Hooks
+	// attemptTimeouts is set by the first call with WithAttemptTimeout;
+	// see keepIdleConns.
+	attemptTimeouts atomic.Bool
 }
 
 // NewClient returns a Client for the API at baseURL, such as
@@ -89,42 +104,55 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	c := &Client{
 		plantsURL:     u.JoinPath("plants").String(),
 		maxRetryAfter: cfg.maxRetryAfter,
+		maxRetries:    cfg.maxRetries,
+		refreshAuth:   cfg.tokenFunc != nil,
+		userAgent:     userAgent,
 		logger:        cfg.logger,
+		hooks:         slices.Clip(cfg.hooks),
 		authorization: authorization(cfg.token, cfg.tokenFunc),
 	}
+	if cfg.app != "" {
+		c.userAgent = cfg.app + " " + userAgent
+	}
 	c.retry = &retryablehttp.Client{
-		HTTPClient:   newHTTPClient(cfg.httpClient),
+		HTTPClient:   newHTTPClient(cfg.httpClient, &c.attemptTimeouts),
 		RetryWaitMin: cfg.retryWaitMin,
 		RetryWaitMax: cfg.retryWaitMax,
-		RetryMax:     cfg.maxRetries,
+		// checkRetry enforces each call's own limit.
+		RetryMax:     math.MaxInt,
 		CheckRetry:   c.checkRetry,
-		Backoff:      backoff,
+		Backoff:      noBackoff,
 		ErrorHandler: keepLastResponse,
+		PrepareRetry: c.prepareRetry,
 	}
-	if cfg.tokenFunc != nil {
-		c.retry.PrepareRetry = c.reauthorize
-	}
-	if c.logger != nil {
-		c.retry.RequestLogHook = c.logAttempt
+	if c.logger != nil || len(c.hooks) > 0 {
+		c.retry.RequestLogHook = func(_ retryablehttp.Logger, req *http.Request, retry int) { c.attemptStart(req, retry) }
 	}
 	return c, nil
 }
 
 // CreatePlant stores p and returns the plant as the server recorded it.
+// opts change this call only; see [CallOption].
 //
-// A p with an empty Name, or text that is not valid UTF-8, is refused before
-// anything is sent, with a [*ValidationError]. A non-2xx answer is an
-// [*APIError]. Any other failure (connection, context, an unreadable 200) is
-// an error that wraps the cause, so errors.Is(err, context.DeadlineExceeded)
-// works. A nil ctx is such an error too, and sends nothing.
+// Every error it returns is a [*CallError], which carries the call's
+// request id and attempt count and wraps the cause: a [*ValidationError]
+// when p has an empty Name or text that is not valid UTF-8 (nothing is
+// sent); an [*APIError] for a non-2xx answer; otherwise (connection,
+// context, an unreadable 200, a nil ctx) an error that wraps the cause,
+// so errors.Is(err, context.DeadlineExceeded) works. Use [errors.As] to
+// reach any of them.
+//
+// Every attempt sends the headers X-Request-Id, the call's id (random, or
+// [WithRequestID]'s), and X-Retry-Count, the attempt's number from 0, so the
+// service can tell a retry from a new create.
 //
 // Attempts that fail in transport (a refused or broken connection, even one
 // that broke after the request was sent) or are answered 429, 502, 503 or
-// 504 are retried (see [WithMaxRetries]). 500 is not, because it reports a
-// fault in handling this very request that repeating it rarely cures, and
-// any other status is final. A retry whose wait, at its longest, would
-// reach the context's deadline is not made: the call returns the last
-// answer at once.
+// 504 are retried (see [WithMaxRetries] and [WithCallRetries]). 500 is not,
+// because it reports a fault in handling this very request that repeating
+// it rarely cures, and any other status is final. A retry whose wait, at
+// its longest, would reach the context's deadline is not made: the call
+// returns the last answer at once.
 //
 // Nor is an answer the transport refused retried: with the default
 // transport, response headers over 64 KiB fail the call at once, with an
@@ -137,24 +165,28 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // the server treats a repeated ID, which the service specification leaves
 // open. When the call fails but an attempt may have stored the plant, the
 // error matches [ErrMaybeCreated].
-func (c *Client) CreatePlant(ctx context.Context, p NewPlant) (*Plant, error) {
-	if err := p.validate(); err != nil {
-		return nil, err
-	}
-	body, err := json.Marshal(p)
-	if err != nil { // unreachable for these field types; kept for safety
-		return nil, fmt.Errorf("plantstore: %s: encode request: %w", opCreatePlant, err)
-	}
+func (c *Client) CreatePlant(ctx context.Context, p NewPlant, opts ...CallOption) (*Plant, error) {
 	var out Plant
-	err = c.do(ctx, opCreatePlant, http.MethodPost, c.plantsURL, body, func(data []byte) error {
-		if err := json.Unmarshal(data, &out); err != nil {
-			return err
-		}
-		if out.Name == "" {
-			return errors.New("response has no plant name")
-		}
-		return nil
-	})
+	err := c.do(ctx, opCreatePlant, http.MethodPost, c.plantsURL, opts,
+		func() ([]byte, error) {
+			if err := p.validate(); err != nil {
+				return nil, err
+			}
+			body, err := json.Marshal(p)
+			if err != nil { // unreachable for these field types; kept for safety
+				return nil, fmt.Errorf("plantstore: %s: encode request: %w", opCreatePlant.text, err)
+			}
+			return body, nil
+		},
+		func(data []byte) error {
+			if err := json.Unmarshal(data, &out); err != nil {
+				return err
+			}
+			if out.Name == "" {
+				return errors.New("response has no plant name")
+			}
+			return nil
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -165,9 +197,74 @@ func (c *Client) CreatePlant(ctx context.Context, p NewPlant) (*Plant, error) {
 // net/http's NewRequestWithContext does.
 var errNilContext = errors.New("nil context")
 
-// do sends body to url with retries and hands a 2xx body to decode. Errors
-// come back as *APIError or *requestError.
-func (c *Client) do(ctx context.Context, op, method, url string, body []byte, decode func([]byte) error) error {
+// do makes one call: it applies opts, gives the call its request id, sends
+// the body encode returns to url with retries, and hands a 2xx body to
+// decode. Any error comes back as a *CallError.
+func (c *Client) do(ctx context.Context, op operation, method, url string, opts []CallOption,
+	encode func() ([]byte, error), decode func([]byte) error) error {
+	st := &callState{maxRetries: c.maxRetries}
+	st.info = CallInfo{Operation: op.name, Method: method, URL: url}
+	var (
+		extra   http.Header
+		capture *CallInfo
+	)
+	if len(opts) > 0 {
+		cc := &callConfig{maxRetries: -1}
+		for _, opt := range opts {
+			err := errors.New("plantstore: nil call option")
+			if opt != nil {
+				err = opt(cc)
+			}
+			if err != nil {
+				return &CallError{Err: err}
+			}
+		}
+		if cc.maxRetries >= 0 {
+			st.maxRetries = cc.maxRetries
+		}
+		extra, st.attemptTimeout, st.info.RequestID, capture = cc.header, cc.attemptTimeout, cc.requestID, cc.info
+		if st.attemptTimeout > 0 && !c.attemptTimeouts.Load() {
+			c.attemptTimeouts.Store(true)
+		}
+	}
+	if st.info.RequestID == "" {
+		st.info.RequestID = newRequestID()
+	}
+	st.sentID = st.info.RequestID
+	timed := capture != nil || len(c.hooks) > 0
+	st.observed = timed || c.logger != nil
+	if timed {
+		st.start = time.Now()
+	}
+
+	err := c.send(ctx, op.text, method, url, st, extra, encode, decode)
+
+	if timed {
+		st.info.Duration = time.Since(st.start)
+	}
+	if err != nil && !st.observed {
+		st.noteResponseID() // put off until now: only an error needs it
+	}
+	if err != nil {
+		err = &CallError{RequestID: st.info.RequestID, Attempts: st.attempts, Err: err}
+	}
+	if st.ctx != nil && len(c.hooks) > 0 {
+		c.callEnd(st, err)
+	}
+	if capture != nil {
+		*capture = st.info
+	}
+	return err
+}
+
+// send does the work of do once the call is set up. Errors come back as
+// *ValidationError, *APIError or *requestError.
+func (c *Client) send(ctx context.Context, op, method, url string, st *callState, extra http.Header,
+	encode func() ([]byte, error), decode func([]byte) error) error {
+	body, err := encode()
+	if err != nil {
+		return err
+	}
 	if ctx == nil {
 		// Every method reaches here before anything uses ctx, so none of
 		// them can panic on a nil one.
@@ -176,8 +273,11 @@ func (c *Client) do(ctx context.Context, op, method, url string, body []byte, de
 	if err := ctx.Err(); err != nil {
 		return &requestError{op: op, err: err}
 	}
-	st := new(callState)
+	if len(c.hooks) > 0 {
+		ctx = c.callStart(ctx, st)
+	}
 	ctx = httptrace.WithClientTrace(context.WithValue(ctx, callStateKey{}, st), st.trace())
+	st.ctx = ctx
 
 	req, err := retryablehttp.NewRequestWithContext(ctx, method, url, body)
 	if err != nil {
@@ -191,12 +291,17 @@ func (c *Client) do(ctx context.Context, op, method, url string, body []byte, de
 	// The keys are already canonical and the values share one array: this
 	// runs on every call, and http.Header.Set would canonicalise each key
 	// and allocate each value.
-	vals := [...]string{"application/json", userAgent, auth}
+	vals := [...]string{"application/json", c.userAgent, auth, st.info.RequestID, "0"}
 	h := req.Header
 	h["Content-Type"] = vals[0:1:1]
 	h["Accept"] = vals[0:1:1]
 	h["User-Agent"] = vals[1:2:2]
 	h["Authorization"] = vals[2:3:3]
+	h[headerRequestID] = vals[3:4:4]
+	h[headerRetryCount] = vals[4:5:5]
+	for k, v := range extra {
+		h[k] = v
+	}
 
 	resp, err := c.retry.Do(req)
 	if err != nil {

@@ -34,6 +34,7 @@ type reply struct {
 	header map[string]string
 	body   string
 	drop   bool // close the connection instead of answering
+	stall  bool // answer nothing until the client gives up
 }
 
 // seen is a request as a stubServer received it.
@@ -83,12 +84,26 @@ func (s *stubServer) serve(w http.ResponseWriter, r *http.Request) {
 	if rep.drop {
 		panic(http.ErrAbortHandler)
 	}
+	if rep.stall {
+		<-r.Context().Done()
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	for k, v := range rep.header {
 		w.Header().Set(k, v)
 	}
 	w.WriteHeader(rep.status)
 	io.WriteString(w, rep.body)
+}
+
+// lastRequestID returns the X-Request-Id of the last request s received.
+func (s *stubServer) lastRequestID(t *testing.T) string {
+	t.Helper()
+	reqs := s.requests()
+	if len(reqs) == 0 {
+		t.Fatal("stub server received no request")
+	}
+	return reqs[len(reqs)-1].header.Get("X-Request-Id")
 }
 
 func (s *stubServer) requests() []seen {

@@ -97,6 +97,10 @@ type APIError struct {
 	RetryAfter time.Duration
 	// Attempts is how many requests the call made, retries included.
 	Attempts int
+	// RequestID is the response's X-Request-Id when the server sent one,
+	// else the id the client sent in X-Request-Id: the one to quote to the
+	// service's operators.
+	RequestID string
 
 	op           string // the failed operation, e.g. "create plant"
 	maybeCreated bool
@@ -162,6 +166,37 @@ func (e *APIError) Is(target error) bool {
 	return false
 }
 
+// CallError is the error every [Client] method returns: it says which call
+// failed, by the request id the client sent in X-Request-Id (or the one the
+// server answered with), and how many attempts it made, and wraps the cause
+// (an [*APIError], a [*ValidationError], or a transport or context error).
+// [errors.As] and [errors.Is] see through it, so
+//
+//	var apiErr *plantstore.APIError
+//	if errors.As(err, &apiErr) { … }
+//
+// works as ever; read the CallError itself with errors.As(err, &callErr) to
+// log the request id of any failure.
+type CallError struct {
+	// RequestID is the response's X-Request-Id when the server sent one,
+	// else the id the client sent or, when nothing was sent (Attempts is
+	// zero), would have sent. It is empty when a CallOption was invalid.
+	RequestID string
+	// Attempts is how many requests the call made, retries included; zero
+	// when it failed before sending any.
+	Attempts int
+	// Err is the cause; never nil.
+	Err error
+}
+
+// Error returns the cause's message unchanged. The request id is left out,
+// so that the text of an error does not change from one run to the next;
+// log it from the field.
+func (e *CallError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *CallError) Unwrap() error { return e.Err }
+
 // requestError is a call that failed without a usable response: the
 // connection failed, the context ended, or the response could not be read.
 type requestError struct {
@@ -204,10 +239,12 @@ const (
 // target.
 func newAPIError(op string, resp *http.Response, data []byte, st *callState) *APIError {
 	tokens := st.tokens // what this call sent, to keep out of the error
+	st.noteResponseID()
 	e := &APIError{
 		StatusCode:   resp.StatusCode,
 		RetryAfter:   st.retryAfter,
 		Attempts:     st.attempts,
+		RequestID:    st.info.RequestID,
 		op:           op,
 		maybeCreated: st.maybeCreated,
 	}

@@ -121,6 +121,7 @@ func TestCreatePlantAPIError(t *testing.T) {
 			if !errors.As(err, &got) {
 				t.Fatalf("CreatePlant(%+v) error = %v, want an *APIError", monstera, err)
 			}
+			tt.want.RequestID = srv.lastRequestID(t)
 			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreUnexported(APIError{})); diff != "" {
 				t.Errorf("CreatePlant(%+v) error mismatch (-want +got):\n%s", monstera, diff)
 			}

@@ -234,3 +234,81 @@ func ExampleWithTokenFunc() {
 	fmt.Println(plant.Name)
 	// Output: Monstera
 }
+
+func ExampleWithCallInfo() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Request-Id", r.Header.Get("X-Request-Id")) // servers often echo it
+		w.WriteHeader(http.StatusConflict)
+		w.Write([]byte(`{"error":1002,"message":"plant 7 already exists"}`))
+	}))
+	defer srv.Close()
+	client, err := plantstore.NewClient(srv.URL, plantstore.WithToken("my-token"))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	var info plantstore.CallInfo
+	_, err = client.CreatePlant(context.Background(), plantstore.NewPlant{ID: 7, Name: "Monstera"},
+		plantstore.WithRequestID("order-42"),
+		plantstore.WithHeader("X-Tenant", "greenhouse"),
+		plantstore.WithCallRetries(0),
+		plantstore.WithAttemptTimeout(5*time.Second),
+		plantstore.WithCallInfo(&info))
+	fmt.Println(err)
+	fmt.Println(info.StatusCode, info.RequestID, info.Attempts)
+	// Output:
+	// plantstore: create plant: 409 Conflict: plant 7 already exists (error 1002)
+	// 409 order-42 1
+}
+
+func ExampleCallError() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Request-Id", "srv-7f3a")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	client, err := plantstore.NewClient(srv.URL, plantstore.WithToken("my-token"),
+		plantstore.WithRetryBackoff(time.Millisecond, time.Millisecond))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	_, err = client.CreatePlant(context.Background(), plantstore.NewPlant{ID: 7, Name: "Monstera"})
+	var callErr *plantstore.CallError
+	if errors.As(err, &callErr) {
+		// Quote the request id to the service's operators.
+		fmt.Printf("request %s failed after %d attempts\n", callErr.RequestID, callErr.Attempts)
+	}
+	var apiErr *plantstore.APIError
+	if errors.As(err, &apiErr) {
+		fmt.Println(apiErr.StatusCode)
+	}
+	// Output:
+	// request srv-7f3a failed after 3 attempts
+	// 503
+}
+
+func ExampleWithHooks() {
+	srv := httptest.NewServer(plantstoretest.NewHandler())
+	defer srv.Close()
+
+	hooks := plantstore.Hooks{
+		AttemptEnd: func(_ context.Context, call *plantstore.CallInfo, a plantstore.Attempt) {
+			fmt.Printf("%s attempt %d: %d\n", call.Operation, a.Retry, a.StatusCode)
+		},
+		CallEnd: func(_ context.Context, call *plantstore.CallInfo, err error) {
+			fmt.Printf("%s done after %d attempt(s), error: %v\n", call.Operation, call.Attempts, err)
+		},
+	}
+	client, err := plantstore.NewClient(srv.URL, plantstore.WithToken(plantstoretest.DefaultToken),
+		plantstore.WithHooks(hooks), plantstore.WithUserAgent("inventory-sync/1.4"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := client.CreatePlant(context.Background(), plantstore.NewPlant{ID: 7, Name: "Monstera"}); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// CreatePlant attempt 0: 200
+	// CreatePlant done after 1 attempt(s), error: <nil>
+}

@@ -34,6 +34,8 @@ type config struct {
 	maxRetryAfter time.Duration
 	logger        *slog.Logger
 	insecureHTTP  bool
+	app           string
+	hooks         []Hooks
 }
 
 func defaultConfig() config {
@@ -150,10 +152,14 @@ func WithMaxRetryAfter(d time.Duration) Option {
 	}
 }
 
-// WithLogger logs each attempt (at debug level) and each retry (at info
-// level) to l. Logs carry the method, URL, attempt, status and error; the
-// Authorization header is never logged. The default, like a nil l, logs
-// nothing.
+// WithLogger logs to l, after each attempt, a debug record "plantstore:
+// attempt" with the attributes method, url, request_id, attempt (from 1),
+// status or error, and duration; and when the attempt is retried, an info
+// record "plantstore: retrying" with method, url, request_id, attempt,
+// reason (such as "status 503" or the error), wait and retry_after (zero
+// when the server sent none). Attributes always come in that order. No
+// header is logged, so neither the token nor a [WithHeader] value can
+// appear. The default, like a nil l, logs nothing.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) error {
 		c.logger = l
@@ -168,6 +174,35 @@ func WithLogger(l *slog.Logger) Option {
 func WithInsecureHTTP() Option {
 	return func(c *config) error {
 		c.insecureHTTP = true
+		return nil
+	}
+}
+
+// maxUserAgentBytes is the longest product [WithUserAgent] accepts.
+const maxUserAgentBytes = 256
+
+// WithUserAgent names the application in the User-Agent header, in front of
+// the SDK's own product: WithUserAgent("inventory-sync/1.4") sends
+// "User-Agent: inventory-sync/1.4 plantstore-go/0.1.0", so the service's
+// operators can tell which application sent a request. The conventional
+// form is name/version, optionally followed by more products or a comment
+// in parentheses. product must be 1 to 256 bytes of printable ASCII
+// (spaces allowed, but not at either end); anything else is an error. The
+// default names only the SDK.
+func WithUserAgent(product string) Option {
+	return func(c *config) error {
+		if product == "" || len(product) > maxUserAgentBytes {
+			return fmt.Errorf("plantstore: user agent must be 1 to %d bytes, got %d", maxUserAgentBytes, len(product))
+		}
+		if product[0] == ' ' || product[len(product)-1] == ' ' {
+			return errors.New("plantstore: user agent must not start or end with a space")
+		}
+		for i := 0; i < len(product); i++ {
+			if product[i] < ' ' || product[i] >= 0x7f {
+				return fmt.Errorf("plantstore: user agent has an invalid character at byte %d (want printable ASCII)", i)
+			}
+		}
+		c.app = product
 		return nil
 	}
 }

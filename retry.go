@@ -5,7 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"log/slog"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -14,9 +14,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-
-	"github.com/hashicorp/go-retryablehttp"
-	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 // callState is what one call learns across its attempts. It travels in the
@@ -26,6 +23,25 @@ type callState struct {
 	attempts     int
 	maybeCreated bool
 	retryAfter   time.Duration
+
+	// Set before the first attempt: the call's context (with this state in
+	// it, after the CallStart hooks), its retry budget and attempt timeout.
+	ctx            context.Context
+	maxRetries     int
+	attemptTimeout time.Duration
+
+	// info is the call as hooks, logs and WithCallInfo see it. Only its
+	// Operation, Method, URL and RequestID are kept up to date on a call
+	// that nobody observes.
+	info CallInfo
+	// start and attemptStart are set only when someone reads durations.
+	start, attemptStart time.Time
+	// observed is set when hooks, a logger or WithCallInfo read info
+	// during the call, which must then be kept up to date as it goes.
+	observed bool
+	// sentID is the id the client sent, kept for when info.RequestID has
+	// been replaced by the one of a response.
+	sentID string
 
 	// tokens are the bearer tokens the call has sent, to be redacted from
 	// the server's text: one, or more if a token func changed it between
@@ -39,6 +55,16 @@ type callState struct {
 	// request). Atomic because a transport may call hooks from its own
 	// goroutines.
 	askedConn, gotConn atomic.Bool
+}
+
+// noteResponseID makes info.RequestID the last response's X-Request-Id
+// when it has one, else the id the client sent.
+func (st *callState) noteResponseID() {
+	if id := responseRequestID(st.info.Header); id != "" {
+		st.info.RequestID = id
+	} else {
+		st.info.RequestID = st.sentID
+	}
 }
 
 // trace returns hooks that record in st whether an attempt got as far as a
@@ -58,13 +84,20 @@ func stateOf(ctx context.Context) *callState {
 	return ctx.Value(callStateKey{}).(*callState)
 }
 
-// checkRetry is the retry policy. It also records, for the call's error,
-// how many attempts were made and whether any may have stored the plant.
+// checkRetry is the retry policy, called after every attempt. It records,
+// for the call's error, how many attempts were made and whether any may
+// have stored the plant; reports the attempt to the hooks and the log; and,
+// when it retries, waits here rather than in go-retryablehttp (whose
+// Backoff cannot see the call), so that the wait the hooks are told is the
+// wait taken.
 func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	st := stateOf(ctx)
 	st.attempts++
 	askedConn, gotConn := st.askedConn.Swap(false), st.gotConn.Swap(false)
 	st.retryAfter = 0
+	st.info.Attempts = st.attempts
+	retry := false
+	var stop error // a reason to end the call other than the attempt's own outcome
 	if err != nil {
 		redactURLError(err, st.tokens)
 		// A redirect that was not followed was an answer that stored
@@ -75,35 +108,85 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		if !errors.As(err, &redirErr) && (gotConn || !askedConn && !certainlyNotSent(err)) {
 			st.maybeCreated = true
 		}
-		if ctx.Err() != nil {
+		if stop = ctx.Err(); stop == nil {
+			retry = retryableError(err)
+		}
+	} else {
+		if resp.StatusCode >= 500 {
+			st.maybeCreated = true
+		}
+		if d, ok := retryAfter(resp); ok {
+			st.retryAfter = d
+		}
+		st.info.StatusCode, st.info.Header = resp.StatusCode, resp.Header
+		if st.observed {
+			st.noteResponseID()
+		}
+		switch resp.StatusCode {
+		case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+			// Keep this response rather than sleep when the wait would
+			// outlast what the caller allows: the caller can reschedule
+			// with the server's figure. A cancelled context keeps it too;
+			// it is the best answer there is.
+			retry = st.retryAfter <= c.maxRetryAfter && ctx.Err() == nil
+		}
+	}
+	// A retry whose longest wait would reach the deadline is not made.
+	retry = retry && st.attempts <= st.maxRetries && c.nextWait(st) < timeLeft(ctx)
+	var wait time.Duration
+	if retry {
+		wait = backoff(c.retry.RetryWaitMin, c.retry.RetryWaitMax, st.attempts-1, st.retryAfter)
+	}
+	if len(c.hooks) > 0 || c.logger != nil {
+		a := Attempt{Retry: st.attempts - 1, Err: err, RetryAfter: st.retryAfter, WillRetry: retry, Wait: wait}
+		if resp != nil {
+			a.StatusCode = resp.StatusCode
+		}
+		c.attemptEnd(ctx, st, a)
+	}
+	if !retry {
+		return false, stop
+	}
+	if resp != nil {
+		// Give the connection back to the pool before waiting.
+		io.CopyN(io.Discard, resp.Body, drainBytes)
+		resp.Body.Close()
+	}
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
 			return false, ctx.Err()
+		case <-t.C:
 		}
-		if !retryableError(err) || c.nextWait(st) >= timeLeft(ctx) {
-			return false, nil
-		}
-		c.logRetry(ctx, st, slog.String("error", err.Error()))
-		return true, nil
 	}
-
-	if resp.StatusCode >= 500 {
-		st.maybeCreated = true
-	}
-	if d, ok := retryAfter(resp); ok {
-		st.retryAfter = d
-	}
-	switch resp.StatusCode {
-	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-	default:
-		return false, nil
-	}
-	// Keep this response rather than sleep when the wait would outlast what
-	// the caller allows: the caller can reschedule with the server's figure.
-	// A cancelled context keeps it too; it is the best answer there is.
-	if st.retryAfter > c.maxRetryAfter || c.nextWait(st) >= timeLeft(ctx) || ctx.Err() != nil {
-		return false, nil
-	}
-	c.logRetry(ctx, st, slog.Int("status", resp.StatusCode))
 	return true, nil
+}
+
+// drainBytes is how much of a retried response's body is read so that its
+// connection can be reused; a longer body costs the connection instead.
+const drainBytes = 4096
+
+// noBackoff is go-retryablehttp's Backoff: checkRetry has already waited.
+func noBackoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return 0 }
+
+// prepareRetry readies the request for a retry: its own header map (the
+// last attempt's may still be in use by the transport) with the retry's
+// number, and a fresh token when a token func supplies them.
+func (c *Client) prepareRetry(req *http.Request) error {
+	st := stateOf(req.Context())
+	req.Header = req.Header.Clone()
+	req.Header[headerRetryCount] = []string{strconv.Itoa(st.attempts)}
+	if c.refreshAuth {
+		auth, err := c.authorization(req.Context())
+		if err != nil {
+			return err
+		}
+		req.Header["Authorization"] = []string{auth}
+		st.sent(auth)
+	}
+	return nil
 }
 
 // nextWait is the longest wait [backoff] may choose before the next
@@ -124,17 +207,11 @@ func timeLeft(ctx context.Context) time.Duration {
 
 // backoff returns an exponential wait with jitter, a random point in the
 // upper half of min(limit, base·2^attempt), so that many clients failing at
-// once spread out; or the response's Retry-After if that is longer (the
+// once spread out; or the response's Retry-After, ra, if that is longer (the
 // retry policy has already checked it against the cap).
-func backoff(base, limit time.Duration, attempt int, resp *http.Response) time.Duration {
+func backoff(base, limit time.Duration, attempt int, ra time.Duration) time.Duration {
 	d := backoffCeiling(base, limit, attempt)
-	wait := d/2 + rand.N(d-d/2+1)
-	if resp != nil {
-		if ra, ok := retryAfter(resp); ok {
-			wait = max(wait, ra)
-		}
-	}
-	return wait
+	return max(d/2+rand.N(d-d/2+1), ra)
 }
 
 // retryAfter returns the wait resp's Retry-After header asks for, if it has
@@ -239,41 +316,4 @@ func certainlyNotSent(err error) bool {
 		}
 	}
 	return false
-}
-
-func (c *Client) logAttempt(_ retryablehttp.Logger, req *http.Request, retry int) {
-	c.logger.LogAttrs(req.Context(), slog.LevelDebug, "plantstore: sending request",
-		slog.String("method", req.Method),
-		slog.String("url", req.URL.Redacted()),
-		slog.Int("attempt", retry+1),
-		slog.Any("header", redactedHeader(req.Header)))
-}
-
-// logRetry logs that the attempt st just made will be retried, unless it was
-// the last one allowed.
-func (c *Client) logRetry(ctx context.Context, st *callState, reason slog.Attr) {
-	if c.logger == nil || st.attempts > c.retry.RetryMax {
-		return
-	}
-	attrs := []slog.Attr{slog.Int("attempt", st.attempts), reason}
-	if st.retryAfter > 0 {
-		attrs = append(attrs, slog.Duration("retry_after", st.retryAfter))
-	}
-	c.logger.LogAttrs(ctx, slog.LevelInfo, "plantstore: retrying", attrs...)
-}
-
-// redactedHeader logs a header with its credentials hidden. It is a
-// slog.LogValuer, so nothing is copied unless the record is written.
-type redactedHeader http.Header
-
-func (h redactedHeader) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, len(h))
-	for k, v := range h {
-		val := strings.Join(v, ", ")
-		if k == "Authorization" || k == "Proxy-Authorization" {
-			val = wire.RedactCredentials(val)
-		}
-		attrs = append(attrs, slog.String(k, val))
-	}
-	return slog.GroupValue(attrs...)
 }

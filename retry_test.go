@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/plantstore/plantstore-go/internal/syncbuf"
 )
 
@@ -181,7 +182,7 @@ func TestBackoff(t *testing.T) {
 		ceiling *= time.Millisecond
 		distinct := map[time.Duration]bool{}
 		for i := 0; i < 200; i++ {
-			d := backoff(base, limit, attempt, nil)
+			d := backoff(base, limit, attempt, 0)
 			if d < ceiling/2 || d > ceiling {
 				t.Fatalf("backoff(%v, %v, %d) = %v, want within [%v, %v]", base, limit, attempt, d, ceiling/2, ceiling)
 			}
@@ -191,11 +192,10 @@ func TestBackoff(t *testing.T) {
 			t.Errorf("backoff(%v, %v, %d) gave %d distinct waits in 200 draws, want jitter", base, limit, attempt, len(distinct))
 		}
 	}
-	if d := backoff(base, limit, 1000, nil); d < limit/2 || d > limit {
+	if d := backoff(base, limit, 1000, 0); d < limit/2 || d > limit {
 		t.Errorf("backoff(%v, %v, 1000) = %v, want within [%v, %v] (no overflow)", base, limit, d, limit/2, limit)
 	}
-	resp := &http.Response{Header: http.Header{"Retry-After": {"7"}}}
-	if d := backoff(base, limit, 0, resp); d != 7*time.Second {
+	if d := backoff(base, limit, 0, 7*time.Second); d != 7*time.Second {
 		t.Errorf("backoff with Retry-After: 7 = %v, want 7s", d)
 	}
 }
@@ -317,32 +317,58 @@ func TestDroppedAfterSendMayHaveCreated(t *testing.T) {
 		t.Fatalf("errors.Is(%v, ErrMaybeCreated) = false, want true for a connection dropped after the request", err)
 	}
 	want := "plantstore: create plant: "
-	if !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), "(after 3 attempts) (the plant may have been created)") {
-		t.Errorf("CreatePlant error = %q, want %q... (after 3 attempts) (the plant may have been created)", err, want)
+	wantEnd := "(after 3 attempts) (the plant may have been created)"
+	if !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), wantEnd) {
+		t.Errorf("CreatePlant error = %q, want %q... %s", err, want, wantEnd)
 	}
 }
 
 func TestLogger(t *testing.T) {
 	t.Parallel()
-	srv := newStubServer(t, reply{status: 503}, reply{status: 200, body: `{"name":"Monstera"}`})
+	srv := newStubServer(t,
+		reply{status: 503, header: map[string]string{"Retry-After": "0"}},
+		reply{drop: true},
+		reply{status: 400, body: `{"error":3,"message":"no"}`})
 	var buf syncbuf.Buffer
-	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	if _, err := newTestClient(t, srv.URL, WithLogger(logger)).CreatePlant(context.Background(), monstera); err != nil {
-		t.Fatalf("CreatePlant(%+v) error: %v", monstera, err)
+	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{
+		Level: slog.LevelDebug,
+		// Durations vary; the test checks that they are there, in place.
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			switch a.Key {
+			case slog.TimeKey:
+				return slog.Attr{}
+			case "duration", "wait":
+				return slog.String(a.Key, "D")
+			case "error":
+				return slog.String(a.Key, "E")
+			case "reason":
+				if strings.HasPrefix(a.Value.String(), "Post ") {
+					return slog.String(a.Key, "E")
+				}
+			}
+			return a
+		},
+	}))
+	c := newTestClient(t, srv.URL, WithLogger(logger), WithRetryBackoff(0, 0))
+	_, err := c.CreatePlant(context.Background(), monstera, WithRequestID("req-1"))
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadRequest {
+		t.Fatalf("CreatePlant(%+v) error = %v, want the 400", monstera, err)
 	}
-	out := buf.String()
-	for _, want := range []string{
-		`msg="plantstore: sending request" method=POST url=` + srv.URL + `/plants attempt=1`,
-		`msg="plantstore: retrying" attempt=1 status=503`,
-		`msg="plantstore: sending request" method=POST url=` + srv.URL + `/plants attempt=2`,
-		`header.Authorization="Bearer REDACTED"`,
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("log does not contain %q; log:\n%s", want, out)
-		}
+	u := srv.URL + "/plants"
+	want := []string{
+		`level=DEBUG msg="plantstore: attempt" method=POST url=` + u + ` request_id=req-1 attempt=1 status=503 duration=D`,
+		`level=INFO msg="plantstore: retrying" method=POST url=` + u + ` request_id=req-1 attempt=1 reason="status 503" wait=D retry_after=0s`,
+		`level=DEBUG msg="plantstore: attempt" method=POST url=` + u + ` request_id=req-1 attempt=2 error=E duration=D`,
+		`level=INFO msg="plantstore: retrying" method=POST url=` + u + ` request_id=req-1 attempt=2 reason=E wait=D retry_after=0s`,
+		`level=DEBUG msg="plantstore: attempt" method=POST url=` + u + ` request_id=req-1 attempt=3 status=400 duration=D`,
 	}
-	if strings.Contains(out, testToken) {
-		t.Errorf("log contains the token:\n%s", out)
+	got := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("log mismatch (-want +got):\n%s", diff)
+	}
+	if strings.Contains(buf.String(), testToken) {
+		t.Errorf("log contains the token:\n%s", buf.String())
 	}
 }
 

@@ -1,11 +1,14 @@
 package plantstore
 
 import (
+	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,7 +17,7 @@ import (
 // transport hides CloseIdleConnections, which go-retryablehttp calls after
 // every failed call and which would tear down the pool every other goroutine
 // is using. And redirects to another origin lose the Authorization header.
-func newHTTPClient(base *http.Client) *http.Client {
+func newHTTPClient(base *http.Client, timeouts *atomic.Bool) *http.Client {
 	var hc http.Client
 	if base != nil {
 		hc = *base
@@ -25,7 +28,7 @@ func newHTTPClient(base *http.Client) *http.Client {
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	hc.Transport = keepIdleConns{rt}
+	hc.Transport = keepIdleConns{rt: rt, timeouts: timeouts}
 	hc.CheckRedirect = stripAuthOnRedirect(hc.CheckRedirect)
 	return &hc
 }
@@ -70,10 +73,81 @@ func (c *Client) CloseIdleConnections() {
 
 // keepIdleConns is a RoundTripper without CloseIdleConnections, so that
 // http.Client.CloseIdleConnections does nothing.
-type keepIdleConns struct{ rt http.RoundTripper }
+type keepIdleConns struct {
+	rt http.RoundTripper
+	// timeouts is set once a call of the Client has had an attempt
+	// timeout, so that the calls of a Client that never uses one skip
+	// looking for it.
+	timeouts *atomic.Bool
+}
 
+// RoundTrip sends req through the wrapped transport, bounded by the call's
+// attempt timeout when it has one (see [WithAttemptTimeout]). The bound is
+// applied here, around the transport, because go-retryablehttp waits
+// between attempts on the request's own context, which must outlive any one
+// attempt.
 func (t keepIdleConns) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.timeouts.Load() {
+		if st, _ := req.Context().Value(callStateKey{}).(*callState); st != nil && st.attemptTimeout > 0 {
+			return roundTripWithin(t.rt, req, st.attemptTimeout)
+		}
+	}
 	return t.rt.RoundTrip(req)
+}
+
+// roundTripWithin sends req through rt and cancels it, body and all, after d.
+func roundTripWithin(rt http.RoundTripper, req *http.Request, d time.Duration) (*http.Response, error) {
+	ctx, cancel := context.WithTimeoutCause(req.Context(), d, errAttemptTimeout)
+	resp, err := rt.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		if context.Cause(ctx) == errAttemptTimeout {
+			err = &attemptTimeoutError{d: d, err: err}
+		}
+		return nil, err
+	}
+	resp.Body = &cancelOnClose{ReadCloser: resp.Body, ctx: ctx, cancel: cancel, d: d}
+	return resp, nil
+}
+
+var errAttemptTimeout = errors.New("attempt timed out")
+
+// attemptTimeoutError is an attempt that ran out of its own time. It
+// matches context.DeadlineExceeded, as a context's deadline would.
+type attemptTimeoutError struct {
+	d   time.Duration
+	err error
+}
+
+func (e *attemptTimeoutError) Error() string {
+	return "attempt timed out after " + e.d.String() + ": " + e.err.Error()
+}
+func (e *attemptTimeoutError) Unwrap() error { return e.err }
+func (e *attemptTimeoutError) Is(target error) bool {
+	return target == context.DeadlineExceeded
+}
+
+// cancelOnClose ends an attempt's context when its body is closed, and says
+// so when a read fails because the attempt ran out of time.
+type cancelOnClose struct {
+	io.ReadCloser
+	ctx    context.Context
+	cancel context.CancelFunc
+	d      time.Duration
+}
+
+func (b *cancelOnClose) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF && context.Cause(b.ctx) == errAttemptTimeout {
+		err = &attemptTimeoutError{d: b.d, err: err}
+	}
+	return n, err
+}
+
+func (b *cancelOnClose) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 // redirectError is a redirect the client refused to follow.

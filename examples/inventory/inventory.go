@@ -28,7 +28,7 @@ var ErrRejected = errors.New("inventory: plant rejected")
 // PlantCreator is the part of *plantstore.Client the inventory uses. It is
 // declared here, where it is used, as the consumer's own small interface.
 type PlantCreator interface {
-	CreatePlant(ctx context.Context, p plantstore.NewPlant) (*plantstore.Plant, error)
+	CreatePlant(ctx context.Context, p plantstore.NewPlant, opts ...plantstore.CallOption) (*plantstore.Plant, error)
 }
 
 // Inventory registers plants in the Plant Store.

@@ -1,0 +1,185 @@
+package plantstore
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+type hookKey struct{}
+
+// hookRecorder records what hooks see, one line per event, and checks that
+// each hook gets the context the one before it returned.
+type hookRecorder struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (r *hookRecorder) add(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, fmt.Sprintf(format, args...))
+}
+
+func (r *hookRecorder) hooks() Hooks {
+	return Hooks{
+		CallStart: func(ctx context.Context, call *CallInfo) context.Context {
+			r.add("call start %s %s attempts=%d", call.Operation, call.Method, call.Attempts)
+			return context.WithValue(ctx, hookKey{}, "call")
+		},
+		AttemptStart: func(ctx context.Context, call *CallInfo, a Attempt) context.Context {
+			r.add("attempt %d start in %v", a.Retry, ctx.Value(hookKey{}))
+			return context.WithValue(ctx, hookKey{}, fmt.Sprintf("attempt %d", a.Retry))
+		},
+		AttemptEnd: func(ctx context.Context, call *CallInfo, a Attempt) {
+			outcome := fmt.Sprint(a.StatusCode)
+			if a.Err != nil {
+				outcome = "error"
+			}
+			r.add("attempt %d end in %v: %s retry=%v wait=%v retry-after=%v attempts=%d",
+				a.Retry, ctx.Value(hookKey{}), outcome, a.WillRetry, a.Wait, a.RetryAfter, call.Attempts)
+		},
+		CallEnd: func(ctx context.Context, call *CallInfo, err error) {
+			r.add("call end in %v: status=%d attempts=%d err=%v timed=%v", ctx.Value(hookKey{}), call.StatusCode, call.Attempts, err != nil, call.Duration > 0)
+		},
+	}
+}
+
+func TestHooks(t *testing.T) {
+	t.Parallel()
+	srv := newStubServer(t,
+		reply{status: 429, header: map[string]string{"Retry-After": "0"}},
+		reply{drop: true},
+		reply{status: 200, body: `{"name":"Monstera"}`})
+	var rec hookRecorder
+	c := newTestClient(t, srv.URL, WithHooks(rec.hooks()), WithRetryBackoff(0, 0))
+	if _, err := c.CreatePlant(context.Background(), monstera); err != nil {
+		t.Fatalf("CreatePlant(%+v) error: %v", monstera, err)
+	}
+	want := []string{
+		"call start CreatePlant POST attempts=0",
+		"attempt 0 start in call",
+		"attempt 0 end in attempt 0: 429 retry=true wait=0s retry-after=0s attempts=1",
+		"attempt 1 start in call",
+		"attempt 1 end in attempt 1: error retry=true wait=0s retry-after=0s attempts=2",
+		"attempt 2 start in call",
+		"attempt 2 end in attempt 2: 200 retry=false wait=0s retry-after=0s attempts=3",
+		"call end in call: status=200 attempts=3 err=false timed=true",
+	}
+	if diff := cmp.Diff(want, rec.events); diff != "" {
+		t.Errorf("hook events mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestHooksRunInOrderAndSeeFailures(t *testing.T) {
+	t.Parallel()
+	srv := newStubServer(t, reply{status: 400})
+	var order []string
+	h := func(name string) Hooks {
+		return Hooks{CallEnd: func(_ context.Context, call *CallInfo, err error) {
+			order = append(order, fmt.Sprintf("%s: %d %v", name, call.StatusCode, err != nil))
+		}}
+	}
+	c := newTestClient(t, srv.URL, WithHooks(h("first")), WithHooks(h("second")))
+	if _, err := c.CreatePlant(context.Background(), monstera); err == nil {
+		t.Fatal("CreatePlant error = nil, want the 400")
+	}
+	if diff := cmp.Diff([]string{"first: 400 true", "second: 400 true"}, order); diff != "" {
+		t.Errorf("CallEnd order mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestWithHooksNeedsAFunction(t *testing.T) {
+	t.Parallel()
+	_, err := NewClient("https://plants.example.com", WithToken(testToken), WithHooks(Hooks{}))
+	if err == nil || err.Error() != "plantstore: hooks have no function set" {
+		t.Errorf("NewClient(WithHooks(Hooks{})) error = %v, want the empty-hooks error", err)
+	}
+}
+
+// cannedTransport answers every request with the same 200 without a
+// network, so that allocation counts see only the client's own work.
+type cannedTransport struct{}
+
+func (cannedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		io.Copy(io.Discard, req.Body)
+		req.Body.Close()
+	}
+	return &http.Response{
+		StatusCode: 200, Header: http.Header{}, Request: req,
+		Body: io.NopCloser(strings.NewReader(`{"name":"Monstera","tag":"indoor"}`)),
+	}, nil
+}
+
+// TestNoHooksNoAllocations proves that hooks cost no allocation: a call
+// through a Client with hooks that do nothing allocates exactly as much as
+// one through a Client without hooks, so neither the hook machinery nor
+// its absence allocates. (Under the race detector sync.Pool drops some
+// buffers at random, so the counts may then differ by one.)
+func TestNoHooksNoAllocations(t *testing.T) {
+	hc := &http.Client{Transport: cannedTransport{}}
+	plain, err := NewClient("https://plants.example.com", WithToken(testToken), WithHTTPClient(hc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	noop := Hooks{
+		CallStart:    func(ctx context.Context, _ *CallInfo) context.Context { return ctx },
+		AttemptStart: func(ctx context.Context, _ *CallInfo, _ Attempt) context.Context { return ctx },
+		AttemptEnd:   func(context.Context, *CallInfo, Attempt) {},
+		CallEnd:      func(context.Context, *CallInfo, error) {},
+	}
+	hooked, err := NewClient("https://plants.example.com", WithToken(testToken), WithHTTPClient(hc), WithHooks(noop))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	allocs := func(c *Client) float64 {
+		return testing.AllocsPerRun(200, func() {
+			if _, err := c.CreatePlant(ctx, monstera); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	without, with := allocs(plain), allocs(hooked)
+	t.Logf("allocations per call: %v without hooks, %v with no-op hooks", without, with)
+	if without > with {
+		t.Errorf("allocations per call without hooks = %v, more than with no-op hooks (%v)", without, with)
+	}
+	// No-op hooks must not cost allocations either: the hooks get the
+	// client's own CallInfo and an Attempt by value.
+	if d := with - without; d != 0 && !(raceEnabled && d >= -1 && d <= 1) {
+		t.Errorf("allocations per call with no-op hooks = %v, want %v as without hooks", with, without)
+	}
+}
+
+func BenchmarkCreatePlantCanned(b *testing.B) {
+	hc := &http.Client{Transport: cannedTransport{}}
+	for _, bc := range []struct {
+		name string
+		opts []Option
+	}{
+		{"no hooks", nil},
+		{"no-op hooks", []Option{WithHooks(Hooks{CallEnd: func(context.Context, *CallInfo, error) {}})}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			c, err := NewClient("https://plants.example.com", append([]Option{WithToken(testToken), WithHTTPClient(hc)}, bc.opts...)...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := c.CreatePlant(ctx, monstera); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

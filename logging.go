@@ -1,0 +1,43 @@
+package plantstore
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"time"
+)
+
+// logAttempt writes the log lines [WithLogger] promises for an attempt: one
+// at debug level for every attempt, and one at info level when it is
+// retried. The attributes come in a fixed order, and never include a header
+// (so neither the token nor a WithHeader value can appear).
+func (c *Client) logAttempt(ctx context.Context, st *callState, a Attempt) {
+	var outcome slog.Attr
+	if a.Err != nil {
+		outcome = slog.String("error", a.Err.Error())
+	} else {
+		outcome = slog.Int("status", a.StatusCode)
+	}
+	c.logger.LogAttrs(ctx, slog.LevelDebug, "plantstore: attempt",
+		slog.String("method", st.info.Method),
+		slog.String("url", st.info.URL),
+		slog.String("request_id", st.info.RequestID),
+		slog.Int("attempt", a.Retry+1),
+		outcome,
+		slog.Duration("duration", time.Since(st.attemptStart)))
+	if !a.WillRetry {
+		return
+	}
+	reason := outcome.Value.String()
+	if a.Err == nil {
+		reason = "status " + strconv.Itoa(a.StatusCode)
+	}
+	c.logger.LogAttrs(ctx, slog.LevelInfo, "plantstore: retrying",
+		slog.String("method", st.info.Method),
+		slog.String("url", st.info.URL),
+		slog.String("request_id", st.info.RequestID),
+		slog.Int("attempt", a.Retry+1),
+		slog.String("reason", reason),
+		slog.Duration("wait", a.Wait),
+		slog.Duration("retry_after", a.RetryAfter))
+}

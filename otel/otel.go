@@ -1,0 +1,254 @@
+// Package plantstoreotel traces and measures the calls of a
+// [plantstore.Client] with OpenTelemetry.
+//
+// Install it as hooks when building the client:
+//
+//	hooks, err := plantstoreotel.NewHooks()
+//	if err != nil {
+//		return err
+//	}
+//	c, err := plantstore.NewClient(baseURL, plantstore.WithToken(token), plantstore.WithHooks(hooks))
+//
+// Every call that sends a request becomes a span of kind client, named
+// after the operation ("plantstore.CreatePlant"), the child of the span in
+// the call's context; every attempt becomes a child span of that one, named
+// after the HTTP method. Both carry the HTTP semantic-convention attributes
+// (http.request.method, server.address, server.port, url.full,
+// http.response.status_code, http.request.resend_count, error.type) and the
+// request id as http.request.header.x-request-id; a wait before a retry is
+// an event "plantstore.retry" on the call's span. No header but X-Request-Id
+// is recorded, so the token never appears in telemetry. A call refused
+// before sending (an invalid plant or call option) makes no span.
+//
+// Two histograms measure the calls: plantstore.client.call.duration
+// (seconds, waits between attempts included) and
+// plantstore.client.call.attempts.
+//
+// This package does not propagate the trace to the server. For that, give
+// the client an instrumented transport, such as otelhttp's, with
+// [plantstore.WithHTTPClient]: its spans then nest under the attempt spans.
+package plantstoreotel
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/url"
+	"strconv"
+
+	"github.com/plantstore/plantstore-go"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// scope names this package to OpenTelemetry as the instrumentation scope.
+const scope = "github.com/plantstore/plantstore-go/otel"
+
+// Metric names.
+const (
+	callDurationName = "plantstore.client.call.duration"
+	callAttemptsName = "plantstore.client.call.attempts"
+)
+
+// An Option configures [NewHooks].
+type Option func(*config)
+
+type config struct {
+	tp trace.TracerProvider
+	mp metric.MeterProvider
+}
+
+// WithTracerProvider makes the hooks create spans with tp. The default is
+// the global provider, otel.GetTracerProvider(), as it is when NewHooks
+// runs. A nil tp keeps the default.
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return func(c *config) {
+		if tp != nil {
+			c.tp = tp
+		}
+	}
+}
+
+// WithMeterProvider makes the hooks record metrics with mp. The default is
+// the global provider, otel.GetMeterProvider(), as it is when NewHooks
+// runs. A nil mp keeps the default.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(c *config) {
+		if mp != nil {
+			c.mp = mp
+		}
+	}
+}
+
+// NewHooks returns hooks that trace and measure every call of the clients
+// they are given to with [plantstore.WithHooks]. They may be shared by many
+// clients, and are safe for concurrent use. NewHooks fails only when the
+// meter provider cannot create the histograms.
+func NewHooks(opts ...Option) (plantstore.Hooks, error) {
+	cfg := config{tp: otel.GetTracerProvider(), mp: otel.GetMeterProvider()}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&cfg)
+		}
+	}
+	meter := cfg.mp.Meter(scope)
+	duration, err := meter.Float64Histogram(callDurationName,
+		metric.WithUnit("s"),
+		metric.WithDescription("Duration of plantstore calls, from the first attempt to the last response, waits between attempts included."),
+		metric.WithExplicitBucketBoundaries(0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30))
+	if err != nil {
+		return plantstore.Hooks{}, err
+	}
+	attempts, err := meter.Int64Histogram(callAttemptsName,
+		metric.WithUnit("{attempt}"),
+		metric.WithDescription("Number of HTTP requests each plantstore call made, retries included."),
+		metric.WithExplicitBucketBoundaries(1, 2, 3, 4, 5, 6, 8, 10))
+	if err != nil {
+		return plantstore.Hooks{}, err
+	}
+	t := &telemetry{tracer: cfg.tp.Tracer(scope), duration: duration, attempts: attempts}
+	return plantstore.Hooks{
+		CallStart:    t.callStart,
+		AttemptStart: t.attemptStart,
+		AttemptEnd:   t.attemptEnd,
+		CallEnd:      t.callEnd,
+	}, nil
+}
+
+type telemetry struct {
+	tracer   trace.Tracer
+	duration metric.Float64Histogram
+	attempts metric.Int64Histogram
+}
+
+// callSpanKey finds the call's span from an attempt's context, whose own
+// span is the attempt's.
+type callSpanKey struct{}
+
+// requestAttrs are the attributes that describe a call's request, for its
+// span, its attempts' spans and its metrics.
+func requestAttrs(call *plantstore.CallInfo) []attribute.KeyValue {
+	attrs := []attribute.KeyValue{
+		attribute.String("http.request.method", call.Method),
+		attribute.String("url.full", call.URL),
+	}
+	if u, err := url.Parse(call.URL); err == nil {
+		attrs = append(attrs, attribute.String("server.address", u.Hostname()))
+		if p := u.Port(); p != "" {
+			if n, err := strconv.Atoi(p); err == nil {
+				attrs = append(attrs, attribute.Int("server.port", n))
+			}
+		} else if u.Scheme == "https" {
+			attrs = append(attrs, attribute.Int("server.port", 443))
+		} else {
+			attrs = append(attrs, attribute.Int("server.port", 80))
+		}
+	}
+	return attrs
+}
+
+func (t *telemetry) callStart(ctx context.Context, call *plantstore.CallInfo) context.Context {
+	attrs := append(requestAttrs(call),
+		attribute.String("plantstore.operation", call.Operation),
+		attribute.StringSlice("http.request.header.x-request-id", []string{call.RequestID}))
+	ctx, span := t.tracer.Start(ctx, "plantstore."+call.Operation,
+		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	return context.WithValue(ctx, callSpanKey{}, span)
+}
+
+func (t *telemetry) attemptStart(ctx context.Context, call *plantstore.CallInfo, a plantstore.Attempt) context.Context {
+	attrs := append(requestAttrs(call),
+		attribute.StringSlice("http.request.header.x-request-id", []string{call.RequestID}))
+	if a.Retry > 0 {
+		attrs = append(attrs, attribute.Int("http.request.resend_count", a.Retry))
+	}
+	ctx, _ = t.tracer.Start(ctx, call.Method,
+		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	return ctx
+}
+
+func (t *telemetry) attemptEnd(ctx context.Context, _ *plantstore.CallInfo, a plantstore.Attempt) {
+	span := trace.SpanFromContext(ctx)
+	switch {
+	case a.Err != nil:
+		span.SetAttributes(attribute.String("error.type", errorType(a.Err)))
+		span.SetStatus(codes.Error, a.Err.Error())
+	case a.StatusCode >= 400:
+		span.SetAttributes(attribute.Int("http.response.status_code", a.StatusCode),
+			attribute.String("error.type", strconv.Itoa(a.StatusCode)))
+		span.SetStatus(codes.Error, "")
+	default:
+		span.SetAttributes(attribute.Int("http.response.status_code", a.StatusCode))
+	}
+	span.End()
+
+	if !a.WillRetry {
+		return
+	}
+	if call, ok := ctx.Value(callSpanKey{}).(trace.Span); ok {
+		attrs := []attribute.KeyValue{
+			attribute.Int("plantstore.retry.attempt", a.Retry+1),
+			attribute.Float64("plantstore.retry.wait", a.Wait.Seconds()),
+		}
+		if a.Err != nil {
+			attrs = append(attrs, attribute.String("error.type", errorType(a.Err)))
+		} else {
+			attrs = append(attrs, attribute.Int("http.response.status_code", a.StatusCode))
+		}
+		if a.RetryAfter > 0 {
+			attrs = append(attrs, attribute.Float64("plantstore.retry.retry_after", a.RetryAfter.Seconds()))
+		}
+		call.AddEvent("plantstore.retry", trace.WithAttributes(attrs...))
+	}
+}
+
+func (t *telemetry) callEnd(ctx context.Context, call *plantstore.CallInfo, err error) {
+	attrs := append(requestAttrs(call), attribute.String("plantstore.operation", call.Operation))
+	if call.StatusCode != 0 {
+		attrs = append(attrs, attribute.Int("http.response.status_code", call.StatusCode))
+	}
+	if err != nil {
+		et := errorType(err)
+		var apiErr *plantstore.APIError
+		if errors.As(err, &apiErr) {
+			et = strconv.Itoa(apiErr.StatusCode)
+		}
+		attrs = append(attrs, attribute.String("error.type", et))
+	}
+	set := attribute.NewSet(attrs...)
+	t.duration.Record(ctx, call.Duration.Seconds(), metric.WithAttributeSet(set))
+	t.attempts.Record(ctx, int64(call.Attempts), metric.WithAttributeSet(set))
+
+	span, _ := ctx.Value(callSpanKey{}).(trace.Span)
+	if span == nil {
+		return
+	}
+	if call.Attempts > 1 {
+		attrs = append(attrs, attribute.Int("http.request.resend_count", call.Attempts-1))
+	}
+	span.SetAttributes(attrs...)
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, err.Error())
+	}
+	span.End()
+}
+
+// errorType is the error.type of a failure without a response: "timeout"
+// or "canceled" for the context or an attempt's timeout, else the
+// semantic conventions' catch-all "_OTHER".
+func errorType(err error) string {
+	var netErr net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return "timeout"
+	}
+	return "_OTHER"
+}

@@ -1,0 +1,280 @@
+package plantstoreotel_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/plantstore/plantstore-go"
+	plantstoreotel "github.com/plantstore/plantstore-go/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+)
+
+const token = "s3cr3t-t0ken-never-in-telemetry"
+
+var monstera = plantstore.NewPlant{ID: 7, Name: "Monstera", Tag: "indoor"}
+
+// scripted serves the statuses in order, then the last one forever; a 200
+// carries a Plant.
+func scripted(t *testing.T, statuses ...int) *httptest.Server {
+	t.Helper()
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i := min(int(n.Add(1))-1, len(statuses)-1)
+		if statuses[i] == 503 {
+			w.Header().Set("Retry-After", "0")
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(statuses[i])
+		if statuses[i] == 200 {
+			w.Write([]byte(`{"id":7,"name":"Monstera","tag":"indoor"}`))
+		} else {
+			w.Write([]byte(`{"error":1,"message":"no"}`))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+type fixture struct {
+	client *plantstore.Client
+	spans  *tracetest.SpanRecorder
+	reader *sdkmetric.ManualReader
+}
+
+func newFixture(t *testing.T, url string) fixture {
+	t.Helper()
+	spans := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	t.Cleanup(func() {
+		tp.Shutdown(context.Background())
+		mp.Shutdown(context.Background())
+	})
+	hooks, err := plantstoreotel.NewHooks(plantstoreotel.WithTracerProvider(tp), plantstoreotel.WithMeterProvider(mp))
+	if err != nil {
+		t.Fatalf("NewHooks error: %v", err)
+	}
+	c, err := plantstore.NewClient(url, plantstore.WithToken(token), plantstore.WithHooks(hooks),
+		plantstore.WithRetryBackoff(0, 0))
+	if err != nil {
+		t.Fatalf("NewClient(%q) error: %v", url, err)
+	}
+	return fixture{client: c, spans: spans, reader: reader}
+}
+
+// attrs turns attributes into a map for comparison.
+func attrs(kvs []attribute.KeyValue) map[string]any {
+	m := make(map[string]any, len(kvs))
+	for _, kv := range kvs {
+		m[string(kv.Key)] = kv.Value.AsInterface()
+	}
+	return m
+}
+
+// checkNoToken fails if the token appears anywhere in the spans.
+func checkNoToken(t *testing.T, spans []sdktrace.ReadOnlySpan) {
+	t.Helper()
+	for _, s := range spans {
+		all := append([]attribute.KeyValue(nil), s.Attributes()...)
+		for _, e := range s.Events() {
+			all = append(all, e.Attributes...)
+		}
+		for _, kv := range all {
+			if strings.Contains(kv.Value.Emit(), token) {
+				t.Errorf("span %q attribute %s contains the token", s.Name(), kv.Key)
+			}
+		}
+		if strings.Contains(s.Status().Description, token) {
+			t.Errorf("span %q status contains the token", s.Name())
+		}
+	}
+}
+
+func TestSpansForARetriedCall(t *testing.T) {
+	t.Parallel()
+	srv := scripted(t, 503, 200)
+	f := newFixture(t, srv.URL)
+	var info plantstore.CallInfo
+	if _, err := f.client.CreatePlant(context.Background(), monstera, plantstore.WithCallInfo(&info)); err != nil {
+		t.Fatalf("CreatePlant(%+v) error: %v", monstera, err)
+	}
+	spans := f.spans.Ended()
+	if len(spans) != 3 {
+		t.Fatalf("%d spans ended, want 3 (two attempts, then the call)", len(spans))
+	}
+	first, second, call := spans[0], spans[1], spans[2]
+	port := srv.Listener.Addr().(interface{ String() string }).String()
+	port = port[strings.LastIndexByte(port, ':')+1:]
+	portN, _ := strconv.Atoi(port)
+	base := map[string]any{
+		"http.request.method":              "POST",
+		"url.full":                         srv.URL + "/plants",
+		"server.address":                   "127.0.0.1",
+		"server.port":                      int64(portN),
+		"http.request.header.x-request-id": []string{info.RequestID},
+	}
+	with := func(extra map[string]any) map[string]any {
+		m := map[string]any{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	tests := []struct {
+		span       sdktrace.ReadOnlySpan
+		name       string
+		parent     trace.SpanID
+		wantAttrs  map[string]any
+		wantStatus codes.Code
+	}{
+		{first, "POST", call.SpanContext().SpanID(),
+			with(map[string]any{"http.response.status_code": int64(503), "error.type": "503"}), codes.Error},
+		{second, "POST", call.SpanContext().SpanID(),
+			with(map[string]any{"http.response.status_code": int64(200), "http.request.resend_count": int64(1)}), codes.Unset},
+		{call, "plantstore.CreatePlant", trace.SpanID{},
+			with(map[string]any{"plantstore.operation": "CreatePlant", "http.response.status_code": int64(200), "http.request.resend_count": int64(1)}), codes.Unset},
+	}
+	for _, tt := range tests {
+		if tt.span.Name() != tt.name || tt.span.SpanKind() != trace.SpanKindClient {
+			t.Errorf("span %q kind %v, want %q kind client", tt.span.Name(), tt.span.SpanKind(), tt.name)
+		}
+		if got := tt.span.Parent().SpanID(); got != tt.parent {
+			t.Errorf("span %q parent = %v, want %v", tt.name, got, tt.parent)
+		}
+		if diff := cmp.Diff(tt.wantAttrs, attrs(tt.span.Attributes())); diff != "" {
+			t.Errorf("span %q attributes mismatch (-want +got):\n%s", tt.name, diff)
+		}
+		if got := tt.span.Status().Code; got != tt.wantStatus {
+			t.Errorf("span %q status = %v, want %v", tt.name, got, tt.wantStatus)
+		}
+	}
+	events := call.Events()
+	if len(events) != 1 || events[0].Name != "plantstore.retry" {
+		t.Fatalf("call span events = %+v, want one plantstore.retry", events)
+	}
+	wantEvent := map[string]any{
+		"plantstore.retry.attempt":  int64(1),
+		"plantstore.retry.wait":     0.0,
+		"http.response.status_code": int64(503),
+	}
+	if diff := cmp.Diff(wantEvent, attrs(events[0].Attributes)); diff != "" {
+		t.Errorf("retry event attributes mismatch (-want +got):\n%s", diff)
+	}
+	checkNoToken(t, spans)
+}
+
+func TestSpanForAFailedCall(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name          string
+		url           func(t *testing.T) string
+		wantErrorType string
+		wantSpans     int
+	}{
+		{"API error", func(t *testing.T) string { return scripted(t, 400).URL }, "400", 2},
+		{"connection refused", func(t *testing.T) string {
+			srv := httptest.NewServer(http.NotFoundHandler())
+			srv.Close()
+			return srv.URL
+		}, "_OTHER", 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, tt.url(t))
+			_, err := f.client.CreatePlant(context.Background(), monstera)
+			if err == nil {
+				t.Fatalf("CreatePlant(%+v) error = nil, want a failure", monstera)
+			}
+			spans := f.spans.Ended()
+			if len(spans) != tt.wantSpans {
+				t.Fatalf("%d spans ended, want %d", len(spans), tt.wantSpans)
+			}
+			call := spans[len(spans)-1]
+			if call.Status().Code != codes.Error || call.Status().Description != err.Error() {
+				t.Errorf("call span status = %+v, want Error with %q", call.Status(), err)
+			}
+			if got := attrs(call.Attributes())["error.type"]; got != tt.wantErrorType {
+				t.Errorf("call span error.type = %v, want %q", got, tt.wantErrorType)
+			}
+			checkNoToken(t, spans)
+		})
+	}
+}
+
+func TestNoSpanForAnInvalidPlant(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, scripted(t, 200).URL)
+	if _, err := f.client.CreatePlant(context.Background(), plantstore.NewPlant{ID: 1}); !errors.Is(err, plantstore.ErrInvalidPlant) {
+		t.Fatalf("CreatePlant(no name) error = %v, want ErrInvalidPlant", err)
+	}
+	if n := len(f.spans.Started()); n != 0 {
+		t.Errorf("%d spans started for a call that sent nothing, want 0", n)
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	t.Parallel()
+	srv := scripted(t, 503, 200)
+	f := newFixture(t, srv.URL)
+	for i := 0; i < 2; i++ {
+		if _, err := f.client.CreatePlant(context.Background(), monstera); err != nil {
+			t.Fatalf("CreatePlant %d error: %v", i, err)
+		}
+	}
+	var rm metricdata.ResourceMetrics
+	if err := f.reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatalf("Collect error: %v", err)
+	}
+	got := map[string]string{}
+	for _, sm := range rm.ScopeMetrics {
+		if sm.Scope.Name != "github.com/plantstore/plantstore-go/otel" {
+			t.Errorf("scope = %q, want the module path", sm.Scope.Name)
+		}
+		for _, m := range sm.Metrics {
+			switch data := m.Data.(type) {
+			case metricdata.Histogram[float64]:
+				for _, dp := range data.DataPoints {
+					if dp.Sum <= 0 || dp.Sum > float64(time.Minute/time.Second) {
+						t.Errorf("%s sum = %v, want a plausible duration", m.Name, dp.Sum)
+					}
+					got[m.Name] = m.Unit + " count=" + strconv.FormatUint(dp.Count, 10)
+				}
+			case metricdata.Histogram[int64]:
+				for _, dp := range data.DataPoints {
+					got[m.Name] = m.Unit + " count=" + strconv.FormatUint(dp.Count, 10) + " sum=" + strconv.FormatInt(dp.Sum, 10)
+					if v, _ := dp.Attributes.Value("http.response.status_code"); v.AsInt64() != 200 {
+						t.Errorf("%s status attribute = %v, want 200", m.Name, v.Emit())
+					}
+				}
+			default:
+				t.Errorf("metric %s is a %T, want a histogram", m.Name, m.Data)
+			}
+		}
+	}
+	want := map[string]string{
+		"plantstore.client.call.duration": "s count=2",
+		"plantstore.client.call.attempts": "{attempt} count=2 sum=3", // 2 attempts, then 1: the server answers 200 from then on
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("metrics mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,165 @@
+package plantstore
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var hexID = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+func TestCorrelationHeaders(t *testing.T) {
+	t.Parallel()
+	srv := newStubServer(t, reply{status: 503}, reply{drop: true}, reply{status: 200, body: `{"name":"Monstera"}`})
+	c := newTestClient(t, srv.URL)
+	if _, err := c.CreatePlant(context.Background(), monstera); err != nil {
+		t.Fatalf("CreatePlant(%+v) error: %v", monstera, err)
+	}
+	reqs := srv.requests()
+	if len(reqs) != 3 {
+		t.Fatalf("server saw %d requests, want 3", len(reqs))
+	}
+	id := reqs[0].header.Get("X-Request-Id")
+	if !hexID.MatchString(id) {
+		t.Errorf("X-Request-Id = %q, want 32 lower-case hex digits", id)
+	}
+	for i, r := range reqs {
+		if got := r.header.Values("X-Request-Id"); !cmp.Equal(got, []string{id}) {
+			t.Errorf("attempt %d X-Request-Id = %q, want [%q] as on the first", i, got, id)
+		}
+		if got := r.header.Values("X-Retry-Count"); !cmp.Equal(got, []string{strconv.Itoa(i)}) {
+			t.Errorf("attempt %d X-Retry-Count = %q, want [%d]", i, got, i)
+		}
+	}
+
+	if _, err := c.CreatePlant(context.Background(), monstera); err != nil {
+		t.Fatalf("second CreatePlant(%+v) error: %v", monstera, err)
+	}
+	if next := srv.lastRequestID(t); next == id || !hexID.MatchString(next) {
+		t.Errorf("second call's X-Request-Id = %q, want a new id (first was %q)", next, id)
+	}
+}
+
+func TestWithRequestID(t *testing.T) {
+	t.Parallel()
+	srv := newStubServer(t, reply{status: 502}, reply{status: 200, body: `{"name":"Monstera"}`})
+	if _, err := newTestClient(t, srv.URL).CreatePlant(context.Background(), monstera, WithRequestID("order-42/a")); err != nil {
+		t.Fatalf("CreatePlant(%+v, WithRequestID) error: %v", monstera, err)
+	}
+	for i, r := range srv.requests() {
+		if got := r.header.Get("X-Request-Id"); got != "order-42/a" {
+			t.Errorf("attempt %d X-Request-Id = %q, want %q", i, got, "order-42/a")
+		}
+	}
+}
+
+func TestErrorsCarryRequestID(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name         string
+		reply        reply
+		fromServer   string // the X-Request-Id the server answers with
+		wantAttempts int
+		wantAPIError bool
+	}{
+		{"API error, server sends its id", reply{status: 409, header: map[string]string{"X-Request-Id": "srv-1"}}, "srv-1", 1, true},
+		{"API error, server sends none", reply{status: 409}, "", 1, true},
+		{"transport failure", reply{drop: true}, "", 3, false},
+		{"undecodable 200", reply{status: 200, body: `[]`}, "", 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newStubServer(t, tt.reply)
+			_, err := newTestClient(t, srv.URL).CreatePlant(context.Background(), monstera)
+			want := tt.fromServer
+			if want == "" {
+				want = srv.lastRequestID(t)
+			}
+			var callErr *CallError
+			if !errors.As(err, &callErr) {
+				t.Fatalf("CreatePlant(%+v) error = %v, want a *CallError", monstera, err)
+			}
+			if callErr.RequestID != want || callErr.Attempts != tt.wantAttempts {
+				t.Errorf("CallError = {RequestID: %q, Attempts: %d}, want {%q, %d}", callErr.RequestID, callErr.Attempts, want, tt.wantAttempts)
+			}
+			var apiErr *APIError
+			if got := errors.As(err, &apiErr); got != tt.wantAPIError {
+				t.Fatalf("errors.As(%v, *APIError) = %v, want %v", err, got, tt.wantAPIError)
+			}
+			if tt.wantAPIError && apiErr.RequestID != want {
+				t.Errorf("APIError.RequestID = %q, want %q", apiErr.RequestID, want)
+			}
+			if err.Error() != callErr.Err.Error() {
+				t.Errorf("CallError.Error() = %q, want the cause's %q", err, callErr.Err)
+			}
+		})
+	}
+}
+
+func TestValidationErrorIsCallError(t *testing.T) {
+	t.Parallel()
+	c := newTestClient(t, "http://127.0.0.1:1")
+	_, err := c.CreatePlant(context.Background(), NewPlant{ID: 1})
+	var callErr *CallError
+	if !errors.As(err, &callErr) || callErr.Attempts != 0 || !hexID.MatchString(callErr.RequestID) {
+		t.Fatalf("CreatePlant(no name) error = %#v, want a *CallError with no attempts and the id it would have sent", err)
+	}
+	var valErr *ValidationError
+	if !errors.As(err, &valErr) || !errors.Is(err, ErrInvalidPlant) {
+		t.Errorf("CreatePlant(no name) error = %v, want it to wrap a *ValidationError", err)
+	}
+}
+
+func TestRequestIDProblem(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		id   string
+		want string
+	}{
+		{"a", ""},
+		{string(make([]byte, 0, 1)) + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", ""},
+		{"", "must not be empty"},
+		{string(make([]byte, 129)), "is longer than 128 bytes"},
+		{"a b", "has an invalid character (want visible ASCII)"},
+		{"a\nb", "has an invalid character (want visible ASCII)"},
+		{"é", "has an invalid character (want visible ASCII)"},
+	}
+	for _, tt := range tests {
+		if got := requestIDProblem(tt.id); got != tt.want {
+			t.Errorf("requestIDProblem(%q) = %q, want %q", tt.id, got, tt.want)
+		}
+	}
+}
+
+func TestResponseRequestIDIsPrintable(t *testing.T) {
+	t.Parallel()
+	h := http.Header{"X-Request-Id": {"a\x01b"}}
+	if got := responseRequestID(h); got != "a b" {
+		t.Errorf("responseRequestID(%q) = %q, want %q", h, got, "a b")
+	}
+}
+
+func TestNewRequestIDUsesEveryDigit(t *testing.T) {
+	t.Parallel()
+	seen := map[rune]bool{}
+	ids := map[string]bool{}
+	for i := 0; i < 200; i++ {
+		id := newRequestID()
+		if !hexID.MatchString(id) {
+			t.Fatalf("newRequestID() = %q, want 32 lower-case hex digits", id)
+		}
+		ids[id] = true
+		for _, r := range id {
+			seen[r] = true
+		}
+	}
+	if len(ids) != 200 || len(seen) != 16 {
+		t.Errorf("200 ids: %d distinct, %d distinct digits; want 200 and 16", len(ids), len(seen))
+	}
+}
