@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -87,8 +88,12 @@ func decodeStrict(body []byte, v any) *controlError {
 	invalid := func(format string, args ...any) *controlError {
 		return errorf(http.StatusBadRequest, plantstoretest.CodeInvalidJSON, format, args...)
 	}
+	want := "a JSON object"
+	if reflect.TypeOf(v).Elem().Kind() == reflect.Slice {
+		want = "a JSON array"
+	}
 	if len(bytes.TrimSpace(body)) == 0 {
-		return invalid("empty body; want a JSON object")
+		return invalid("empty body; want %s", want)
 	}
 	if !utf8.Valid(body) {
 		return invalid("body is not valid UTF-8")
