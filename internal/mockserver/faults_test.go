@@ -160,6 +160,7 @@ func TestAddFaultRejectsBadJSONFields(t *testing.T) {
 		{`{"status": 503, "headers": []}`, plantstoretest.CodeInvalidJSON, `field "headers": want an object`},
 		{`{"status": 503} {}`, plantstoretest.CodeInvalidJSON, "data after the value"},
 		{`[]`, plantstoretest.CodeInvalidJSON, "want an object, got JSON array"},
+		{` null `, plantstoretest.CodeInvalidJSON, "want a JSON object, got null"},
 	}
 	for _, tt := range tests {
 		srv, h := openMock(t)
