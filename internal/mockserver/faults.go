@@ -101,17 +101,24 @@ func headerValues(name string, raw json.RawMessage) ([]string, *controlError) {
 	if !validHeaderName(name) {
 		return nil, badRequest("headers: %q is not a valid header name", name)
 	}
-	var values []string
-	var one string
-	if err := json.Unmarshal(raw, &one); err == nil {
-		values = []string{one}
-	} else if err := json.Unmarshal(raw, &values); err != nil || len(values) == 0 {
+	// Pointers tell null, which json.Unmarshal accepts as a string and
+	// leaves "", from a string.
+	var one *string
+	var many []*string
+	if err := json.Unmarshal(raw, &one); err == nil && one != nil {
+		many = []*string{one}
+	} else if err := json.Unmarshal(raw, &many); err != nil || len(many) == 0 {
 		return nil, badRequest("headers: %q: want a string or a non-empty array of strings", name)
 	}
-	for _, v := range values {
-		if !validHeaderValue(v) {
+	values := make([]string, len(many))
+	for i, v := range many {
+		if v == nil {
+			return nil, badRequest("headers: %q: want a string or a non-empty array of strings, got null", name)
+		}
+		if !validHeaderValue(*v) {
 			return nil, badRequest("headers: %q: a value holds a control character", name)
 		}
+		values[i] = *v
 	}
 	return values, nil
 }
