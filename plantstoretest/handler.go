@@ -643,15 +643,18 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 const firstReadSize = 512
 
 // redact returns a copy of header in which the credentials of each
-// Authorization value are replaced by "REDACTED", keeping the scheme.
+// Authorization and Proxy-Authorization value are replaced by "REDACTED",
+// keeping the scheme.
 func redact(header http.Header) http.Header {
 	out := header.Clone()
 	if out == nil {
 		out = http.Header{}
 	}
-	values := out.Values("Authorization")
-	for i, v := range values {
-		values[i] = wire.RedactCredentials(v)
+	for _, name := range []string{"Authorization", "Proxy-Authorization"} {
+		values := out.Values(name)
+		for i, v := range values {
+			values[i] = wire.RedactCredentials(v)
+		}
 	}
 	return out
 }

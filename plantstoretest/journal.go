@@ -25,7 +25,8 @@ type Request struct {
 	Method string
 	Path   string
 	// Header is a copy of the request headers with the credentials in
-	// Authorization replaced by "REDACTED", so "Bearer REDACTED".
+	// Authorization and Proxy-Authorization replaced by "REDACTED", so
+	// "Bearer REDACTED".
 	Header http.Header
 	// Body is a copy of the request body, cut at the journal's body limit
 	// (see [WithRequestBodyLimit]; by default 1 MiB, the most the fake

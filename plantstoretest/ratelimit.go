@@ -2,6 +2,7 @@ package plantstoretest
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -22,13 +23,18 @@ type rateLimiter struct {
 
 // newRateLimiter returns the bucket for n requests per per. Rounding the
 // interval up keeps the rate at or under n per per, and the burst at
-// exactly n, when per is not a multiple of n.
+// exactly n, when per is not a multiple of n. A burst too long for a
+// time.Duration (hundreds of years) is cut to the longest one.
 func newRateLimiter(n int, per time.Duration) *rateLimiter {
 	interval := per / time.Duration(n)
 	if per%time.Duration(n) != 0 {
 		interval++
 	}
-	return &rateLimiter{n: n, per: per, interval: interval, burst: time.Duration(n-1) * interval}
+	burst := time.Duration(math.MaxInt64) // a bucket that never empties in a process's life
+	if time.Duration(n-1) <= burst/interval {
+		burst = time.Duration(n-1) * interval
+	}
+	return &rateLimiter{n: n, per: per, interval: interval, burst: burst}
 }
 
 // take takes a token at now, or reports how long until one is there.

@@ -221,3 +221,20 @@ func TestRateLimitRetryAfterOfLongWaits(t *testing.T) {
 		}
 	}
 }
+
+// TestRateLimitBurstNearTheLargestDuration checks a bucket whose burst,
+// (n-1) times the interval, does not fit in a time.Duration: such a bucket
+// never empties in a process's life, so every request passes.
+func TestRateLimitBurstNearTheLargestDuration(t *testing.T) {
+	t.Parallel()
+	per := time.Duration(math.MaxInt64) / time.Hour * time.Hour // 2562047h, the largest whole hours
+	for _, n := range []int{100_000_000_000_000, math.MaxInt64 / 3} {
+		l := newRateLimiter(n, per)
+		now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+		for i := 0; i < 1000; i++ {
+			if wait, ok := l.take(now); !ok {
+				t.Fatalf("WithRateLimit(%d, %v): request %d at one instant refused, wait %v; want a burst of n", n, per, i, wait)
+			}
+		}
+	}
+}

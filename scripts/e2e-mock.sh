@@ -15,6 +15,12 @@ cleanup() {
 trap cleanup EXIT
 go build -o "$work/plantstore-mock" ./cmd/plantstore-mock
 python3 scripts/e2e_mock.py "$work/plantstore-mock"
+# Its checks are assert statements, which python3 -O drops: it must refuse
+# to run that way rather than pass without checking.
+if PYTHONOPTIMIZE=1 python3 scripts/e2e_mock.py "$work/plantstore-mock" >"$work/optimized" 2>&1; then
+	echo "e2e: FAILED: e2e_mock.py passed with PYTHONOPTIMIZE=1, its asserts stripped" >&2
+	exit 1
+fi
 
 if ! command -v curl >/dev/null; then
 	echo "SKIP curl smoke: curl is not installed"

@@ -217,6 +217,8 @@ def test_openapi_documents():
 
 def main():
     global EXE
+    if not __debug__:
+        sys.exit("e2e_mock.py: its checks are assert statements, which -O (or PYTHONOPTIMIZE) drops; run it without")
     if len(sys.argv) != 2:
         sys.exit("usage: e2e_mock.py PATH_TO_PLANTSTORE_MOCK")
     EXE = os.path.abspath(sys.argv[1])

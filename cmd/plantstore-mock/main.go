@@ -47,6 +47,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore-go/internal/mockserver"
+	"github.com/plantstore/plantstore-go/internal/wire"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
@@ -144,6 +145,15 @@ func (f *flags) check(set map[string]bool) string {
 	switch {
 	case set["admin-token"] && f.adminToken == "":
 		return "-admin-token must not be empty; leave it out for no admin token"
+	case f.adminToken != "" && wire.TokenProblem(f.adminToken) != "":
+		// Checked here, not only by mockserver.New, so that a bad token
+		// stops the command before it listens, and the message names where
+		// the token came from.
+		from := "$PLANTSTORE_ADMIN_TOKEN"
+		if set["admin-token"] {
+			from = "-admin-token"
+		}
+		return from + " " + wire.TokenProblem(f.adminToken)
 	case f.adminToken != "" && f.adminToken == f.token:
 		return "the admin token must differ from the API token: the API token must never open the control API"
 	case f.journal < 0:

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -80,15 +81,23 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *con
 }
 
 // decodeStrict decodes body, one JSON value in UTF-8, into v, and rejects
-// fields v does not have, values of the wrong type and anything after the
+// null, fields v does not have, values of the wrong type and anything after the
 // value. Every problem is a 400 with [plantstoretest.CodeInvalidJSON] and a
 // message naming it.
 func decodeStrict(body []byte, v any) *controlError {
 	invalid := func(format string, args ...any) *controlError {
 		return errorf(http.StatusBadRequest, plantstoretest.CodeInvalidJSON, format, args...)
 	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		return invalid("empty body; want a JSON object")
+	want := "a JSON object"
+	if reflect.TypeOf(v).Elem().Kind() == reflect.Slice {
+		want = "a JSON array"
+	}
+	switch trimmed := bytes.TrimSpace(body); {
+	case len(trimmed) == 0:
+		return invalid("empty body; want %s", want)
+	case string(trimmed) == "null":
+		// Decode would leave v as it is, taking null for an empty request.
+		return invalid("want %s, got null", want)
 	}
 	if !utf8.Valid(body) {
 		return invalid("body is not valid UTF-8")

@@ -108,6 +108,7 @@ func TestDecodeStrictMessages(t *testing.T) {
 		{`{"n": 1}]`, "invalid JSON: data after the value"},
 		{`{"n" 1}`, "invalid JSON at byte 6"},
 		{`true`, "want an object, got JSON bool"},
+		{`null`, "want a JSON object, got null"},
 	}
 	for _, tt := range tests {
 		err := decodeStrict([]byte(tt.in), &v)

@@ -3,6 +3,7 @@ package mockserver
 import (
 	"encoding/json"
 	"net/http"
+	"sort"
 	"strings"
 	"time"
 
@@ -15,7 +16,8 @@ import (
 // contradictions, with the messages [plantstoretest.Handler.Inject] gives.
 type faultJSON struct {
 	Status int `json:"status"`
-	// Headers maps a header name to a string or an array of strings.
+	// Headers maps a header name to a string or an array of strings. Names
+	// are case-insensitive, so each header may appear once.
 	Headers map[string]json.RawMessage `json:"headers"`
 	// Body is the scripted reply's body; null or absent sends an ErrorBody
 	// with CodeFault, "" sends none.
@@ -64,15 +66,27 @@ func (fj *faultJSON) fault() (plantstoretest.Fault, *controlError) {
 		Times:  fj.Times,
 	}
 	if fj.Headers != nil {
+		// In name order, so that the same JSON always gives the same Fault
+		// and the same message.
+		names := make([]string, 0, len(fj.Headers))
+		for name := range fj.Headers {
+			names = append(names, name)
+		}
+		sort.Strings(names)
 		f.Header = make(http.Header, len(fj.Headers))
-		for name, raw := range fj.Headers {
-			values, err := headerValues(name, raw)
+		given := make(map[string]string, len(names)) // canonical name -> name as given
+		for _, name := range names {
+			values, err := headerValues(name, fj.Headers[name])
 			if err != nil {
 				return f, err
 			}
-			for _, v := range values {
-				f.Header.Add(name, v)
+			key := http.CanonicalHeaderKey(name)
+			if first, ok := given[key]; ok {
+				// Both would add to one header, in the map's random order.
+				return f, badRequest("headers: %q and %q name the same header; give its values once, as an array", first, name)
 			}
+			given[key] = name
+			f.Header[key] = values
 		}
 	}
 	if fj.Body != nil {
@@ -101,17 +115,24 @@ func headerValues(name string, raw json.RawMessage) ([]string, *controlError) {
 	if !validHeaderName(name) {
 		return nil, badRequest("headers: %q is not a valid header name", name)
 	}
-	var values []string
-	var one string
-	if err := json.Unmarshal(raw, &one); err == nil {
-		values = []string{one}
-	} else if err := json.Unmarshal(raw, &values); err != nil || len(values) == 0 {
+	// Pointers tell null, which json.Unmarshal accepts as a string and
+	// leaves "", from a string.
+	var one *string
+	var many []*string
+	if err := json.Unmarshal(raw, &one); err == nil && one != nil {
+		many = []*string{one}
+	} else if err := json.Unmarshal(raw, &many); err != nil || len(many) == 0 {
 		return nil, badRequest("headers: %q: want a string or a non-empty array of strings", name)
 	}
-	for _, v := range values {
-		if !validHeaderValue(v) {
+	values := make([]string, len(many))
+	for i, v := range many {
+		if v == nil {
+			return nil, badRequest("headers: %q: want a string or a non-empty array of strings, got null", name)
+		}
+		if !validHeaderValue(*v) {
 			return nil, badRequest("headers: %q: a value holds a control character", name)
 		}
+		values[i] = *v
 	}
 	return values, nil
 }

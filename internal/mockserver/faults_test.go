@@ -157,9 +157,13 @@ func TestAddFaultRejectsBadJSONFields(t *testing.T) {
 		{`{"status": 503, "headers": {"X": 1}}`, CodeBadControlRequest, `"X": want a string or a non-empty array of strings`},
 		{`{"status": 503, "headers": {"X": []}}`, CodeBadControlRequest, `"X": want a string or a non-empty array of strings`},
 		{`{"status": 503, "headers": {"X": [1]}}`, CodeBadControlRequest, `"X": want a string or a non-empty array of strings`},
+		{`{"status": 503, "headers": {"x-a": "1", "X-A": "2"}}`, CodeBadControlRequest, `"X-A" and "x-a" name the same header`},
+		{`{"status": 503, "headers": {"X": null}}`, CodeBadControlRequest, `"X": want a string or a non-empty array of strings`},
+		{`{"status": 503, "headers": {"X": [null]}}`, CodeBadControlRequest, `"X": want a string or a non-empty array of strings`},
 		{`{"status": 503, "headers": []}`, plantstoretest.CodeInvalidJSON, `field "headers": want an object`},
 		{`{"status": 503} {}`, plantstoretest.CodeInvalidJSON, "data after the value"},
 		{`[]`, plantstoretest.CodeInvalidJSON, "want an object, got JSON array"},
+		{` null `, plantstoretest.CodeInvalidJSON, "want a JSON object, got null"},
 	}
 	for _, tt := range tests {
 		srv, h := openMock(t)

@@ -19,8 +19,8 @@ type journalEntry struct {
 	Time   string `json:"time"` // arrival, RFC 3339 with nanoseconds, UTC
 	Method string `json:"method"`
 	Path   string `json:"path"`
-	// Headers are the request's, Authorization's credentials replaced by
-	// REDACTED.
+	// Headers are the request's, the credentials of Authorization and
+	// Proxy-Authorization replaced by REDACTED.
 	Headers http.Header `json:"headers"`
 	// Body is the request body as text when it is valid UTF-8
 	// (BodyEncoding "utf-8"), and in standard base64 otherwise

@@ -122,3 +122,32 @@ func TestJournalEntryOfAHeldRequest(t *testing.T) {
 		t.Errorf("newJournalEntry(held) = %+v, want status 0, outcome held, nulls, and headers {}", e)
 	}
 }
+
+// TestJournalRedactsProxyCredentials checks that the journal, which the
+// control API serves to anyone who may use it, keeps no credentials: a
+// client behind a proxy, or one that sends its token there by mistake,
+// puts them in Proxy-Authorization.
+func TestJournalRedactsProxyCredentials(t *testing.T) {
+	t.Parallel()
+	srv, _ := openMock(t)
+	req, _ := http.NewRequest("POST", srv.URL+"/plants", strings.NewReader(`{"id": 1, "name": "Fern"}`))
+	req.Header.Set("Authorization", "Bearer "+apiToken)
+	req.Header.Set("Proxy-Authorization", "Basic cHJveHk6c2VjcmV0")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatalf("POST /plants: %v", err)
+	}
+	resp.Body.Close()
+	rep := call(t, srv, "GET", "/__plantstore/requests", nil, "")
+	got := decode[[]journalEntry](t, rep)
+	if len(got) != 1 {
+		t.Fatalf("GET requests = %d entries, want 1", len(got))
+	}
+	if diff := cmp.Diff([]string{"Basic REDACTED"}, got[0].Headers["Proxy-Authorization"]); diff != "" {
+		t.Errorf("journaled Proxy-Authorization mismatch (-want +got):\n%s", diff)
+	}
+	if strings.Contains(string(rep.body), "cHJveHk6c2VjcmV0") {
+		t.Errorf("GET requests = %s, holds the proxy credentials", rep.body)
+	}
+}
