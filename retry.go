@@ -100,6 +100,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	var stop error // a reason to end the call other than the attempt's own outcome
 	if err != nil {
 		redactURLError(err, st.tokens)
+		err = redactError(err, st.tokens) // for the hooks and the log
 		// A redirect that was not followed was an answer that stored
 		// nothing. Otherwise a request that got a connection may have been
 		// written; without trace events (a transport that does not support
