@@ -227,7 +227,10 @@ func retryAfter(resp *http.Response) (time.Duration, bool) {
 
 // backoffCeiling is min(limit, base·2^attempt), without overflow.
 func backoffCeiling(base, limit time.Duration, attempt int) time.Duration {
-	if attempt < 62 && base < limit>>attempt {
+	switch {
+	case base == 0: // limit>>attempt reaches 0 too, and would not be less
+		return 0
+	case attempt < 63 && base <= limit>>attempt:
 		return base << attempt
 	}
 	return limit
