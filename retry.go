@@ -29,6 +29,10 @@ type callState struct {
 	ctx            context.Context
 	maxRetries     int
 	attemptTimeout time.Duration
+	// attemptDeadline is when the attempt under way times out: set by its
+	// first round trip, shared by the redirects it follows, and cleared by
+	// checkRetry.
+	attemptDeadline time.Time
 
 	// info is the call as hooks, logs and WithCallInfo see it. Only its
 	// Operation, Method, URL and RequestID are kept up to date on a call
@@ -95,6 +99,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	st.attempts++
 	askedConn, gotConn := st.askedConn.Swap(false), st.gotConn.Swap(false)
 	st.retryAfter = 0
+	st.attemptDeadline = time.Time{}
 	st.info.Attempts = st.attempts
 	retry := false
 	var stop error // a reason to end the call other than the attempt's own outcome
