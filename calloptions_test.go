@@ -3,6 +3,7 @@ package plantstore
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -130,6 +131,32 @@ func TestWithAttemptTimeout(t *testing.T) {
 		}
 		if want := "attempt timed out after 20ms"; err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("CreatePlant error = %v, want it to say %q", err, want)
+		}
+	})
+	t.Run("redirects share the attempt's time", func(t *testing.T) {
+		t.Parallel()
+		// Three hops of 40ms each: each fits in the 100ms timeout, the
+		// attempt does not.
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(40 * time.Millisecond):
+			}
+			switch r.URL.Path {
+			case "/plants":
+				http.Redirect(w, r, "/plants/1", http.StatusTemporaryRedirect)
+			case "/plants/1":
+				http.Redirect(w, r, "/plants/2", http.StatusTemporaryRedirect)
+			default:
+				io.WriteString(w, `{"name":"Monstera"}`)
+			}
+		}))
+		t.Cleanup(srv.Close)
+		_, err := newTestClient(t, srv.URL).CreatePlant(context.Background(), monstera,
+			WithAttemptTimeout(100*time.Millisecond), WithCallRetries(0))
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "attempt timed out") {
+			t.Errorf("CreatePlant error = %v, want the attempt timeout over the redirects", err)
 		}
 	})
 	t.Run("the body read counts", func(t *testing.T) {

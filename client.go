@@ -308,7 +308,7 @@ func (c *Client) send(ctx context.Context, op, method, url string, st *callState
 		if resp != nil {
 			resp.Body.Close()
 		}
-		return &requestError{op: op, attempts: st.attempts, maybeCreated: st.maybeCreated, err: err}
+		return &requestError{op: op, attempts: st.attempts, maybeCreated: st.maybeCreated, err: redactError(err, st.tokens)}
 	}
 	buf := bodyBuffers.Get().(*[]byte)
 	data, readErr := wire.ReadBody(*buf, resp.Body)
@@ -324,7 +324,7 @@ func (c *Client) send(ctx context.Context, op, method, url string, st *callState
 		return newAPIError(op, resp, data, st)
 	}
 	if readErr != nil {
-		return &requestError{op: op, attempts: st.attempts, maybeCreated: true, err: fmt.Errorf("read response: %w", readErr)}
+		return &requestError{op: op, attempts: st.attempts, maybeCreated: true, err: fmt.Errorf("read response: %w", redactError(readErr, st.tokens))}
 	}
 	if err := decode(data); err != nil {
 		return &requestError{op: op, attempts: st.attempts, maybeCreated: true,

@@ -282,6 +282,31 @@ func redactURLError(err error, tokens []string) {
 	}
 }
 
+// redactError returns err, or, when its text holds one of tokens in a form
+// [redact] knows, an error that wraps err and reads the same but REDACTED.
+// net/http quotes what the server sent in some of its errors (a Location it
+// could not parse, a malformed status line), so a transport error's text
+// can hold an echoed token as much as a body can.
+func redactError(err error, tokens []string) error {
+	if err == nil || len(tokens) == 0 {
+		return err
+	}
+	text := err.Error()
+	if r := redact(text, tokens); r != text {
+		return &redactedError{text: r, err: err}
+	}
+	return err
+}
+
+// redactedError is an error whose text had a token in it; see redactError.
+type redactedError struct {
+	text string
+	err  error
+}
+
+func (e *redactedError) Error() string { return e.text }
+func (e *redactedError) Unwrap() error { return e.err }
+
 // redact replaces each of tokens in text with REDACTED, wherever text holds
 // it as written or escaped in one of the ways a server that echoes it back
 // (a proxy's debug page, an error that quotes the request) plausibly

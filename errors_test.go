@@ -241,6 +241,12 @@ func TestErrorsRedactEchoedToken(t *testing.T) {
 			// gives up; the error names the last URL.
 			http.Redirect(w, r, "/plants?t="+encoded, http.StatusTemporaryRedirect)
 		}},
+		{"redirect target net/http cannot parse", func(w http.ResponseWriter, _ *http.Request, encoded string) {
+			// net/http quotes the Location it failed to parse in its
+			// error, and the retry log and hooks quote that error.
+			w.Header().Set("Location", "/login/"+encoded+"%zz")
+			w.WriteHeader(http.StatusTemporaryRedirect)
+		}},
 		{"redirect followed, then dropped", func(w http.ResponseWriter, r *http.Request, encoded string) {
 			// The error names the URL, and so does the retry log.
 			if r.URL.RawQuery == "" {
@@ -257,6 +263,9 @@ func TestErrorsRedactEchoedToken(t *testing.T) {
 				if strings.HasPrefix(pl.name, "redirect followed") && form.name != "query" {
 					continue // a URL holds the token only URL-encoded
 				}
+				if strings.HasPrefix(pl.name, "redirect target net/http") && form.name != "query" && form.name != "raw" {
+					continue // a Location header holds the token as written or URL-encoded
+				}
 				fromFunc := i == 1 // a token from a token func is redacted too
 				t.Run(fmt.Sprintf("%s/%s/%s", pl.name, form.name, token), func(t *testing.T) {
 					t.Parallel()
@@ -270,9 +279,18 @@ func TestErrorsRedactEchoedToken(t *testing.T) {
 					}
 					var log syncbuf.Buffer
 					logger := slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
-					_, err := newTestClient(t, srv.URL, opt, WithLogger(logger)).CreatePlant(context.Background(), monstera)
+					var hookErrs syncbuf.Buffer
+					hooks := WithHooks(Hooks{AttemptEnd: func(_ context.Context, _ *CallInfo, a Attempt) {
+						if a.Err != nil {
+							fmt.Fprintln(&hookErrs, a.Err)
+						}
+					}})
+					_, err := newTestClient(t, srv.URL, opt, WithLogger(logger), hooks).CreatePlant(context.Background(), monstera)
 					if err == nil {
 						t.Fatal("CreatePlant succeeded, want an error")
+					}
+					if out := hookErrs.String(); strings.Contains(out, token) || strings.Contains(out, form.encode(token)) {
+						t.Errorf("an attempt's error, as hooks see it, contains the token (%s):\n%s", form.name, out)
 					}
 					if out := log.String(); strings.Contains(out, token) || strings.Contains(out, form.encode(token)) {
 						t.Errorf("the log contains the token (%s):\n%s", form.name, out)

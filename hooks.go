@@ -65,10 +65,12 @@ type Attempt struct {
 type Hooks struct {
 	// CallStart runs once per call, before the first attempt. The context
 	// it returns, if not nil, is the call's from then on: the place for a
-	// span.
+	// span. It should derive from ctx, or the call no longer ends with the
+	// caller's context.
 	CallStart func(ctx context.Context, call *CallInfo) context.Context
 	// AttemptStart runs before each attempt with the call's context; the
 	// context it returns, if not nil, is that attempt's request context.
+	// It must derive from ctx: one that does not is ignored.
 	AttemptStart func(ctx context.Context, call *CallInfo, a Attempt) context.Context
 	// AttemptEnd runs after each attempt, with the attempt's context, once
 	// its response headers arrived or it failed, and before any wait for
@@ -120,7 +122,9 @@ func (c *Client) attemptStart(req *http.Request, retry int) {
 	ctx := st.ctx // each attempt's context derives from the call's, not the last attempt's
 	for i := range c.hooks {
 		if f := c.hooks[i].AttemptStart; f != nil {
-			if next := f(ctx, &st.info, Attempt{Retry: retry}); next != nil {
+			// A context that does not derive from ctx would detach the
+			// attempt from the caller's deadline, and from the call.
+			if next := f(ctx, &st.info, Attempt{Retry: retry}); next != nil && next.Value(callStateKey{}) == any(st) {
 				ctx = next
 			}
 		}

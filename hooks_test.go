@@ -2,12 +2,14 @@ package plantstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -181,5 +183,34 @@ func BenchmarkCreatePlantCanned(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestAttemptStartContextNotDerived checks that an AttemptStart hook that
+// returns a context not derived from the one it got (a mistake, but an easy
+// one) neither panics the call nor detaches it from the caller's context:
+// the client keeps the call's own context for that attempt.
+func TestAttemptStartContextNotDerived(t *testing.T) {
+	t.Parallel()
+	srv := newStubServer(t, reply{status: 503}, reply{status: 200, body: `{"name":"Monstera"}`})
+	c := newTestClient(t, srv.URL, WithHooks(Hooks{
+		AttemptStart: func(context.Context, *CallInfo, Attempt) context.Context { return context.Background() },
+	}))
+	var info CallInfo
+	if _, err := c.CreatePlant(context.Background(), monstera, WithCallInfo(&info)); err != nil {
+		t.Fatalf("CreatePlant(%+v) error: %v", monstera, err)
+	}
+	if info.Attempts != 2 {
+		t.Errorf("CallInfo.Attempts = %d, want 2", info.Attempts)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	stalled := newStubServer(t, reply{stall: true})
+	c = newTestClient(t, stalled.URL, WithHooks(Hooks{
+		AttemptStart: func(context.Context, *CallInfo, Attempt) context.Context { return context.Background() },
+	}))
+	if _, err := c.CreatePlant(ctx, monstera); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("CreatePlant(ctx with a deadline, stalled server) error = %v, want context.DeadlineExceeded", err)
 	}
 }

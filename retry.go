@@ -29,6 +29,10 @@ type callState struct {
 	ctx            context.Context
 	maxRetries     int
 	attemptTimeout time.Duration
+	// attemptDeadline is when the attempt under way times out: set by its
+	// first round trip, shared by the redirects it follows, and cleared by
+	// checkRetry.
+	attemptDeadline time.Time
 
 	// info is the call as hooks, logs and WithCallInfo see it. Only its
 	// Operation, Method, URL and RequestID are kept up to date on a call
@@ -95,11 +99,13 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	st.attempts++
 	askedConn, gotConn := st.askedConn.Swap(false), st.gotConn.Swap(false)
 	st.retryAfter = 0
+	st.attemptDeadline = time.Time{}
 	st.info.Attempts = st.attempts
 	retry := false
 	var stop error // a reason to end the call other than the attempt's own outcome
 	if err != nil {
 		redactURLError(err, st.tokens)
+		err = redactError(err, st.tokens) // for the hooks and the log
 		// A redirect that was not followed was an answer that stored
 		// nothing. Otherwise a request that got a connection may have been
 		// written; without trace events (a transport that does not support
@@ -226,7 +232,10 @@ func retryAfter(resp *http.Response) (time.Duration, bool) {
 
 // backoffCeiling is min(limit, base·2^attempt), without overflow.
 func backoffCeiling(base, limit time.Duration, attempt int) time.Duration {
-	if attempt < 62 && base < limit>>attempt {
+	switch {
+	case base == 0: // limit>>attempt reaches 0 too, and would not be less
+		return 0
+	case attempt < 63 && base <= limit>>attempt:
 		return base << attempt
 	}
 	return limit

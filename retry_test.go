@@ -195,6 +195,13 @@ func TestBackoff(t *testing.T) {
 	if d := backoff(base, limit, 1000, 0); d < limit/2 || d > limit {
 		t.Errorf("backoff(%v, %v, 1000) = %v, want within [%v, %v] (no overflow)", base, limit, d, limit/2, limit)
 	}
+	// WithRetryBackoff promises that a base of zero retries at once, however
+	// many retries there are: 0·2^k is 0 even once limit>>k is.
+	for _, attempt := range []int{0, 33, 40, 62, 63, 1000} {
+		if d := backoff(0, limit, attempt, 0); d != 0 {
+			t.Errorf("backoff(0, %v, %d) = %v, want 0", limit, attempt, d)
+		}
+	}
 	if d := backoff(base, limit, 0, 7*time.Second); d != 7*time.Second {
 		t.Errorf("backoff with Retry-After: 7 = %v, want 7s", d)
 	}

@@ -89,15 +89,21 @@ type keepIdleConns struct {
 func (t keepIdleConns) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.timeouts.Load() {
 		if st, _ := req.Context().Value(callStateKey{}).(*callState); st != nil && st.attemptTimeout > 0 {
-			return roundTripWithin(t.rt, req, st.attemptTimeout)
+			// The redirects an attempt follows come here too, on the
+			// calling goroutine, and share the attempt's deadline.
+			if st.attemptDeadline.IsZero() {
+				st.attemptDeadline = time.Now().Add(st.attemptTimeout)
+			}
+			return roundTripWithin(t.rt, req, st.attemptDeadline, st.attemptTimeout)
 		}
 	}
 	return t.rt.RoundTrip(req)
 }
 
-// roundTripWithin sends req through rt and cancels it, body and all, after d.
-func roundTripWithin(rt http.RoundTripper, req *http.Request, d time.Duration) (*http.Response, error) {
-	ctx, cancel := context.WithTimeoutCause(req.Context(), d, errAttemptTimeout)
+// roundTripWithin sends req through rt and cancels it, body and all, at
+// deadline, the end of an attempt timeout of d.
+func roundTripWithin(rt http.RoundTripper, req *http.Request, deadline time.Time, d time.Duration) (*http.Response, error) {
+	ctx, cancel := context.WithDeadlineCause(req.Context(), deadline, errAttemptTimeout)
 	resp, err := rt.RoundTrip(req.WithContext(ctx))
 	if err != nil {
 		cancel()

@@ -278,3 +278,24 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("metrics mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestEchoedTokenStaysOutOfTelemetry has the server echo the token where
+// net/http quotes it in an error (a Location it cannot parse), which the
+// spans' status and exception event would then carry.
+func TestEchoedTokenStaysOutOfTelemetry(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", "/login/"+strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")+"%zz")
+		w.WriteHeader(http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(srv.Close)
+	f := newFixture(t, srv.URL)
+	if _, err := f.client.CreatePlant(context.Background(), monstera); err == nil {
+		t.Fatalf("CreatePlant(%+v) error = nil, want the unparsable redirect", monstera)
+	}
+	spans := f.spans.Ended()
+	if len(spans) == 0 {
+		t.Fatal("no span ended")
+	}
+	checkNoToken(t, spans)
+}
