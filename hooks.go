@@ -57,6 +57,9 @@ type Attempt struct {
 // github.com/plantstore/plantstore-go/otel builds them for OpenTelemetry.
 // Any of them may be nil. They are called synchronously, on the calling
 // goroutine, and must be safe for concurrent use: calls run concurrently.
+// They must not panic: as with an http.Client's CheckRedirect, a panic
+// goes on out of CreatePlant, and one in AttemptEnd leaves that attempt's
+// response unclosed and CallEnd uncalled.
 // A Client without hooks pays nothing for them.
 //
 // The *CallInfo they get is the client's own record of the call: read it

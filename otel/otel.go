@@ -22,7 +22,8 @@
 //
 // Two histograms measure the calls: plantstore.client.call.duration
 // (seconds, waits between attempts included) and
-// plantstore.client.call.attempts.
+// plantstore.client.call.attempts, with the call span's attributes but
+// url.full, which the semantic conventions leave off metrics.
 //
 // This package does not propagate the trace to the server. For that, give
 // the client an instrumented transport, such as otelhttp's, with
@@ -218,7 +219,9 @@ func (t *telemetry) callEnd(ctx context.Context, call *plantstore.CallInfo, err 
 		}
 		attrs = append(attrs, attribute.String("error.type", et))
 	}
-	set := attribute.NewSet(attrs...)
+	// The metrics leave url.full out, as the semantic conventions do for
+	// HTTP client metrics: a URL with ids in it would make a series per call.
+	set, _ := attribute.NewSetWithFiltered(attrs, func(kv attribute.KeyValue) bool { return kv.Key != "url.full" })
 	t.duration.Record(ctx, call.Duration.Seconds(), metric.WithAttributeSet(set))
 	t.attempts.Record(ctx, int64(call.Attempts), metric.WithAttributeSet(set))
 

@@ -264,6 +264,11 @@ func TestMetrics(t *testing.T) {
 					if v, _ := dp.Attributes.Value("http.response.status_code"); v.AsInt64() != 200 {
 						t.Errorf("%s status attribute = %v, want 200", m.Name, v.Emit())
 					}
+					// The semantic conventions keep url.full off metrics: a
+					// URL with ids in it would make a series per call.
+					if v, ok := dp.Attributes.Value("url.full"); ok {
+						t.Errorf("%s has attribute url.full = %q, want none (cardinality)", m.Name, v.Emit())
+					}
 				}
 			default:
 				t.Errorf("metric %s is a %T, want a histogram", m.Name, m.Data)
