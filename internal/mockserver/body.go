@@ -27,8 +27,10 @@ const (
 	// calls.
 	MaxSeedBody = 16 << 20
 	// maxEmptyBody bounds what is read of the body of an endpoint that
-	// takes none, to tell an empty body from one that is not.
-	maxEmptyBody = 1
+	// takes none, to tell an empty body from one that is not. A small body
+	// is read whole, so that the refusal keeps the connection open; past
+	// the bound net/http closes it, as for any body over its limit.
+	maxEmptyBody = 4 << 10
 )
 
 // CodeBadControlRequest is the "error" code of a 400 from the control API

@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -73,6 +75,12 @@ func TestBodyOverTheLimit(t *testing.T) {
 	body = `{"status": 500, "body": "` + strings.Repeat("x", MaxFaultBody-100) + `"}`
 	if rep := call(t, srv, "POST", "/__plantstore/faults", []byte(body), ""); rep.status != 201 {
 		t.Errorf("POST faults just under 1 MiB = %d, want 201", rep.status)
+	}
+	// An endpoint that takes no body reads only a little of one, and says
+	// so whatever its size.
+	for _, size := range []int{1, maxEmptyBody, maxEmptyBody + 1, 1 << 20} {
+		rep := call(t, srv, "POST", "/__plantstore/reset", bytes.Repeat([]byte(" "), size), "")
+		wantError(t, fmt.Sprintf("POST reset with a %d-byte body", size), rep, 400, CodeBadControlRequest, "takes no body")
 	}
 }
 
