@@ -565,17 +565,13 @@ func (h *Handler) applyRule(rule func(plantstore.NewPlant) *ErrorBody, p plantst
 // authorize returns the 401 for the request's credentials, or nil if they
 // carry the configured token. The message never contains a token.
 func (h *Handler) authorize(header http.Header) *rejection {
-	values := header.Values("Authorization")
-	switch len(values) {
-	case 0:
+	token, problem := wire.ParseBearer(header)
+	switch problem {
+	case wire.BearerMissing:
 		return unauthorized("", "missing Authorization header")
-	case 1:
-	default:
+	case wire.BearerRepeated:
 		return unauthorized("invalid_request", "more than one Authorization header")
-	}
-	scheme, token, ok := strings.Cut(values[0], " ")
-	token = strings.TrimLeft(token, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+	case wire.BearerMalformed:
 		return unauthorized("invalid_request", `Authorization header must be "Bearer <token>"`)
 	}
 	if subtle.ConstantTimeCompare([]byte(token), h.token) != 1 {

@@ -4,7 +4,6 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/plantstore/plantstore-go/internal/wire"
 	"github.com/plantstore/plantstore-go/plantstoretest"
@@ -41,17 +40,13 @@ func checkToken(name, token string) string {
 // carry the admin token, or nil when they do. The token is compared in
 // constant time, and no message contains a token.
 func (s *Server) authorize(header http.Header) *controlError {
-	values := header.Values("Authorization")
-	switch len(values) {
-	case 0:
+	token, problem := wire.ParseBearer(header)
+	switch problem {
+	case wire.BearerMissing:
 		return unauthorized("", "missing Authorization header; the control API needs the admin token (-admin-token)")
-	case 1:
-	default:
+	case wire.BearerRepeated:
 		return unauthorized("invalid_request", "more than one Authorization header")
-	}
-	scheme, token, ok := strings.Cut(values[0], " ")
-	token = strings.TrimLeft(token, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+	case wire.BearerMalformed:
 		return unauthorized("invalid_request", `Authorization header must be "Bearer <admin token>"`)
 	}
 	if subtle.ConstantTimeCompare([]byte(token), s.adminToken) != 1 {
