@@ -197,6 +197,9 @@ func (c *Client) CreatePlant(ctx context.Context, p NewPlant, opts ...CallOption
 // net/http's NewRequestWithContext does.
 var errNilContext = errors.New("nil context")
 
+// errNilCallOption is what a call given a nil CallOption returns.
+var errNilCallOption = errors.New("plantstore: nil call option")
+
 // do makes one call: it applies opts, gives the call its request id, sends
 // the body encode returns to url with retries, and hands a 2xx body to
 // decode. Any error comes back as a *CallError.
@@ -211,11 +214,10 @@ func (c *Client) do(ctx context.Context, op operation, method, url string, opts 
 	if len(opts) > 0 {
 		cc := &callConfig{maxRetries: -1}
 		for _, opt := range opts {
-			err := errors.New("plantstore: nil call option")
-			if opt != nil {
-				err = opt(cc)
+			if opt == nil {
+				return &CallError{Err: errNilCallOption}
 			}
-			if err != nil {
+			if err := opt(cc); err != nil {
 				return &CallError{Err: err}
 			}
 		}
