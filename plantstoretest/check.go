@@ -1,0 +1,171 @@
+package plantstoretest
+
+import (
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/wire"
+)
+
+// rejection is why the checks refused a request.
+type rejection struct {
+	status    int
+	body      ErrorBody
+	challenge string // the WWW-Authenticate value of a 401
+	repanic   string // a rule's panic to go on with, without a test; see callbackPanicked
+}
+
+func rejectf(status int, code int32, format string, args ...any) *rejection {
+	return &rejection{status: status, body: ErrorBody{Code: code, Message: fmt.Sprintf(format, args...)}}
+}
+
+// check runs the stateless checks documented on Handler, in order, and
+// returns the plant the body holds.
+func (h *Handler) check(r *http.Request, body []byte, readErr error) (plantstore.NewPlant, *rejection) {
+	if r.URL.Path != "/plants" {
+		return plantstore.NewPlant{}, rejectf(http.StatusNotFound, CodeNotFound, "no such path %q; the API serves POST /plants", r.URL.Path)
+	}
+	if r.Method != http.MethodPost {
+		return plantstore.NewPlant{}, rejectf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method %s is not allowed on /plants; use POST", r.Method)
+	}
+	if rej := h.authorize(r.Header); rej != nil {
+		return plantstore.NewPlant{}, rej
+	}
+	if msg := checkContentType(r.Header); msg != "" {
+		return plantstore.NewPlant{}, rejectf(http.StatusBadRequest, CodeContentType, "%s", msg)
+	}
+	if readErr != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(readErr, &tooLarge) {
+			return plantstore.NewPlant{}, rejectf(http.StatusBadRequest, CodeTooLarge, "body is larger than %d bytes", maxBodyBytes)
+		}
+		return plantstore.NewPlant{}, rejectf(http.StatusBadRequest, CodeInvalidJSON, "reading body: %v", readErr)
+	}
+	p, e := decodePlant(body)
+	if e != nil {
+		return plantstore.NewPlant{}, &rejection{status: http.StatusBadRequest, body: *e}
+	}
+	for _, rule := range h.rules {
+		if rej := h.applyRule(rule, p); rej != nil {
+			return plantstore.NewPlant{}, rej
+		}
+	}
+	return p, nil
+}
+
+// applyRule runs a [WithRule] rule. A panic in it fails the test (it would
+// otherwise vanish into net/http's recovery, and the client would only see
+// a dropped connection) and is answered with 500; without a test, the
+// rejection carries the panic for the caller to go on with (see
+// callbackPanicked).
+func (h *Handler) applyRule(rule func(plantstore.NewPlant) *ErrorBody, p plantstore.NewPlant) (rej *rejection) {
+	defer func() {
+		if r := recover(); r != nil {
+			repanic := h.callbackPanicked(fmt.Sprintf("plantstoretest: a WithRule rule panicked on %+v: %v", p, r))
+			rej = rejectf(http.StatusInternalServerError, CodeCallbackPanic, "a WithRule rule panicked: %v", r)
+			rej.repanic = repanic
+		}
+	}()
+	if e := rule(p); e != nil {
+		return &rejection{status: http.StatusBadRequest, body: *e}
+	}
+	return nil
+}
+
+// authorize returns the 401 for the request's credentials, or nil if they
+// carry the configured token. The message never contains a token.
+func (h *Handler) authorize(header http.Header) *rejection {
+	token, problem := wire.ParseBearer(header)
+	switch problem {
+	case wire.BearerMissing:
+		return unauthorized("", "missing Authorization header")
+	case wire.BearerRepeated:
+		return unauthorized("invalid_request", "more than one Authorization header")
+	case wire.BearerMalformed:
+		return unauthorized("invalid_request", `Authorization header must be "Bearer <token>"`)
+	}
+	if subtle.ConstantTimeCompare([]byte(token), h.token) != 1 {
+		return unauthorized("invalid_token", "invalid token")
+	}
+	return nil
+}
+
+// unauthorized is a 401 whose challenge carries the RFC 6750 error code
+// oauthErr, or none when the request sent no credentials at all.
+func unauthorized(oauthErr, msg string) *rejection {
+	challenge := `Bearer realm="plantstore"`
+	if oauthErr != "" {
+		challenge += `, error="` + oauthErr + `"`
+	}
+	return &rejection{
+		status:    http.StatusUnauthorized,
+		body:      ErrorBody{Code: CodeUnauthorized, Message: msg},
+		challenge: challenge,
+	}
+}
+
+// checkContentType returns what is wrong with the request's Content-Type,
+// or "" if it is JSON.
+func checkContentType(header http.Header) string {
+	values := header.Values("Content-Type")
+	switch len(values) {
+	case 0:
+		return "missing Content-Type header; want application/json"
+	case 1:
+	default:
+		return "more than one Content-Type header"
+	}
+	if values[0] == "application/json" { // what most clients send, without parsing
+		return ""
+	}
+	mediaType, params, err := mime.ParseMediaType(values[0])
+	if err != nil || mediaType != "application/json" {
+		return fmt.Sprintf("Content-Type must be application/json, got %q", values[0])
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return fmt.Sprintf("charset must be utf-8, got %q", cs)
+	}
+	return ""
+}
+
+// readBody reads at most [wire.MaxBodyBytes] of r's body, and a
+// *http.MaxBytesError if there was more. The buffer grows with the bytes
+// that actually arrive, never by the length the request announces (see
+// [wire.ReadBody]): a client that declares 1 MiB and sends 7 bytes costs a
+// small buffer, not 1 MiB. A short announced length only makes the first
+// buffer smaller, with a byte to spare for reading the end.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	var buf []byte
+	if r.ContentLength >= 0 && r.ContentLength < firstReadSize {
+		buf = make([]byte, 0, r.ContentLength+1)
+	}
+	return wire.ReadBody(buf, http.MaxBytesReader(w, r.Body, wire.MaxBodyBytes))
+}
+
+// firstReadSize is the buffer wire.ReadBody starts with when given none.
+const firstReadSize = 512
+
+// redact returns a copy of header in which the credentials of each
+// Authorization and Proxy-Authorization value are replaced by "REDACTED",
+// keeping the scheme.
+func redact(header http.Header) http.Header {
+	out := header.Clone()
+	if out == nil {
+		out = http.Header{}
+	}
+	for _, name := range []string{"Authorization", "Proxy-Authorization"} {
+		values := out.Values(name)
+		for i, v := range values {
+			values[i] = wire.RedactCredentials(v)
+		}
+	}
+	return out
+}

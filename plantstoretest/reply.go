@@ -1,0 +1,89 @@
+package plantstoretest
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/plantstore/plantstore-go"
+)
+
+// reply is a response worked out before it is written.
+type reply struct {
+	status     int
+	plant      *plantstore.Plant // the 200 body
+	body       *ErrorBody        // the body of any other status
+	challenge  string            // the WWW-Authenticate value of a 401
+	retryAfter string            // the Retry-After value of a 429
+}
+
+func badRequest(code int32, msg string) reply {
+	return reply{status: http.StatusBadRequest, body: &ErrorBody{Code: code, Message: msg}}
+}
+
+// write sends rep, with extra headers added, and returns the status.
+func (rep reply) write(w http.ResponseWriter, extra http.Header) int {
+	switch rep.status {
+	case http.StatusUnauthorized:
+		w.Header().Set("WWW-Authenticate", rep.challenge)
+	case http.StatusMethodNotAllowed:
+		w.Header().Set("Allow", http.MethodPost)
+	case http.StatusTooManyRequests:
+		w.Header().Set("Retry-After", rep.retryAfter)
+	}
+	var v any = rep.body
+	if rep.status == http.StatusOK {
+		v = rep.plant
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Neither body type can fail to marshal.
+		panic(err)
+	}
+	return writeRaw(w, rep.status, extra, b)
+}
+
+// writeRaw sends status, the headers in extra, and body, as JSON unless
+// extra says otherwise, and returns status.
+func writeRaw(w http.ResponseWriter, status int, extra http.Header, body []byte) int {
+	for k, vs := range extra {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	if w.Header().Get("Content-Type") == "" {
+		w.Header().Set("Content-Type", "application/json")
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(body) // A client that went away gets nothing either way.
+	return status
+}
+
+// logRequest logs one line about a finished request to the configured
+// logger and test, if any.
+func (h *Handler) logRequest(r *http.Request, status int, fault string, d time.Duration) {
+	if h.logger != nil {
+		attrs := []slog.Attr{
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.Path),
+			slog.Int("status", status),
+			slog.Duration("duration", d),
+		}
+		if fault != "" {
+			attrs = append(attrs, slog.String("fault", fault))
+		}
+		h.logger.LogAttrs(r.Context(), slog.LevelInfo, "plantstoretest request", attrs...)
+	}
+	if h.logf != nil {
+		outcome := "no response"
+		if status != 0 {
+			outcome = fmt.Sprint(status)
+		}
+		if fault != "" {
+			outcome += " (fault: " + fault + ")"
+		}
+		h.logf("plantstoretest: %s %s -> %s in %v", r.Method, r.URL.Path, outcome, d)
+	}
+}
