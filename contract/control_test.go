@@ -56,7 +56,7 @@ func loadControlContract(t *testing.T) *contract {
 // newControlMock serves a mock with the given Config over a fresh Handler.
 func newControlMock(t *testing.T, c mockserver.Config) (*httptest.Server, *plantstoretest.Handler) {
 	t.Helper()
-	h := plantstoretest.NewHandler(plantstoretest.WithToken(controlAPIToken), plantstoretest.WithRequestBodyLimit(mockserver.JournalBodyLimit))
+	h := plantstoretest.NewHandler(plantstoretest.WithToken(controlAPIToken), plantstoretest.WithJournalBodyLimit(mockserver.JournalBodyLimit))
 	c.ListenAddr = "192.0.2.1:8080"
 	s, err := mockserver.New(h, c)
 	if err != nil {
@@ -284,7 +284,7 @@ func TestControlContractHeldRequest(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	for h.Pending() != 0 { // the hang is taken once the request arrived
+	for len(h.Faults()) != 0 { // the hang is taken once the request arrived
 		select {
 		case <-done:
 			t.Fatal("the held request ended before the journal was read")

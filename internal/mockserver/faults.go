@@ -181,7 +181,7 @@ type faultStatusJSON struct {
 	Left    int                 `json:"left"`
 }
 
-func newFaultStatus(fs plantstoretest.FaultStatus, m *matchJSON) faultStatusJSON {
+func newFaultStatus(fs plantstoretest.InjectedFault, m *matchJSON) faultStatusJSON {
 	out := faultStatusJSON{
 		ID:      fs.ID,
 		Status:  fs.Fault.Status,
@@ -228,7 +228,7 @@ func (s *Server) addFault(w http.ResponseWriter, _ *http.Request, body []byte) (
 		times = 1
 	}
 	f.Header = f.Header.Clone() // the reply must not share the map the Handler keeps
-	writeJSON(w, http.StatusCreated, newFaultStatus(plantstoretest.FaultStatus{ID: id, Fault: f, Times: times, Left: times}, fj.Match))
+	writeJSON(w, http.StatusCreated, newFaultStatus(plantstoretest.InjectedFault{ID: id, Fault: f, Times: times, Left: times}, fj.Match))
 	return http.StatusCreated, nil
 }
 
@@ -256,7 +256,7 @@ func (s *Server) clearFaults(w http.ResponseWriter, _ *http.Request, _ []byte) (
 
 // pruneMatches forgets the matches of faults no longer pending. pending is
 // the Handler's list, or nil to ask it. s.mu must be held.
-func (s *Server) pruneMatches(pending []plantstoretest.FaultStatus) {
+func (s *Server) pruneMatches(pending []plantstoretest.InjectedFault) {
 	if len(s.matches) == 0 {
 		return
 	}
