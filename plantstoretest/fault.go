@@ -36,12 +36,16 @@ import (
 // response, and the client cannot tell whether its create took effect.
 type Fault struct {
 	// Match selects the requests the Fault answers; nil matches every
-	// request. Faults are tried in the order they were injected, so Match is
-	// called with an arriving request only if no earlier Fault took it. It
-	// runs while the Handler's state is locked, so it must be quick, must
-	// not modify the Request and must not call the Handler's methods. A
-	// panic in Match fails the test and counts as no match; in a Handler from
-	// [NewHandler], which has no test to fail, it goes on out of ServeHTTP.
+	// request. It sees the whole [Request], checked or not (see
+	// [Request.Invalid]): its Method and Path select an operation
+	// (r.Method == "POST" && r.Path == "/plants"), its Plant a create by
+	// what it stores, its RetryCount an attempt of a call. Faults are tried
+	// in the order they were injected, so Match is called with an arriving
+	// request only if no earlier Fault took it. It runs while the Handler's
+	// state is locked, so it must be quick, must not modify the Request and
+	// must not call the Handler's methods. A panic in Match fails the test
+	// and counts as no match; in a Handler from [NewHandler], which has no
+	// test to fail, it goes on out of ServeHTTP.
 	Match func(Request) bool
 
 	// Times is how many matching requests the Fault answers before it is

@@ -30,6 +30,7 @@ type config struct {
 	tb          testing.TB // set by NewServer only
 
 	plants     []plantstore.NewPlant // WithPlants
+	routes     []route               // added to the route table; set by tests only
 	maxPlants  int
 	bodyLimit  int
 	rateN      int           // WithRateLimit; 0 for none
