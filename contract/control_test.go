@@ -223,6 +223,8 @@ func TestControlContractOpen(t *testing.T) {
 		{method: "POST", path: "/__plantstore/faults", body: `{"status": 503, "headers": {"Retry-After": "1", "X-Two": ["a", "b"]}, "body": "busy", "times": 2, "match": {"id": 10, "name": "Rose", "tag": "red"}}`, wantStatus: 201},
 		{method: "POST", path: "/__plantstore/faults", body: `{"store": true, "drop": true, "match": {"id": 11}}`, wantStatus: 201},
 		{method: "POST", path: "/__plantstore/faults", body: `{"delay": "1ms"}`, wantStatus: 201},
+		{method: "POST", path: "/__plantstore/faults", body: `{"status": 503, "match": {"method": "PUT", "path": "/plants"}}`, wantStatus: 201},
+		{method: "POST", path: "/__plantstore/faults", body: `{"status": 503, "match": {"path": "plants"}}`, wantStatus: 400, badRequest: true},
 		{method: "POST", path: "/__plantstore/faults", body: `{"hang": true, "drop": true}`, wantStatus: 400},
 		{method: "POST", path: "/__plantstore/faults", body: `{"delay": "soon"}`, wantStatus: 400},
 		{method: "POST", path: "/__plantstore/faults", body: `{"status": "503"}`, wantStatus: 400, badRequest: true},
