@@ -327,7 +327,7 @@ type answer struct {
 	fault     string // what answered instead of the usual reply, as in Request.Fault
 	scripted  *Fault // the fault to act out, or nil to send rep
 	rep       reply  // the reply, when processed
-	processed bool   // whether the plant was stored or its rejection worked out
+	processed bool   // whether the operation was done (a plant stored) or its rejection worked out
 	repanic   string // a callback's panic for ServeHTTP to go on with, or ""
 }
 
