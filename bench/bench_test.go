@@ -154,8 +154,8 @@ func newMock(tb testing.TB) (http.Handler, func(testing.TB, int)) {
 	h := plantstoretest.NewHandler(
 		plantstoretest.WithToken(baseline.Token),
 		plantstoretest.WithLogger(logger),
-		plantstoretest.WithRequestLimit(mockserver.DefaultJournal),
-		plantstoretest.WithRequestBodyLimit(mockserver.JournalBodyLimit),
+		plantstoretest.WithJournalLimit(mockserver.DefaultJournal),
+		plantstoretest.WithJournalBodyLimit(mockserver.JournalBodyLimit),
 		plantstoretest.WithMaxPlants(mockserver.DefaultMaxPlants),
 	)
 	tb.Cleanup(h.Close)
@@ -177,7 +177,7 @@ func newMock(tb testing.TB) (http.Handler, func(testing.TB, int)) {
 // newJournaledFake is the fake of package plantstoretest with its journal
 // on, keeping the most recent journalLimit requests.
 func newJournaledFake(tb testing.TB) (http.Handler, func(testing.TB, int)) {
-	h := plantstoretest.NewHandler(plantstoretest.WithToken(baseline.Token), plantstoretest.WithRequestLimit(journalLimit))
+	h := plantstoretest.NewHandler(plantstoretest.WithToken(baseline.Token), plantstoretest.WithJournalLimit(journalLimit))
 	tb.Cleanup(h.Close)
 	return h, func(tb testing.TB, creates int) {
 		tb.Helper()

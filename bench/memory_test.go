@@ -22,7 +22,7 @@ const (
 
 // newFakeStore is the fake of package plantstoretest with its journal off.
 func newFakeStore(tb testing.TB) http.Handler {
-	h := plantstoretest.NewHandler(plantstoretest.WithToken(baseline.Token), plantstoretest.WithRequestLimit(0))
+	h := plantstoretest.NewHandler(plantstoretest.WithToken(baseline.Token), plantstoretest.WithJournalLimit(0))
 	tb.Cleanup(h.Close)
 	return h
 }

@@ -56,7 +56,7 @@ func loadControlContract(t *testing.T) *contract {
 // newControlMock serves a mock with the given Config over a fresh Handler.
 func newControlMock(t *testing.T, c mockserver.Config) (*httptest.Server, *plantstoretest.Handler) {
 	t.Helper()
-	h := plantstoretest.NewHandler(plantstoretest.WithToken(controlAPIToken), plantstoretest.WithRequestBodyLimit(mockserver.JournalBodyLimit))
+	h := plantstoretest.NewHandler(plantstoretest.WithToken(controlAPIToken), plantstoretest.WithJournalBodyLimit(mockserver.JournalBodyLimit))
 	c.ListenAddr = "192.0.2.1:8080"
 	s, err := mockserver.New(h, c)
 	if err != nil {
@@ -223,6 +223,8 @@ func TestControlContractOpen(t *testing.T) {
 		{method: "POST", path: "/__plantstore/faults", body: `{"status": 503, "headers": {"Retry-After": "1", "X-Two": ["a", "b"]}, "body": "busy", "times": 2, "match": {"id": 10, "name": "Rose", "tag": "red"}}`, wantStatus: 201},
 		{method: "POST", path: "/__plantstore/faults", body: `{"store": true, "drop": true, "match": {"id": 11}}`, wantStatus: 201},
 		{method: "POST", path: "/__plantstore/faults", body: `{"delay": "1ms"}`, wantStatus: 201},
+		{method: "POST", path: "/__plantstore/faults", body: `{"status": 503, "match": {"method": "PUT", "path": "/plants"}}`, wantStatus: 201},
+		{method: "POST", path: "/__plantstore/faults", body: `{"status": 503, "match": {"path": "plants"}}`, wantStatus: 400, badRequest: true},
 		{method: "POST", path: "/__plantstore/faults", body: `{"hang": true, "drop": true}`, wantStatus: 400},
 		{method: "POST", path: "/__plantstore/faults", body: `{"delay": "soon"}`, wantStatus: 400},
 		{method: "POST", path: "/__plantstore/faults", body: `{"status": "503"}`, wantStatus: 400, badRequest: true},
@@ -284,7 +286,7 @@ func TestControlContractHeldRequest(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	for h.Pending() != 0 { // the hang is taken once the request arrived
+	for len(h.Faults()) != 0 { // the hang is taken once the request arrived
 		select {
 		case <-done:
 			t.Fatal("the held request ended before the journal was read")

@@ -17,6 +17,7 @@ type rejection struct {
 	status    int
 	body      ErrorBody
 	challenge string // the WWW-Authenticate value of a 401
+	allow     string // the Allow value of a 405
 	repanic   string // a rule's panic to go on with, without a test; see callbackPanicked
 }
 
@@ -24,38 +25,65 @@ func rejectf(status int, code int32, format string, args ...any) *rejection {
 	return &rejection{status: status, body: ErrorBody{Code: code, Message: fmt.Sprintf(format, args...)}}
 }
 
-// check runs the stateless checks documented on Handler, in order, and
-// returns the plant the body holds.
-func (h *Handler) check(r *http.Request, body []byte, readErr error) (plantstore.NewPlant, *rejection) {
-	if r.URL.Path != "/plants" {
-		return plantstore.NewPlant{}, rejectf(http.StatusNotFound, CodeNotFound, "no such path %q; the API serves POST /plants", r.URL.Path)
+// reply is the reply that answers the request rej refused.
+func (rej *rejection) reply() reply {
+	return reply{status: rej.status, body: &rej.body, challenge: rej.challenge, allow: rej.allow}
+}
+
+// check routes the request and runs the stateless checks documented on
+// Handler, in order. It returns the request's operation and the plant the
+// body holds, or, if a check failed, why (with the operation when the
+// request was routed).
+func (h *Handler) check(r *http.Request, body []byte, readErr error) (*operation, plantstore.NewPlant, *rejection) {
+	op, rej := h.route(r.Method, r.URL.Path)
+	if rej == nil {
+		rej = h.authorize(r.Header)
 	}
-	if r.Method != http.MethodPost {
-		return plantstore.NewPlant{}, rejectf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method %s is not allowed on /plants; use POST", r.Method)
+	if rej == nil && op.decode == nil {
+		rej = checkNoBody(r, body, readErr)
 	}
-	if rej := h.authorize(r.Header); rej != nil {
-		return plantstore.NewPlant{}, rej
+	if rej != nil || op.decode == nil {
+		return op, plantstore.NewPlant{}, rej
 	}
 	if msg := checkContentType(r.Header); msg != "" {
-		return plantstore.NewPlant{}, rejectf(http.StatusBadRequest, CodeContentType, "%s", msg)
+		return op, plantstore.NewPlant{}, rejectf(http.StatusBadRequest, CodeContentType, "%s", msg)
 	}
 	if readErr != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(readErr, &tooLarge) {
-			return plantstore.NewPlant{}, rejectf(http.StatusBadRequest, CodeTooLarge, "body is larger than %d bytes", maxBodyBytes)
-		}
-		return plantstore.NewPlant{}, rejectf(http.StatusBadRequest, CodeInvalidJSON, "reading body: %v", readErr)
+		return op, plantstore.NewPlant{}, bodyError(readErr)
 	}
-	p, e := decodePlant(body)
+	p, e := op.decode(body)
 	if e != nil {
-		return plantstore.NewPlant{}, &rejection{status: http.StatusBadRequest, body: *e}
+		return op, plantstore.NewPlant{}, &rejection{status: http.StatusBadRequest, body: *e}
 	}
 	for _, rule := range h.rules {
 		if rej := h.applyRule(rule, p); rej != nil {
-			return plantstore.NewPlant{}, rej
+			return op, plantstore.NewPlant{}, rej
 		}
 	}
-	return p, nil
+	return op, p, nil
+}
+
+// bodyError is the 400 for a body that could not be read.
+func bodyError(readErr error) *rejection {
+	var tooLarge *http.MaxBytesError
+	if errors.As(readErr, &tooLarge) {
+		return rejectf(http.StatusBadRequest, CodeTooLarge, "body is larger than %d bytes", maxBodyBytes)
+	}
+	return rejectf(http.StatusBadRequest, CodeInvalidJSON, "reading body: %v", readErr)
+}
+
+// checkNoBody refuses a request to an operation that takes no body if it
+// has one, or a Content-Type that announces one.
+func checkNoBody(r *http.Request, body []byte, readErr error) *rejection {
+	switch {
+	case len(r.Header.Values("Content-Type")) > 0:
+		return rejectf(http.StatusBadRequest, CodeContentType, "%s %s takes no body, so no Content-Type header", r.Method, r.URL.Path)
+	case readErr != nil:
+		return bodyError(readErr)
+	case len(body) > 0:
+		return rejectf(http.StatusBadRequest, CodeInvalidJSON, "%s %s takes no body, got %d bytes", r.Method, r.URL.Path, len(body))
+	}
+	return nil
 }
 
 // applyRule runs a [WithRule] rule. A panic in it fails the test (it would

@@ -69,7 +69,7 @@ func ExampleHandler_Inject() {
 	if _, err := c.CreatePlant(context.Background(), plantstore.NewPlant{ID: 1, Name: "Fern"}); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("requests:", len(h.Requests()), "plants:", len(h.Plants()), "pending faults:", h.Pending())
+	fmt.Println("requests:", len(h.Requests()), "plants:", len(h.Plants()), "pending faults:", len(h.Faults()))
 	// Output:
 	// requests: 2 plants: 1 pending faults: 0
 }

@@ -36,12 +36,16 @@ import (
 // response, and the client cannot tell whether its create took effect.
 type Fault struct {
 	// Match selects the requests the Fault answers; nil matches every
-	// request. Faults are tried in the order they were injected, so Match is
-	// called with an arriving request only if no earlier Fault took it. It
-	// runs while the Handler's state is locked, so it must be quick, must
-	// not modify the Request and must not call the Handler's methods. A
-	// panic in Match fails the test and counts as no match; in a Handler from
-	// [NewHandler], which has no test to fail, it goes on out of ServeHTTP.
+	// request. It sees the whole [Request], checked or not (see
+	// [Request.Invalid]): its Method and Path select an operation
+	// (r.Method == "POST" && r.Path == "/plants"), its Plant a create by
+	// what it stores, its RetryCount an attempt of a call. Faults are tried
+	// in the order they were injected, so Match is called with an arriving
+	// request only if no earlier Fault took it. It runs while the Handler's
+	// state is locked, so it must be quick, must not modify the Request and
+	// must not call the Handler's methods. A panic in Match fails the test
+	// and counts as no match; in a Handler from [NewHandler], which has no
+	// test to fail, it goes on out of ServeHTTP.
 	Match func(Request) bool
 
 	// Times is how many matching requests the Fault answers before it is
@@ -168,9 +172,10 @@ func (f *scriptedFault) describe() string {
 	return fmt.Sprintf("#%d %s", f.seq, f.kind())
 }
 
-// FaultStatus is an injected [Fault] waiting for requests, as
-// [Handler.Faults] reports it.
-type FaultStatus struct {
+// InjectedFault is a [Fault] given to [Handler.Inject] or [Handler.AddFault]
+// that has replies left, as [Handler.Faults] reports it: the Fault, its ID,
+// and how many of its replies are used.
+type InjectedFault struct {
 	// ID numbers the Faults of a Handler in the order they were injected,
 	// from 1; [Request.Fault] names the Fault that answered a request by it
 	// ("#3 …"), and so do the reports of unused faults.
@@ -206,7 +211,7 @@ func (h *Handler) Inject(f Fault) {
 
 // AddFault is [Handler.Inject] for callers without a test to fail, such as
 // the control API of cmd/plantstore-mock: it adds f to the faults waiting
-// for requests and returns its ID (see [FaultStatus]), or, for a fault that
+// for requests and returns its ID (see [InjectedFault]), or, for a fault that
 // can never act as written, an error with the very message Inject reports,
 // such as "plantstoretest: invalid Fault: Body needs a Status", and adds
 // nothing. It copies f's Header and Body. It is safe for concurrent use.
@@ -229,18 +234,20 @@ func (h *Handler) AddFault(f Fault) (id int, err error) {
 }
 
 // Faults returns the injected faults with replies left, in the order they
-// were injected. The slice and the faults' Header and Body are copies.
-func (h *Handler) Faults() []FaultStatus {
+// were injected. The slice and the faults' Header and Body are copies. An
+// empty slice means no injected reply is waiting for a request; the sum of
+// the Left fields is how many are.
+func (h *Handler) Faults() []InjectedFault {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	out := make([]FaultStatus, len(h.faults))
+	out := make([]InjectedFault, len(h.faults))
 	for i, f := range h.faults {
 		c := f.Fault
 		c.Header = c.Header.Clone()
 		if c.Body != nil {
 			c.Body = append([]byte{}, c.Body...)
 		}
-		out[i] = FaultStatus{ID: f.seq, Fault: c, Times: f.times, Left: f.left}
+		out[i] = InjectedFault{ID: f.seq, Fault: c, Times: f.times, Left: f.left}
 	}
 	return out
 }
@@ -253,18 +260,6 @@ func (h *Handler) ClearFaults() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.faults = nil
-}
-
-// Pending returns how many injected replies are still waiting for a
-// request: the sum of the replies each waiting fault has left.
-func (h *Handler) Pending() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	n := 0
-	for _, f := range h.faults {
-		n += f.left
-	}
-	return n
 }
 
 // takeFault uses up one reply of the first waiting fault that matches req,

@@ -510,8 +510,8 @@ func TestFaultMatch(t *testing.T) {
 	if diff := cmp.Diff([]int{200, 500, 200}, got); diff != "" {
 		t.Errorf("statuses of creates 1, 2, 3 mismatch (-want +got):\n%s", diff)
 	}
-	if got := s.Pending(); got != 0 {
-		t.Errorf("Pending() = %d, want 0", got)
+	if got := repliesLeft(s.Faults()); got != 0 {
+		t.Errorf("replies left = %d, want 0", got)
 	}
 }
 
@@ -525,8 +525,8 @@ func TestFaultTimes(t *testing.T) {
 		if _, err := c.CreatePlant(context.Background(), in); !errors.Is(err, plantstore.ErrServer) {
 			t.Errorf("CreatePlant(%+v) error = %v, want a 503", in, err)
 		}
-		if got := s.Pending(); got != wantPending {
-			t.Errorf("after create %d, Pending() = %d, want %d", i, got, wantPending)
+		if got := repliesLeft(s.Faults()); got != wantPending {
+			t.Errorf("after create %d, replies left = %d, want %d", i, got, wantPending)
 		}
 	}
 	in := plantstore.NewPlant{ID: 3, Name: "Fern"}
@@ -610,8 +610,8 @@ func TestInjectRejectsImpossibleFaults(t *testing.T) {
 			if len(tb.fatals) != 1 || !strings.Contains(tb.fatals[0], tt.wantMsg) {
 				t.Errorf("Server.Inject(%+v) Fatalf calls = %q, want one containing %q", tt.fault, tb.fatals, tt.wantMsg)
 			}
-			if got := s.Pending(); got != 0 {
-				t.Errorf("Pending() after a rejected Inject = %d, want 0", got)
+			if got := repliesLeft(s.Faults()); got != 0 {
+				t.Errorf("replies left after a rejected Inject = %d, want 0", got)
 			}
 
 			h := NewHandler()
@@ -692,7 +692,7 @@ func TestAddFaultFaultsAndClearFaults(t *testing.T) {
 		t.Fatalf("POST with fault #1 waiting: status %d, want 503", resp.status)
 	}
 	got := s.Faults()
-	want := []FaultStatus{
+	want := []InjectedFault{
 		{ID: 1, Fault: Fault{Status: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {"1"}},
 			Body: []byte(`{"error":1,"message":"a"}`), Times: 2}, Times: 2, Left: 1},
 		{ID: 2, Fault: Fault{Drop: true, Times: 1}, Times: 1, Left: 1},

@@ -76,6 +76,7 @@ type Handler struct {
 	maxPlants   int
 	bodyLimit   int // of the bodies in the journal
 	rules       []func(plantstore.NewPlant) *ErrorBody
+	routes      []route // the route table: routes, and those tests add
 	logger      *slog.Logger
 	tb          testing.TB                       // nil for a Handler from NewHandler
 	logf        func(format string, args ...any) // nil, or the test's Logf
@@ -130,6 +131,7 @@ func newHandler(c *config) *Handler {
 		maxPlants:   c.maxPlants,
 		bodyLimit:   c.bodyLimit,
 		rules:       c.rules,
+		routes:      append(routes[:len(routes):len(routes)], c.routes...),
 		logger:      c.logger,
 		tb:          c.tb,
 		now:         time.Now,
@@ -235,14 +237,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.maxRequests != 0 {
 		req.Body, req.BodyTruncated = h.journalBody(body, readErr)
 	}
-	plant, rej := h.check(r, body, readErr)
+	op, plant, rej := h.check(r, body, readErr)
 	if rej == nil {
 		req.Plant = plant
 	} else {
 		req.Invalid = &rej.body
 	}
 
-	ans := h.arrive(req, plant, rej)
+	ans := h.arrive(req, op, plant, rej)
 	status := 0 // written; 0 if none, when the connection is dropped
 	var d time.Duration
 	defer func() {
@@ -282,11 +284,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rep := ans.rep
 	if !ans.processed {
 		h.mu.Lock()
-		if h.gen == ans.gen {
-			rep = h.store(plant, rej)
-		} else {
-			rep = replyWithoutStoring(plant, rej) // Reset ran during the delay
-		}
+		rep = h.process(op, plant, rej, h.gen == ans.gen) // unless Reset ran during the delay
 		h.mu.Unlock()
 	}
 	status, d = h.begin(ans.seq, rep.status, start)
@@ -329,15 +327,16 @@ type answer struct {
 	fault     string // what answered instead of the usual reply, as in Request.Fault
 	scripted  *Fault // the fault to act out, or nil to send rep
 	rep       reply  // the reply, when processed
-	processed bool   // whether the plant was stored or its rejection worked out
+	processed bool   // whether the operation was done (a plant stored) or its rejection worked out
 	repanic   string // a callback's panic for ServeHTTP to go on with, or ""
 }
 
 // arrive numbers and records req, and decides who answers it: the rate
 // limit, the first injected fault that matches, chaos, or the fake itself.
 // Unless a fault takes over without Store, it also processes the request:
-// it stores the plant or decides how to reject it.
-func (h *Handler) arrive(req Request, p plantstore.NewPlant, rej *rejection) (ans answer) {
+// it does its operation op (storing the plant of a create) or decides how
+// to reject it.
+func (h *Handler) arrive(req Request, op *operation, p plantstore.NewPlant, rej *rejection) (ans answer) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.seq++
@@ -369,16 +368,27 @@ func (h *Handler) arrive(req Request, p plantstore.NewPlant, rej *rejection) (an
 		ans.scripted, ans.fault = h.chaos.next()
 	}
 	if ans.scripted == nil || ans.scripted.Store {
-		ans.rep, ans.processed = h.store(p, rej), true
+		ans.rep, ans.processed = h.process(op, p, rej, true), true
 	}
 	return ans
 }
 
-// store stores p, unless the checks rejected it, its id is taken or the
-// store is full, and returns the reply. h.mu must be held.
-func (h *Handler) store(p plantstore.NewPlant, rej *rejection) reply {
+// process works out the reply to a checked request: its rejection, or what
+// its operation op does; with commit false, op changes nothing (see
+// [operation]). h.mu must be held.
+func (h *Handler) process(op *operation, p plantstore.NewPlant, rej *rejection, commit bool) reply {
 	if rej != nil {
-		return replyWithoutStoring(p, rej)
+		return rej.reply()
+	}
+	return op.serve(h, p, commit)
+}
+
+// createPlant does POST /plants: it stores p, unless its id is taken or
+// the store is full, and returns the reply. h.mu must be held.
+func (h *Handler) createPlant(p plantstore.NewPlant, commit bool) reply {
+	created := reply{status: http.StatusOK, result: &plantstore.Plant{Name: p.Name, Tag: p.Tag}}
+	if !commit {
+		return created
 	}
 	if h.ids != nil {
 		if _, dup := h.ids[p.ID]; dup {
@@ -392,7 +402,7 @@ func (h *Handler) store(p plantstore.NewPlant, rej *rejection) reply {
 		h.ids[p.ID] = struct{}{}
 	}
 	h.plants = append(h.plants, p)
-	return replyWithoutStoring(p, nil)
+	return created
 }
 
 func duplicateMessage(id int64) string {
@@ -402,15 +412,6 @@ func duplicateMessage(id int64) string {
 func (h *Handler) storeFullMessage() string {
 	return fmt.Sprintf("the store is full: it holds %d plants, the most that WithMaxPlants "+
 		"(plantstore-mock: -max-plants) allows", h.maxPlants)
-}
-
-// replyWithoutStoring is the reply to a checked request: its rejection, or
-// the stored Plant.
-func replyWithoutStoring(p plantstore.NewPlant, rej *rejection) reply {
-	if rej != nil {
-		return reply{status: rej.status, body: &rej.body, challenge: rej.challenge}
-	}
-	return reply{status: http.StatusOK, plant: &plantstore.Plant{Name: p.Name, Tag: p.Tag}}
 }
 
 // wait blocks until timer fires, or, when the client goes away or the

@@ -677,8 +677,8 @@ func TestReset(t *testing.T) {
 	if got := s.Requests(); len(got) != 0 {
 		t.Errorf("after Reset, Requests() = %+v, want none", got)
 	}
-	if got := s.Pending(); got != 0 {
-		t.Errorf("after Reset, Pending() = %d, want 0", got)
+	if got := repliesLeft(s.Faults()); got != 0 {
+		t.Errorf("after Reset, replies left = %d, want 0", got)
 	}
 	// The id is free again, and the fault is gone.
 	if resp := post(t, s, body); resp.status != http.StatusOK {

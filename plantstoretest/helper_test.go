@@ -102,3 +102,13 @@ func subtestOutput(out, name string) string {
 	}
 	return rest
 }
+
+// repliesLeft is how many injected replies are still waiting for a request:
+// the sum of Left over faults.
+func repliesLeft(faults []InjectedFault) int {
+	n := 0
+	for _, f := range faults {
+		n += f.Left
+	}
+	return n
+}

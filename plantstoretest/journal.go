@@ -29,7 +29,7 @@ type Request struct {
 	// "Bearer REDACTED".
 	Header http.Header
 	// Body is a copy of the request body, cut at the journal's body limit
-	// (see [WithRequestBodyLimit]; by default 1 MiB, the most the fake
+	// (see [WithJournalBodyLimit]; by default 1 MiB, the most the fake
 	// accepts).
 	Body []byte
 	// BodyTruncated reports that Body is shorter than the body that was
@@ -58,7 +58,7 @@ type Request struct {
 	Status int
 	// Fault says what answered the request instead of the usual reply, or
 	// is "" when nothing did: an injected [Fault] as "#" followed by its
-	// [FaultStatus.ID] and what it does ("#3 Status 503, Header"); the rate
+	// [InjectedFault.ID] and what it does ("#3 Status 503, Header"); the rate
 	// limit of [WithRateLimit] as "rate limit"; and a fault chosen by
 	// [WithChaos] as "chaos: " followed by what it does ("chaos: 502").
 	Fault string
@@ -111,7 +111,7 @@ func retryCount(header http.Header) int {
 // Requests returns the journal: every request that reached the fake, in
 // the order they arrived, whatever the reply, with what became of each
 // (rejected requests, those a [Fault] answered and those still held
-// included). Under [WithRequestLimit] it returns only the most recent
+// included). Under [WithJournalLimit] it returns only the most recent
 // ones. The slice and the requests' headers and bodies are copies that the
 // caller may modify. It is safe to call while requests are served; an entry
 // read while its request is held reads [OutcomeHeld], and a later call
@@ -123,7 +123,7 @@ func (h *Handler) Requests() []Request {
 // RequestsSince returns the recorded requests whose Seq is greater than
 // seq, oldest first, as [Handler.Requests] does: a test or a poller that
 // remembers the last Seq it saw reads only what is new. Requests that the
-// journal's limit ([WithRequestLimit]), [Handler.ClearRequests] or
+// journal's limit ([WithJournalLimit]), [Handler.ClearRequests] or
 // [Handler.Reset] removed are not returned.
 func (h *Handler) RequestsSince(seq uint64) []Request {
 	h.mu.Lock()
@@ -169,7 +169,7 @@ func (h *Handler) entry(i int) *Request {
 }
 
 // record keeps req, which arrive numbered, for [Handler.Requests], within
-// [WithRequestLimit]'s limit. Under a limit n, h.requests is a ring of at
+// [WithJournalLimit]'s limit. Under a limit n, h.requests is a ring of at
 // most n requests whose oldest is at h.head: once full, each request takes
 // the place of the oldest, so recording is O(1) and the journal never holds
 // more than n bodies. h.mu must be held.

@@ -217,7 +217,7 @@ func TestJournalSeqAndRequestsSince(t *testing.T) {
 
 func TestJournalRequestsSinceUnderLimit(t *testing.T) {
 	t.Parallel()
-	h := NewHandler(WithRequestLimit(3))
+	h := NewHandler(WithJournalLimit(3))
 	for range 10 {
 		serve(h, nil, "")
 	}
@@ -229,7 +229,7 @@ func TestJournalRequestsSinceUnderLimit(t *testing.T) {
 		}
 	}
 	if diff := cmp.Diff([]uint64{8, 9, 10}, got); diff != "" {
-		t.Errorf("RequestsSince(2) under WithRequestLimit(3) Seqs mismatch (-want +got):\n%s", diff)
+		t.Errorf("RequestsSince(2) under WithJournalLimit(3) Seqs mismatch (-want +got):\n%s", diff)
 	}
 	if got := h.RequestsSince(9); len(got) != 1 || got[0].Seq != 10 {
 		t.Errorf("RequestsSince(9) = %d requests, want request 10", len(got))
@@ -248,10 +248,10 @@ func TestWithRequestBodyLimit(t *testing.T) {
 		wantTruncated bool
 	}{
 		{"default", nil, body, body, false},
-		{"at the limit", []Option{WithRequestBodyLimit(len(body))}, body, body, false},
-		{"over the limit", []Option{WithRequestBodyLimit(5)}, body, body[:5], true},
-		{"zero", []Option{WithRequestBodyLimit(0)}, body, "", true},
-		{"zero, empty body", []Option{WithRequestBodyLimit(0)}, "", "", false},
+		{"at the limit", []Option{WithJournalBodyLimit(len(body))}, body, body, false},
+		{"over the limit", []Option{WithJournalBodyLimit(5)}, body, body[:5], true},
+		{"zero", []Option{WithJournalBodyLimit(0)}, body, "", true},
+		{"zero, empty body", []Option{WithJournalBodyLimit(0)}, "", "", false},
 		{"over what the fake accepts", nil, tooLarge, tooLarge[:maxBodyBytes], true},
 	}
 	for _, tt := range tests {
@@ -276,7 +276,7 @@ func TestWithRequestBodyLimit(t *testing.T) {
 // for the journal's invariants: each snapshot holds consecutive Seqs.
 func TestJournalFaultsAndSeedsUnderLoad(t *testing.T) {
 	t.Parallel()
-	s := NewServer(t, WithRequestLimit(50), WithAllowDuplicateIDs())
+	s := NewServer(t, WithJournalLimit(50), WithAllowDuplicateIDs())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var (
@@ -352,13 +352,13 @@ func TestRequestsSinceReturnsCopies(t *testing.T) {
 	}
 }
 
-// TestJournalRingCompletes checks that, under WithRequestLimit, outcomes
+// TestJournalRingCompletes checks that, under WithJournalLimit, outcomes
 // reach the right entries wherever the ring has wrapped, and that an entry
 // pushed out is not brought back.
 func TestJournalRingCompletes(t *testing.T) {
 	t.Parallel()
 	for arrivals := 3; arrivals <= 8; arrivals++ {
-		h := NewHandler(WithRequestLimit(3))
+		h := NewHandler(WithJournalLimit(3))
 		h.mu.Lock()
 		for range arrivals {
 			h.seq++
@@ -373,7 +373,7 @@ func TestJournalRingCompletes(t *testing.T) {
 			want = append(want, Request{Seq: seq, Outcome: OutcomeSent, Status: 200 + int(seq), Duration: time.Duration(seq)})
 		}
 		if diff := cmp.Diff(want, h.Requests(), cmpopts.EquateEmpty()); diff != "" {
-			t.Errorf("after %d arrivals under WithRequestLimit(3), Requests() mismatch (-want +got):\n%s", arrivals, diff)
+			t.Errorf("after %d arrivals under WithJournalLimit(3), Requests() mismatch (-want +got):\n%s", arrivals, diff)
 		}
 		for since := uint64(0); since <= uint64(arrivals)+1; since++ {
 			got := h.RequestsSince(since)
@@ -389,12 +389,12 @@ func TestJournalRingCompletes(t *testing.T) {
 // goroutines at once while clients create plants through the rate limit,
 // chaos and faults that hold, store and drop requests, so that entries
 // complete after Reset and ClearRequests have run and while the ring under
-// WithRequestLimit wraps. Besides the race detector, it checks the
+// WithJournalLimit wraps. Besides the race detector, it checks the
 // journal's invariants in every snapshot, and that no request is left held
 // once the server has closed.
 func TestControlCallsDuringLoad(t *testing.T) {
 	t.Parallel()
-	s := NewServer(t, WithRequestLimit(16), WithRateLimit(1_000_000, time.Second), WithChaos(0.2, 7), WithMaxPlants(200))
+	s := NewServer(t, WithJournalLimit(16), WithRateLimit(1_000_000, time.Second), WithChaos(0.2, 7), WithMaxPlants(200))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var (
@@ -426,7 +426,7 @@ func TestControlCallsDuringLoad(t *testing.T) {
 			}
 		}
 		if len(reqs) > 16 {
-			return fmt.Errorf("%d entries under WithRequestLimit(16)", len(reqs))
+			return fmt.Errorf("%d entries under WithJournalLimit(16)", len(reqs))
 		}
 		return nil
 	}
@@ -552,7 +552,7 @@ func TestJournalCutsTheDecodedPlant(t *testing.T) {
 		{"x" + long, "", "x" + long[:limit-2], ""}, // "é" at bytes 15-16 would be split
 	}
 	for _, tt := range tests {
-		h := NewHandler(WithRequestBodyLimit(limit))
+		h := NewHandler(WithJournalBodyLimit(limit))
 		body := fmt.Sprintf(`{"id":1,"name":%q,"tag":%q}`, tt.name, tt.tag)
 		if w := serve(h, validHeader(DefaultToken), body); w.Code != http.StatusOK {
 			t.Fatalf("create with a %d-byte name: status %d, want 200", len(tt.name), w.Code)

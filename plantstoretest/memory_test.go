@@ -49,7 +49,7 @@ func TestStalledBodiesCostWhatArrived(t *testing.T) {
 		conns   = 100
 		perConn = 64 << 10 // far below the 1 MiB each announces
 	)
-	h := NewHandler(WithRequestLimit(0))
+	h := NewHandler(WithJournalLimit(0))
 	arrived := make(chan struct{}, conns)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = &signalFirstRead{ReadCloser: r.Body, arrived: arrived}
@@ -174,8 +174,8 @@ func (zeros) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// TestJournalMemoryIsBounded checks the bound WithRequestLimit and
-// WithRequestBodyLimit document together: the journal holds at most n
+// TestJournalMemoryIsBounded checks the bound WithJournalLimit and
+// WithJournalBodyLimit document together: the journal holds at most n
 // requests, and at most the body limit of each body, whether the bodies
 // announced their length or not.
 func TestJournalMemoryIsBounded(t *testing.T) {
@@ -197,7 +197,7 @@ func TestJournalMemoryIsBounded(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			h := NewHandler(WithRequestLimit(n), WithRequestBodyLimit(bodyLimit))
+			h := NewHandler(WithJournalLimit(n), WithJournalBodyLimit(bodyLimit))
 			body := `{"id":1,"name":"` + strings.Repeat("a", tt.size-len(`{"id":1,"name":""}`)) + `"}`
 			for i := 0; i < 3*n+3; i++ {
 				r := httptest.NewRequest(http.MethodPost, "/plants", strings.NewReader(body))

@@ -30,6 +30,7 @@ type config struct {
 	tb          testing.TB // set by NewServer only
 
 	plants     []plantstore.NewPlant // WithPlants
+	routes     []route               // added to the route table; set by tests only
 	maxPlants  int
 	bodyLimit  int
 	rateN      int           // WithRateLimit; 0 for none
@@ -58,13 +59,13 @@ func (c *config) check() error {
 		return fmt.Errorf("plantstoretest: token %s", p)
 	}
 	if c.maxRequests != nil && *c.maxRequests < 0 {
-		return fmt.Errorf("plantstoretest: WithRequestLimit(%d): the limit must be 0 or more", *c.maxRequests)
+		return fmt.Errorf("plantstoretest: WithJournalLimit(%d): the limit must be 0 or more", *c.maxRequests)
 	}
 	if c.maxPlants < 0 {
 		return fmt.Errorf("plantstoretest: WithMaxPlants(%d): the limit must be 0 or more", c.maxPlants)
 	}
 	if c.bodyLimit < 0 {
-		return fmt.Errorf("plantstoretest: WithRequestBodyLimit(%d): the limit must be 0 or more", c.bodyLimit)
+		return fmt.Errorf("plantstoretest: WithJournalBodyLimit(%d): the limit must be 0 or more", c.bodyLimit)
 	}
 	if c.rateN != 0 || c.ratePer != 0 {
 		if c.rateN <= 0 || c.ratePer <= 0 {
@@ -111,16 +112,16 @@ func WithAllowDuplicateIDs() Option {
 	return func(c *config) { c.allowDupIDs = true }
 }
 
-// WithRequestLimit keeps only the n most recent requests for
+// WithJournalLimit keeps only the n most recent requests for
 // [Handler.Requests], so that a fake that runs for long, such as
 // cmd/plantstore-mock, holds bounded memory: each recorded request keeps its
-// body, up to [WithRequestBodyLimit] (by default 1 MiB). With n = 0 nothing
+// body, up to [WithJournalBodyLimit] (by default 1 MiB). With n = 0 nothing
 // is recorded. The default, right for a test, keeps every request. Keeping
 // the journal within n costs O(1) per request: each new request takes the
 // place of the oldest, so the journal never holds more than n. A negative n
 // is invalid: [NewServer] fails the test and [NewHandler] panics. Stored
 // plants are not affected.
-func WithRequestLimit(n int) Option {
+func WithJournalLimit(n int) Option {
 	return func(c *config) { c.maxRequests = &n }
 }
 
@@ -190,17 +191,17 @@ func WithMaxPlants(n int) Option {
 	return func(c *config) { c.maxPlants = n }
 }
 
-// WithRequestBodyLimit makes [Handler.Requests] keep at most n bytes of each
+// WithJournalBodyLimit makes [Handler.Requests] keep at most n bytes of each
 // request's body; [Request.BodyTruncated] says when a body was cut. The
 // default, 1 MiB, keeps every body the fake accepts. With n = 0 no body is
 // kept. The limit affects only the journal: every body is still read and
 // checked in full, up to the 1 MiB the fake accepts. Together with
-// [WithRequestLimit] it bounds the bodies the journal holds to their
+// [WithJournalLimit] it bounds the bodies the journal holds to their
 // product; headers are kept whole, within the limit of the server the
 // Handler is mounted in (http.Server.MaxHeaderBytes, by default 1 MiB).
 // A negative n is invalid: [NewServer] fails the test and [NewHandler]
 // panics.
-func WithRequestBodyLimit(n int) Option {
+func WithJournalBodyLimit(n int) Option {
 	return func(c *config) { c.bodyLimit = n }
 }
 

@@ -17,7 +17,7 @@ func TestInvalidOptions(t *testing.T) {
 		want string
 	}{
 		{"negative max plants", WithMaxPlants(-1), "plantstoretest: WithMaxPlants(-1): the limit must be 0 or more"},
-		{"negative body limit", WithRequestBodyLimit(-1), "plantstoretest: WithRequestBodyLimit(-1): the limit must be 0 or more"},
+		{"negative body limit", WithJournalBodyLimit(-1), "plantstoretest: WithJournalBodyLimit(-1): the limit must be 0 or more"},
 		{"rate of zero", WithRateLimit(0, time.Second), "plantstoretest: WithRateLimit(0, 1s): want at least 1 request per positive duration"},
 		{"rate per zero", WithRateLimit(5, 0), "plantstoretest: WithRateLimit(5, 0s): want at least 1 request per positive duration"},
 		{"rate per negative", WithRateLimit(5, -time.Second), "plantstoretest: WithRateLimit(5, -1s): want at least 1 request per positive duration"},

@@ -142,8 +142,8 @@ func TestRateLimitComesFirst(t *testing.T) {
 	if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "3600" {
 		t.Errorf("second request: status %d, Retry-After %q; want 429, 3600", w.Code, w.Header().Get("Retry-After"))
 	}
-	if got := h.Pending(); got != 1 {
-		t.Errorf("Pending() = %d, want 1: the refused request must not use up the fault", got)
+	if got := repliesLeft(h.Faults()); got != 1 {
+		t.Errorf("replies left = %d, want 1: the refused request must not use up the fault", got)
 	}
 	got := h.Requests()
 	want := []string{"#1 Status 502", "rate limit"}

@@ -6,17 +6,16 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
-
-	"github.com/plantstore/plantstore-go"
 )
 
 // reply is a response worked out before it is written.
 type reply struct {
 	status     int
-	plant      *plantstore.Plant // the 200 body
-	body       *ErrorBody        // the body of any other status
-	challenge  string            // the WWW-Authenticate value of a 401
-	retryAfter string            // the Retry-After value of a 429
+	result     any        // the 200 body, such as a *plantstore.Plant
+	body       *ErrorBody // the body of any other status
+	challenge  string     // the WWW-Authenticate value of a 401
+	allow      string     // the Allow value of a 405
+	retryAfter string     // the Retry-After value of a 429
 }
 
 func badRequest(code int32, msg string) reply {
@@ -29,17 +28,17 @@ func (rep reply) write(w http.ResponseWriter, extra http.Header) int {
 	case http.StatusUnauthorized:
 		w.Header().Set("WWW-Authenticate", rep.challenge)
 	case http.StatusMethodNotAllowed:
-		w.Header().Set("Allow", http.MethodPost)
+		w.Header().Set("Allow", rep.allow)
 	case http.StatusTooManyRequests:
 		w.Header().Set("Retry-After", rep.retryAfter)
 	}
 	var v any = rep.body
 	if rep.status == http.StatusOK {
-		v = rep.plant
+		v = rep.result
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		// Neither body type can fail to marshal.
+		// The fake's bodies are its own types, which cannot fail to marshal.
 		panic(err)
 	}
 	return writeRaw(w, rep.status, extra, b)

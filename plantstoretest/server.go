@@ -13,13 +13,13 @@
 // The fake answers POST /plants the way the service specification describes
 // and checks requests strictly: the bearer token, the content type and every
 // field of the body (see [Handler] for the exact rules). Tests read what
-// arrived with [Handler.Plants] and [Handler.Requests], a journal that also
+// arrived with [Server.Plants] and [Server.Requests], a journal that also
 // says what became of each request (the status sent, a dropped connection,
 // the fault that answered, how long it took); they script failures (error
 // statuses, Retry-After, delays, hangs, dropped connections, a plant stored
-// and then the connection dropped) with [Handler.Inject], or
+// and then the connection dropped) with [Server.Inject], or
 // [Handler.AddFault] where there is no test to fail; and they start from
-// given plants with [WithPlants] or [Handler.Seed]. [WithRateLimit] and
+// given plants with [WithPlants] or [Server.Seed]. [WithRateLimit] and
 // [WithChaos] add a rate limit and random faults, for tests of a client's
 // retries. Each server owns its state, so parallel tests do not interfere.
 // The fake prints nothing unless [WithLogging] or [WithLogger] asks it to.
@@ -52,16 +52,16 @@ import (
 )
 
 // Server is a running fake Plant Store: a [Handler] served by an
-// httptest.Server. The embedded Handler's methods ([Handler.Plants],
-// [Handler.Requests], [Handler.Inject], …) inspect and script it. A Server is
-// safe for concurrent use.
+// httptest.Server. Its methods inspect the fake ([Server.Plants],
+// [Server.Requests], [Server.Faults]) and script it ([Server.Inject],
+// [Server.Seed], [Server.Reset]); each is the Handler method of the same
+// name. A Server is safe for concurrent use.
 type Server struct {
-	*Handler
-
 	// URL is the base URL of the fake, "http://127.0.0.1:port" or, with
 	// [WithTLS], "https://127.0.0.1:port", with no trailing slash.
 	URL string
 
+	h         *Handler // the fake served
 	tb        testing.TB
 	token     string
 	ts        *httptest.Server
@@ -103,7 +103,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	// that create from many goroutines would mostly measure dialling.
 	transport := ts.Client().Transport.(*http.Transport).Clone()
 	transport.MaxIdleConnsPerHost = 64
-	s := &Server{Handler: h, URL: ts.URL, tb: tb, token: c.token, ts: ts, transport: transport}
+	s := &Server{h: h, URL: ts.URL, tb: tb, token: c.token, ts: ts, transport: transport}
 	tb.Cleanup(func() {
 		tb.Helper() // so that the report points at the test's call of NewServer
 		s.Close()
@@ -145,7 +145,7 @@ func (s *Server) Client(opts ...plantstore.Option) *plantstore.Client {
 // it too.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
-		s.Handler.Close()
+		s.h.Close()
 		// httptest.Server.Close waits for active connections, and one whose
 		// body has stalled never finishes on its own.
 		s.ts.CloseClientConnections()

@@ -247,12 +247,12 @@ func TestWithRequestLimit(t *testing.T) {
 		want []int64 // ids of the requests Requests returns
 	}{
 		{"default keeps all", nil, []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
-		{"limit 0", []Option{WithRequestLimit(0)}, nil},
-		{"limit 1", []Option{WithRequestLimit(1)}, []int64{10}},
-		{"limit 3", []Option{WithRequestLimit(3)}, []int64{8, 9, 10}},
-		{"limit 4", []Option{WithRequestLimit(4)}, []int64{7, 8, 9, 10}},
-		{"limit above count", []Option{WithRequestLimit(20)}, []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
-		{"last option wins", []Option{WithRequestLimit(0), WithRequestLimit(2)}, []int64{9, 10}},
+		{"limit 0", []Option{WithJournalLimit(0)}, nil},
+		{"limit 1", []Option{WithJournalLimit(1)}, []int64{10}},
+		{"limit 3", []Option{WithJournalLimit(3)}, []int64{8, 9, 10}},
+		{"limit 4", []Option{WithJournalLimit(4)}, []int64{7, 8, 9, 10}},
+		{"limit above count", []Option{WithJournalLimit(20)}, []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
+		{"last option wins", []Option{WithJournalLimit(0), WithJournalLimit(2)}, []int64{9, 10}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -272,9 +272,9 @@ func TestWithRequestLimit(t *testing.T) {
 				t.Errorf("len(Plants()) = %d, want %d: the limit is on requests only", n, sent)
 			}
 			// Memory stays bounded: at most twice the limit is held.
-			s.mu.Lock()
-			held := len(s.requests)
-			s.mu.Unlock()
+			s.h.mu.Lock()
+			held := len(s.h.requests)
+			s.h.mu.Unlock()
 			if len(tt.want) < sent && held > 2*len(tt.want) {
 				t.Errorf("the Handler holds %d requests, want at most %d", held, 2*len(tt.want))
 			}
@@ -285,11 +285,11 @@ func TestWithRequestLimit(t *testing.T) {
 func TestWithRequestLimitRejectsNegative(t *testing.T) {
 	t.Parallel()
 	tb := &fakeTB{}
-	if runFatal(func() { NewServer(tb, WithRequestLimit(-1)) }) {
-		t.Errorf("NewServer(WithRequestLimit(-1)) returned, want tb.Fatalf")
+	if runFatal(func() { NewServer(tb, WithJournalLimit(-1)) }) {
+		t.Errorf("NewServer(WithJournalLimit(-1)) returned, want tb.Fatalf")
 	}
 	tb.cleanup()
-	want := []string{"plantstoretest: WithRequestLimit(-1): the limit must be 0 or more"}
+	want := []string{"plantstoretest: WithJournalLimit(-1): the limit must be 0 or more"}
 	if diff := cmp.Diff(want, tb.fatals); diff != "" {
 		t.Errorf("Fatalf calls mismatch (-want +got):\n%s", diff)
 	}
@@ -331,8 +331,8 @@ func TestCleanupReportsUnusedFaults(t *testing.T) {
 		c.CreatePlant(context.Background(), plantstore.NewPlant{ID: int64(i), Name: "Fern"})
 	}
 	// First call: 503 (#1). Second: dropped (#2), so #3 is untouched.
-	if got := s.Pending(); got != 3 {
-		t.Errorf("Pending() = %d, want 3", got)
+	if got := repliesLeft(s.Faults()); got != 3 {
+		t.Errorf("replies left = %d, want 3", got)
 	}
 	tb.cleanup()
 	want := []string{
@@ -537,8 +537,8 @@ func TestConcurrentCreatesLoseNothing(t *testing.T) {
 	if got, want := len(s.Requests()), goroutines*perG+faults; got != want {
 		t.Errorf("len(Requests()) = %d, want %d", got, want)
 	}
-	if got := s.Pending(); got != 0 {
-		t.Errorf("Pending() = %d, want 0", got)
+	if got := repliesLeft(s.Faults()); got != 0 {
+		t.Errorf("replies left = %d, want 0", got)
 	}
 }
 
@@ -553,8 +553,8 @@ func TestParallelServersAreIndependent(t *testing.T) {
 	if got := len(a.Plants()) + len(a.Requests()); got != 0 {
 		t.Errorf("a saw %d plants and requests sent to b, want 0", got)
 	}
-	if got := a.Pending(); got != 1 {
-		t.Errorf("a.Pending() = %d, want 1", got)
+	if got := repliesLeft(a.Faults()); got != 1 {
+		t.Errorf("repliesLeft(a.Faults()) = %d, want 1", got)
 	}
 	a.Reset() // the fault was for this test only
 }

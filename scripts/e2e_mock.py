@@ -148,6 +148,18 @@ def test_injected_503_is_served_and_journaled():
         expect(pending, [], "pending faults once used")
 
 
+def test_fault_matches_by_method_and_path():
+    with Mock() as m:
+        status, _, fault = m.call("POST", "/__plantstore/faults", {"status": 503, "match": {"method": "PUT", "path": "/plants"}})
+        expect((status, fault["match"]), (201, {"method": "PUT", "path": "/plants"}), "POST /__plantstore/faults with a method and path")
+        status, _, _ = m.create({"id": 1, "name": "Fern"})
+        expect(status, 200, "a create, which the fault does not match")
+        status, _, body = m.call("PUT", "/plants", token=API_TOKEN)
+        expect((status, body["error"]), (503, 9), "PUT /plants, answered by the fault instead of 405")
+        _, _, pending = m.call("GET", "/__plantstore/faults")
+        expect(pending, [], "pending faults once used")
+
+
 def test_bad_control_requests_change_nothing():
     with Mock() as m:
         for path, body in [("/__plantstore/faults", "{not json"), ("/__plantstore/faults", '{"status": 503, "colour": "red"}'),

@@ -254,8 +254,8 @@ func newHandler(f *flags, logger *slog.Logger) (h *plantstoretest.Handler, err e
 	opts := []plantstoretest.Option{
 		plantstoretest.WithToken(f.token),
 		plantstoretest.WithLogger(logger),
-		plantstoretest.WithRequestLimit(f.journal),
-		plantstoretest.WithRequestBodyLimit(mockserver.JournalBodyLimit),
+		plantstoretest.WithJournalLimit(f.journal),
+		plantstoretest.WithJournalBodyLimit(mockserver.JournalBodyLimit),
 		plantstoretest.WithMaxPlants(f.maxPlants),
 	}
 	if f.rate.n > 0 {

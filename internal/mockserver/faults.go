@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plantstore/plantstore-go"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
@@ -31,27 +30,54 @@ type faultJSON struct {
 	Match *matchJSON `json:"match"`
 }
 
-// matchJSON selects the requests a fault answers by the plant they carry:
-// every field given must equal the plant's. A request that failed the
-// fake's checks carries no plant, and matches no fault with a match.
+// matchJSON selects the requests a fault answers: every field given must
+// equal the request's. Method and Path select an operation, whatever the
+// fake's checks found; ID, Name and Tag select by the plant a request
+// carries, so a request that carries none (it failed the fake's checks, or
+// its operation takes no plant) matches no fault that names one.
 type matchJSON struct {
-	ID   *int64  `json:"id,omitempty"`
-	Name *string `json:"name,omitempty"`
-	Tag  *string `json:"tag,omitempty"`
+	Method *string `json:"method,omitempty"`
+	Path   *string `json:"path,omitempty"`
+	ID     *int64  `json:"id,omitempty"`
+	Name   *string `json:"name,omitempty"`
+	Tag    *string `json:"tag,omitempty"`
 }
 
 // fn is m as a Fault's Match.
 func (m *matchJSON) fn() func(plantstoretest.Request) bool {
 	want := *m // a copy: the func must not see later changes
 	return func(r plantstoretest.Request) bool {
-		return r.Invalid == nil && want.matches(r.Plant)
+		return want.matches(&r)
 	}
 }
 
-func (m *matchJSON) matches(p plantstore.NewPlant) bool {
-	return (m.ID == nil || *m.ID == p.ID) &&
+func (m *matchJSON) matches(r *plantstoretest.Request) bool {
+	if (m.Method != nil && *m.Method != r.Method) || (m.Path != nil && *m.Path != r.Path) {
+		return false
+	}
+	if m.ID == nil && m.Name == nil && m.Tag == nil {
+		return true
+	}
+	// A plant that passed the fake's checks always has a name, so a valid
+	// request with none carried no plant.
+	p := r.Plant
+	return r.Invalid == nil && p.Name != "" &&
+		(m.ID == nil || *m.ID == p.ID) &&
 		(m.Name == nil || *m.Name == p.Name) &&
 		(m.Tag == nil || *m.Tag == p.Tag)
+}
+
+// check reports what JSON allows in m that can never match.
+func (m *matchJSON) check() *controlError {
+	switch {
+	case *m == (matchJSON{}):
+		return badRequest("match names none of method, path, id, name and tag; leave match out to match every request")
+	case m.Method != nil && !validHeaderName(*m.Method): // a method is a token, as a header name is
+		return badRequest("match.method %q is not an HTTP method such as \"POST\"", *m.Method)
+	case m.Path != nil && !strings.HasPrefix(*m.Path, "/"):
+		return badRequest("match.path %q must start with /, as a request's path does, such as \"/plants\"", *m.Path)
+	}
+	return nil
 }
 
 // fault converts fj into the Fault it describes. It checks what JSON adds
@@ -100,8 +126,8 @@ func (fj *faultJSON) fault() (plantstoretest.Fault, *controlError) {
 		f.Delay = d
 	}
 	if fj.Match != nil {
-		if *fj.Match == (matchJSON{}) {
-			return f, badRequest("match names none of id, name and tag; leave match out to match every request")
+		if err := fj.Match.check(); err != nil {
+			return f, err
 		}
 		f.Match = fj.Match.fn()
 	}
@@ -181,7 +207,7 @@ type faultStatusJSON struct {
 	Left    int                 `json:"left"`
 }
 
-func newFaultStatus(fs plantstoretest.FaultStatus, m *matchJSON) faultStatusJSON {
+func newFaultStatus(fs plantstoretest.InjectedFault, m *matchJSON) faultStatusJSON {
 	out := faultStatusJSON{
 		ID:      fs.ID,
 		Status:  fs.Fault.Status,
@@ -228,7 +254,7 @@ func (s *Server) addFault(w http.ResponseWriter, _ *http.Request, body []byte) (
 		times = 1
 	}
 	f.Header = f.Header.Clone() // the reply must not share the map the Handler keeps
-	writeJSON(w, http.StatusCreated, newFaultStatus(plantstoretest.FaultStatus{ID: id, Fault: f, Times: times, Left: times}, fj.Match))
+	writeJSON(w, http.StatusCreated, newFaultStatus(plantstoretest.InjectedFault{ID: id, Fault: f, Times: times, Left: times}, fj.Match))
 	return http.StatusCreated, nil
 }
 
@@ -256,7 +282,7 @@ func (s *Server) clearFaults(w http.ResponseWriter, _ *http.Request, _ []byte) (
 
 // pruneMatches forgets the matches of faults no longer pending. pending is
 // the Handler's list, or nil to ask it. s.mu must be held.
-func (s *Server) pruneMatches(pending []plantstoretest.FaultStatus) {
+func (s *Server) pruneMatches(pending []plantstoretest.InjectedFault) {
 	if len(s.matches) == 0 {
 		return
 	}

@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -102,6 +103,83 @@ func TestAddFaultKinds(t *testing.T) {
 	}
 }
 
+func TestAddFaultMatchesByMethodAndPath(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		match string
+		// The statuses of GET /plants (405 unless the fault answers),
+		// GET /other (404), a create of Fern and a create of Ivy (200).
+		want [4]int
+	}{
+		{"method", `{"method": "GET"}`, [4]int{503, 503, 200, 200}},
+		{"path", `{"path": "/other"}`, [4]int{405, 503, 200, 200}},
+		{"method and path", `{"method": "GET", "path": "/plants"}`, [4]int{503, 404, 200, 200}},
+		{"operation and plant", `{"method": "POST", "path": "/plants", "name": "Fern"}`, [4]int{405, 404, 503, 200}},
+		// GET /plants carries no plant, so not even the zero id matches it.
+		{"plant on a request without one", `{"method": "GET", "id": 0}`, [4]int{405, 404, 200, 200}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv, _ := openMock(t)
+			fault := `{"status": 503, "times": 4, "match": ` + tt.match + `}`
+			rep := call(t, srv, "POST", "/__plantstore/faults", []byte(fault), "")
+			if rep.status != http.StatusCreated {
+				t.Fatalf("POST faults %s = %d %s, want 201", fault, rep.status, rep.body)
+			}
+			var wantMatch matchJSON
+			if err := json.Unmarshal([]byte(tt.match), &wantMatch); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(&wantMatch, decode[faultStatusJSON](t, rep).Match); diff != "" {
+				t.Errorf("POST faults reply's match (-want +got):\n%s", diff)
+			}
+			got := [4]int{
+				call(t, srv, "GET", "/plants", nil, apiToken).status,
+				call(t, srv, "GET", "/other", nil, apiToken).status,
+				create(t, srv, plantstore.NewPlant{ID: 1, Name: "Fern"}).status,
+				create(t, srv, plantstore.NewPlant{ID: 2, Name: "Ivy"}).status,
+			}
+			if got != tt.want {
+				t.Errorf("statuses of GET /plants, GET /other, create Fern, create Ivy = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestMatchOnARequestWithoutAPlant checks matches on requests the mock
+// cannot produce today: a valid request to an operation that takes no
+// plant, whose Plant is the zero NewPlant.
+func TestMatchOnARequestWithoutAPlant(t *testing.T) {
+	t.Parallel()
+	list := plantstoretest.Request{Method: "GET", Path: "/plants"} // passed every check
+	fern := plantstoretest.Request{Method: "POST", Path: "/plants", Plant: plantstore.NewPlant{ID: 0, Name: "Fern"}}
+	tests := []struct {
+		match    string
+		wantList bool
+		wantFern bool
+	}{
+		{`{"method": "GET"}`, true, false},
+		{`{"path": "/plants"}`, true, true},
+		{`{"id": 0}`, false, true},
+		{`{"method": "GET", "id": 0}`, false, false},
+		{`{"tag": ""}`, false, true},
+	}
+	for _, tt := range tests {
+		var m matchJSON
+		if err := json.Unmarshal([]byte(tt.match), &m); err != nil {
+			t.Fatal(err)
+		}
+		if got := m.fn()(list); got != tt.wantList {
+			t.Errorf("match %s on a valid GET /plants = %v, want %v", tt.match, got, tt.wantList)
+		}
+		if got := m.fn()(fern); got != tt.wantFern {
+			t.Errorf("match %s on a create of Fern with id 0 = %v, want %v", tt.match, got, tt.wantFern)
+		}
+	}
+}
+
 func TestAddFaultRejectsWithInjectsMessages(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -149,7 +227,11 @@ func TestAddFaultRejectsBadJSONFields(t *testing.T) {
 		{`{"statsu": 503}`, plantstoretest.CodeInvalidJSON, `unknown field "statsu"`},
 		{`{"match": {"nmae": "Fern"}}`, plantstoretest.CodeInvalidJSON, `unknown field "nmae"`},
 		{`{"match": {"id": 1.5}}`, plantstoretest.CodeInvalidJSON, `field "match.id": want an integer`},
-		{`{"status": 503, "match": {}}`, CodeBadControlRequest, "match names none of id, name and tag"},
+		{`{"status": 503, "match": {}}`, CodeBadControlRequest, "match names none of method, path, id, name and tag"},
+		{`{"status": 503, "match": {"method": ""}}`, CodeBadControlRequest, `match.method "" is not an HTTP method`},
+		{`{"status": 503, "match": {"method": "GE T"}}`, CodeBadControlRequest, `match.method "GE T" is not an HTTP method`},
+		{`{"status": 503, "match": {"path": "plants"}}`, CodeBadControlRequest, `match.path "plants" must start with /`},
+		{`{"status": 503, "match": {"path": 1}}`, plantstoretest.CodeInvalidJSON, `field "match.path": want a string`},
 		{`{"delay": "soon"}`, CodeBadControlRequest, `delay "soon" is not a Go duration`},
 		{`{"delay": 250}`, plantstoretest.CodeInvalidJSON, `field "delay": want a string`},
 		{`{"status": 503, "headers": {"Bad Name": "x"}}`, CodeBadControlRequest, `"Bad Name" is not a valid header name`},

@@ -16,7 +16,7 @@ import (
 
 func TestJournal(t *testing.T) {
 	t.Parallel()
-	srv, _ := openMock(t, plantstoretest.WithRequestBodyLimit(JournalBodyLimit))
+	srv, _ := openMock(t, plantstoretest.WithJournalBodyLimit(JournalBodyLimit))
 	before := time.Now()
 	call(t, srv, "POST", "/__plantstore/faults", []byte(`{"status": 503, "headers": {"Retry-After": "1"}}`), "")
 

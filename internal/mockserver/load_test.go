@@ -134,7 +134,7 @@ func TestJournalMemoryIsBounded(t *testing.T) {
 	}
 	const journal, bodySize = 1000, 32 << 10
 	h := plantstoretest.NewHandler(plantstoretest.WithToken(apiToken),
-		plantstoretest.WithRequestLimit(journal), plantstoretest.WithRequestBodyLimit(JournalBodyLimit))
+		plantstoretest.WithJournalLimit(journal), plantstoretest.WithJournalBodyLimit(JournalBodyLimit))
 	defer h.Close()
 	s, err := New(h, Config{Loopback: true})
 	if err != nil {

@@ -1,0 +1,83 @@
+package plantstoretest
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/plantstore/plantstore-go"
+)
+
+// TestServerHasTheHandlersMethods checks the rule the Server's doc gives: a
+// Server has every method of a Handler but ServeHTTP and Close, with the
+// same signature, so a Handler method added later cannot be forgotten.
+func TestServerHasTheHandlersMethods(t *testing.T) {
+	methods := func(typ reflect.Type, skip ...string) map[string]string {
+		out := map[string]string{}
+		for i := range typ.NumMethod() {
+			m := typ.Method(i)
+			if slices.Contains(skip, m.Name) {
+				continue
+			}
+			// m.Type has the receiver first; compare the rest.
+			in := make([]reflect.Type, m.Type.NumIn()-1)
+			for j := range in {
+				in[j] = m.Type.In(j + 1)
+			}
+			outs := make([]reflect.Type, m.Type.NumOut())
+			for j := range outs {
+				outs[j] = m.Type.Out(j)
+			}
+			out[m.Name] = reflect.FuncOf(in, outs, m.Type.IsVariadic()).String()
+		}
+		return out
+	}
+	got := methods(reflect.TypeFor[*Server](), "Client", "Close")
+	want := methods(reflect.TypeFor[*Handler](), "ServeHTTP", "Close")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("*Server's methods besides Client and Close differ from *Handler's besides ServeHTTP and Close (-Handler +Server):\n%s", diff)
+	}
+}
+
+// TestServerForwardsToItsHandler checks that a Server's methods act on the
+// fake it serves: what one method scripts, the others and the wire see.
+func TestServerForwardsToItsHandler(t *testing.T) {
+	s := NewServer(t)
+	if err := s.Seed([]plantstore.NewPlant{{ID: 1, Name: "Fern"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SeedJSON([]byte(`[{"id": 2, "name": "Ivy"}]`)); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]plantstore.NewPlant{{ID: 1, Name: "Fern"}, {ID: 2, Name: "Ivy"}}, s.Plants()); diff != "" {
+		t.Errorf("Plants() after Seed and SeedJSON (-want +got):\n%s", diff)
+	}
+	id, err := s.AddFault(Fault{Status: 503, Times: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Inject(Fault{Status: 502})
+	if got := s.Faults(); len(got) != 2 || got[0].ID != id || got[0].Left != 2 {
+		t.Errorf("Faults() = %+v, want fault #%d with 2 left, then another", got, id)
+	}
+	if _, err := s.Client(plantstore.WithMaxRetries(3)).CreatePlant(context.Background(), plantstore.NewPlant{ID: 3, Name: "Rose"}); err != nil {
+		t.Fatal(err) // 503, 503, 502, then stored
+	}
+	reqs := s.Requests()
+	if len(reqs) != 4 || len(s.RequestsSince(reqs[2].Seq)) != 1 {
+		t.Errorf("Requests() has %d entries, RequestsSince the third %d; want 4 and 1", len(reqs), len(s.RequestsSince(reqs[2].Seq)))
+	}
+	s.Inject(Fault{Status: 503})
+	s.ClearFaults()
+	s.ClearRequests()
+	if len(s.Faults()) != 0 || len(s.Requests()) != 0 {
+		t.Errorf("after ClearFaults and ClearRequests: %d faults, %d requests; want none", len(s.Faults()), len(s.Requests()))
+	}
+	s.Reset()
+	if n := len(s.Plants()); n != 0 {
+		t.Errorf("after Reset, %d plants, want none", n)
+	}
+}
