@@ -51,7 +51,7 @@ if git rev-parse --verify -q HEAD >/dev/null 2>&1 && git diff --quiet HEAD -- 2>
 else
 	echo "release-check: uncommitted changes (or no git): zipping the working directory, not HEAD"
 fi
-(cd internal/tools/releasecheck && go run . -repo "$repo" -version "$version" -out "$tmp/proxy" "${rev[@]}")
+(cd internal/tools/releasecheck && go run . -repo "$repo" -version "$version" -out "$tmp/proxy" ${rev[@]+"${rev[@]}"})
 
 # Third-party modules come from the module cache's download directory,
 # which is in proxy layout: download what the two modules need into it
