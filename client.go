@@ -37,7 +37,10 @@ import (
 )
 
 const (
-	version   = "0.1.0"
+	// version is the module's version, its one source of truth: the
+	// User-Agent reports it, a test holds it to CHANGELOG.md's newest
+	// release, and the release check tags it (see RELEASING.md).
+	version   = "0.2.0"
 	userAgent = "plantstore-go/" + version
 )
 

@@ -12,4 +12,7 @@ require (
 	github.com/hashicorp/go-retryablehttp v0.7.8 // indirect
 )
 
+// This module is never released (RELEASING.md): the root module comes from
+// ../ through this replace, so the version required above is never fetched
+// and stays v0.0.0.
 replace github.com/plantstore/plantstore-go => ../

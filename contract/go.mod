@@ -23,4 +23,7 @@ require (
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
 
+// This module is never released (RELEASING.md): the root module comes from
+// ../ through this replace, so the version required above is never fetched
+// and stays v0.0.0.
 replace github.com/plantstore/plantstore-go => ../

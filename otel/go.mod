@@ -14,7 +14,7 @@ go 1.23.0
 
 require (
 	github.com/google/go-cmp v0.7.0
-	github.com/plantstore/plantstore-go v0.0.0
+	github.com/plantstore/plantstore-go v0.2.0
 	go.opentelemetry.io/otel v1.38.0
 	go.opentelemetry.io/otel/metric v1.38.0
 	go.opentelemetry.io/otel/sdk v1.38.0
@@ -32,4 +32,9 @@ require (
 	golang.org/x/sys v0.35.0 // indirect
 )
 
+// The root module is required at the version released with this one: a
+// release tags the root first, then otel/ at the same version with this line
+// naming it (RELEASING.md), so that who gets this module gets the root it was
+// tested with. The replace is for development in this repository only; the
+// go command ignores it in every module that requires this one.
 replace github.com/plantstore/plantstore-go => ../

@@ -51,7 +51,7 @@ fi
 context=$(mktemp -d)
 trap 'rm -rf "$context"' EXIT
 CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$context/plantstore-mock" ./cmd/plantstore-mock
-cp Containerfile "$context/Containerfile"
+cp Containerfile LICENSE "$context/"
 
 # shellcheck disable=SC2086 # BUILDAH_FLAGS is a list of flags
 case $tool in

@@ -6,9 +6,10 @@ Usage: image_check.py IMAGE.tar
 It reads the archive's index, manifest and config with the standard library
 only, and checks what Containerfile promises: a non-root user (65532:65532),
 port 8080, an entrypoint that listens on 0.0.0.0:8080, one layer holding a
-static binary. Then it extracts the binary, runs it with the image's
-entrypoint (plus -addr 127.0.0.1:0, since the port may be taken here), and
-serves a create and a health probe with it. Exits 0 when all holds.
+static binary and the repository's LICENSE, unchanged. Then it extracts the
+binary, runs it with the image's entrypoint (plus -addr 127.0.0.1:0, since
+the port may be taken here), and serves a create and a health probe with
+it. Exits 0 when all holds.
 """
 
 import io
@@ -65,14 +66,21 @@ def main(path):
     check(len(layers) == 1, f"one layer ({len(layers)})")
 
     binary = None
+    licence = None
     files = []
     for layer in layers:
         with tarfile.open(fileobj=io.BytesIO(layer)) as t:
             for m in t.getmembers():
                 files.append(m.name)
-                if m.name.lstrip("./") == "plantstore-mock":
+                name = m.name.lstrip("./")
+                if name == "plantstore-mock":
                     binary = t.extractfile(m).read()
-    check(files == ["plantstore-mock"], f"the layer holds the binary alone ({files})")
+                elif name == "LICENSE":
+                    licence = t.extractfile(m).read()
+    check(sorted(f.lstrip("./") for f in files) == ["LICENSE", "plantstore-mock"],
+          f"the layer holds the binary and LICENSE, nothing else ({files})")
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "LICENSE"), "rb") as f:
+        check(licence == f.read(), "/LICENSE is the repository's LICENSE (Apache-2.0)")
     if not check(binary is not None, "the layer holds /plantstore-mock"):
         return
     check(is_static_elf(binary), "the binary is a static ELF executable (no program interpreter)")

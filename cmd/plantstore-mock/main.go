@@ -73,6 +73,7 @@ func main() {
 
 // flags are the command line, parsed.
 type flags struct {
+	version     bool // -version: print the version and exit
 	addr        string
 	token       string
 	adminToken  string
@@ -98,6 +99,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 			"under /__plantstore/, until SIGINT or SIGTERM.\n\n")
 		fs.PrintDefaults()
 	}
+	fs.BoolVar(&f.version, "version", false, "print the module version and exit")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "`address` to listen on; port 0 picks a free port")
 	// The token flags have no default of their own, so that -h never prints
 	// a token taken from the environment.
@@ -115,6 +117,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 			return nil, 0
 		}
 		return nil, 2
+	}
+	if f.version {
+		return &f, -1 // before any check: the version prints whatever the environment holds
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "plantstore-mock: unexpected arguments: %q\n", fs.Args())
@@ -174,6 +179,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	f, status := parseFlags(args, getenv, stderr)
 	if status >= 0 {
 		return status
+	}
+	if f.version {
+		return printVersion(stdout)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	if f.chaos > 0 && !f.chaosSeeded {
