@@ -228,7 +228,10 @@ func (s *Server) addFault(w http.ResponseWriter, _ *http.Request, body []byte) (
 		times = 1
 	}
 	f.Header = f.Header.Clone() // the reply must not share the map the Handler keeps
-	writeJSON(w, http.StatusCreated, newFaultStatus(plantstoretest.FaultStatus{ID: id, Fault: f, Times: times, Left: times}, fj.Match))
+	f.Body = nil                // the reply echoes fj.Body, not a third copy of it
+	reply := newFaultStatus(plantstoretest.FaultStatus{ID: id, Fault: f, Times: times, Left: times}, fj.Match)
+	reply.Body = fj.Body
+	writeJSON(w, http.StatusCreated, reply)
 	return http.StatusCreated, nil
 }
 

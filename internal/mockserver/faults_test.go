@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -164,6 +165,15 @@ func TestAddFaultRejectsBadJSONFields(t *testing.T) {
 		{`{"status": 503} {}`, plantstoretest.CodeInvalidJSON, "data after the value"},
 		{`[]`, plantstoretest.CodeInvalidJSON, "want an object, got JSON array"},
 		{` null `, plantstoretest.CodeInvalidJSON, "want a JSON object, got null"},
+		// One strictness rule for every body, as POST /plants: a repeated
+		// field is refused, not taken last-wins.
+		{`{"status": 503, "status": 200}`, plantstoretest.CodeInvalidJSON, `field "status" appears more than once`},
+		{`{"status": 503, "st\u0061tus": 200}`, plantstoretest.CodeInvalidJSON, `field "status" appears more than once`},
+		{`{"status": 503, "headers": {"X-A": "1", "X-A": "2"}}`, plantstoretest.CodeInvalidJSON, `field "X-A" appears more than once`},
+		{`{"status": 503, "match": {"id": 1, "id": 2}}`, plantstoretest.CodeInvalidJSON, `field "id" appears more than once`},
+		// A bounded number of values, so that a small body cannot decode
+		// into a large fault.
+		{`{"status": 503, "headers": {"X-A": [` + strings.Repeat(`"a",`, maxValues) + `"a"]}}`, plantstoretest.CodeInvalidJSON, fmt.Sprintf("more than %d JSON values", maxValues)},
 	}
 	for _, tt := range tests {
 		srv, h := openMock(t)
