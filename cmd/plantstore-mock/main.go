@@ -13,12 +13,17 @@
 // server" section documents each, and the control API, in full.
 //
 // It prints "listening on URL" on standard output once it accepts
-// connections, with a URL a client on this machine can use (with -addr :0
-// the port is chosen for it, and an unspecified host becomes 127.0.0.1 or
-// localhost). On standard error it says whether the control API is open,
-// needs the admin token, or is off (on a non-loopback address without an
-// admin token), and logs one line per request (method, path, status and
-// duration; never a token).
+// connections, with a URL a client on this machine can use (with -addr
+// 127.0.0.1:0 the port is chosen for it; an unspecified host, as in :0,
+// listens on every address and becomes 127.0.0.1 or localhost in the URL).
+// On standard error it says whether the control API is open, needs the
+// admin token, or is off (on a non-loopback address without an admin
+// token), and, at -log-level debug only, logs one line per request
+// (method, path, status and duration; never a token).
+//
+// With -healthcheck it serves nothing: it asks the mock at -addr for
+// /__plantstore/health and exits 0 if it is healthy, 1 if not, within a
+// second, for a container's health check.
 //
 // The token defaults to $PLANTSTORE_TOKEN, or to plantstoretest.DefaultToken
 // when that is unset; the admin token to $PLANTSTORE_ADMIN_TOKEN. The two
