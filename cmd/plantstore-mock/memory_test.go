@@ -69,8 +69,9 @@ func tinyPlants(size int, last string) []byte {
 // TestControlBodyMemory sends each control endpoint the largest body it
 // accepts, in the shapes that cost a decoder most, to the built binary, and
 // measures the process's peak resident memory from outside (VmHWM): it may
-// rise by at most 3× the body. A seed that is stored may in addition keep
-// what its plants cost in the store. Each shape gets a fresh process, as
+// rise by at most 3× the body, and 1 MiB of runtime slack. A seed or fault
+// that is stored may in addition keep what it costs in the store: a fault
+// its body, a plant perPlant bytes and its name. Each shape gets a fresh process, as
 // VmHWM only grows. Linux only.
 func TestControlBodyMemory(t *testing.T) {
 	if runtime.GOOS != "linux" {
@@ -81,6 +82,11 @@ func TestControlBodyMemory(t *testing.T) {
 	// perPlant bounds what the store keeps per stored plant beyond its name
 	// and tag: BenchmarkPlantMemory's bar (bench/BENCHMARKS.md).
 	const perPlant = 100
+	// runtimeSlack is what serving any request may add to the peak whatever
+	// its body (the connection's buffers, the GC's metadata, pages the heap
+	// maps as it grows): about 0.9 MiB measured, which only a 1 MiB body
+	// notices. The seeds pass without it.
+	const runtimeSlack = 1 << 20
 	name1MiB := strings.Repeat("n", 1<<20-64)
 	var longNames bytes.Buffer
 	longNames.WriteByte('[')
@@ -97,20 +103,18 @@ func TestControlBodyMemory(t *testing.T) {
 		path       string
 		body       []byte
 		wantStatus int
-		keeps      int64  // what the store keeps: perPlant a plant, and its name
-		known      string // why the bound is not met yet, to skip
+		keeps      int64 // what the store keeps: perPlant a plant, and its name
 	}{
-		{"seed of tiny elements", "/__plantstore/plants", fill(seedMax, "[", "0,", "0]"), 400, 0, ""},
-		{"seed nested deeply", "/__plantstore/plants", fill(seedMax, "", "[]", "")[:seedMax/2] /* all open */, 400, 0, ""},
-		{"seed of one long string", "/__plantstore/plants", fill(seedMax, `[{"id":1,"name":"`, "x", `"}]`), 400, 0, ""},
-		{"seed of tiny plants, the last bad", "/__plantstore/plants", tinyPlants(seedMax, `{"id":-1,"name":""}`), 400, 0, ""},
-		{"seed of tiny plants, stored", "/__plantstore/plants", stored, 201, int64(bytes.Count(stored, []byte(`"id"`))) * (perPlant + 1), ""},
-		{"seed of long names, stored", "/__plantstore/plants", longNames.Bytes(), 201, int64(bytes.Count(longNames.Bytes(), []byte(`"id"`))) * (perPlant + int64(len(name1MiB))), ""},
-		{"fault with a long body", "/__plantstore/faults", fill(faultMax, `{"status":503,"body":"`, "x", `"}`), 201, faultMax,
-			"an accepted 1 MiB fault body still costs about 10 MiB: encoding/json's Decoder buffers it again, and it is kept twice and echoed"},
-		{"fault of tiny header values", "/__plantstore/faults", fill(faultMax, `{"status":503,"headers":{"X-A":[`, `"a",`, `"a"]}}`), 400, 0, ""},
-		{"fault of many header names", "/__plantstore/faults", fill(faultMax, `{"status":503,"headers":{`, `"a":"",`, `"b":""}}`), 400, 0, ""},
-		{"fault nested deeply", "/__plantstore/faults", fill(faultMax, `{"status":503,"headers":{"X-A":`, "[", ""), 400, 0, ""},
+		{"seed of tiny elements", "/__plantstore/plants", fill(seedMax, "[", "0,", "0]"), 400, 0},
+		{"seed nested deeply", "/__plantstore/plants", fill(seedMax, "", "[]", "")[:seedMax/2] /* all open */, 400, 0},
+		{"seed of one long string", "/__plantstore/plants", fill(seedMax, `[{"id":1,"name":"`, "x", `"}]`), 400, 0},
+		{"seed of tiny plants, the last bad", "/__plantstore/plants", tinyPlants(seedMax, `{"id":-1,"name":""}`), 400, 0},
+		{"seed of tiny plants, stored", "/__plantstore/plants", stored, 201, int64(bytes.Count(stored, []byte(`"id"`))) * (perPlant + 1)},
+		{"seed of long names, stored", "/__plantstore/plants", longNames.Bytes(), 201, int64(bytes.Count(longNames.Bytes(), []byte(`"id"`))) * (perPlant + int64(len(name1MiB)))},
+		{"fault with a long body", "/__plantstore/faults", fill(faultMax, `{"status":503,"body":"`, "x", `"}`), 201, faultMax},
+		{"fault of tiny header values", "/__plantstore/faults", fill(faultMax, `{"status":503,"headers":{"X-A":[`, `"a",`, `"a"]}}`), 400, 0},
+		{"fault of many header names", "/__plantstore/faults", fill(faultMax, `{"status":503,"headers":{`, `"a":"",`, `"b":""}}`), 400, 0},
+		{"fault nested deeply", "/__plantstore/faults", fill(faultMax, `{"status":503,"headers":{"X-A":`, "[", ""), 400, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -129,12 +133,9 @@ func TestControlBodyMemory(t *testing.T) {
 				t.Fatalf("POST %s = %d, want %d; stderr:\n%s", tt.path, status, tt.wantStatus, m.stderr.String())
 			}
 			rise := vmHWM(t, pid) - before
-			limit := 3*int64(len(tt.body)) + tt.keeps
+			limit := 3*int64(len(tt.body)) + tt.keeps + runtimeSlack
 			t.Logf("%d-byte body: peak RSS %d KiB before, +%d KiB (%.2f× the body; limit %d KiB)",
 				len(tt.body), before>>10, rise>>10, float64(rise)/float64(len(tt.body)), limit>>10)
-			if rise > limit && tt.known != "" {
-				t.Skipf("known, not fixed yet: %s", tt.known)
-			}
 			if rise > limit {
 				t.Errorf("peak RSS rose by %d KiB for a %d KiB body, want at most %d KiB", rise>>10, len(tt.body)>>10, limit>>10)
 			}

@@ -184,32 +184,23 @@ func decodeStrict(body []byte, v any) *controlError {
 	if err := checkJSON(body, want); err != nil {
 		return err
 	}
+	// The walk refuses repeated and unknown fields and bounds the values;
+	// then Unmarshal decodes body where it lies (a json.Decoder would
+	// buffer it again, growing by doubling).
 	var strictErr *strictjson.Error
-	if err := strictjson.Check(body, maxValues); errors.As(err, &strictErr) {
+	if err := strictjson.CheckFor(body, maxValues, v); errors.As(err, &strictErr) {
 		return invalid("%s (at byte %d)", strictErr.Msg, strictErr.Offset)
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var syntaxErr *json.SyntaxError
+	if err := json.Unmarshal(body, v); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		switch {
-		case errors.As(err, &syntaxErr):
-			return invalid("invalid JSON at byte %d: %v", syntaxErr.Offset, err)
 		case errors.As(err, &typeErr) && typeErr.Field != "":
 			return invalid("field %q: want %s, got JSON %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
 		case errors.As(err, &typeErr):
 			return invalid("want %s, got JSON %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return invalid("invalid JSON: the body ends early")
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			return invalid("unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
 		default:
 			return invalid("invalid JSON: %v", strings.TrimPrefix(err.Error(), "json: "))
 		}
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return invalid("invalid JSON: data after the value")
 	}
 	return nil
 }

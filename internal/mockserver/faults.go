@@ -21,7 +21,7 @@ type faultJSON struct {
 	Headers map[string]json.RawMessage `json:"headers"`
 	// Body is the scripted reply's body; null or absent sends an ErrorBody
 	// with CodeFault, "" sends none.
-	Body *string `json:"body"`
+	Body *jsonText `json:"body"`
 	// Delay is a Go duration, like "250ms" or "2s"; "" is none.
 	Delay string     `json:"delay"`
 	Hang  bool       `json:"hang"`
@@ -90,7 +90,7 @@ func (fj *faultJSON) fault() (plantstoretest.Fault, *controlError) {
 		}
 	}
 	if fj.Body != nil {
-		f.Body = []byte(*fj.Body)
+		f.Body = []byte(*fj.Body)[:len(*fj.Body):len(*fj.Body)]
 	}
 	if fj.Delay != "" {
 		d, err := time.ParseDuration(fj.Delay)
@@ -228,10 +228,13 @@ func (s *Server) addFault(w http.ResponseWriter, _ *http.Request, body []byte) (
 		times = 1
 	}
 	f.Header = f.Header.Clone() // the reply must not share the map the Handler keeps
-	f.Body = nil                // the reply echoes fj.Body, not a third copy of it
+	f.Body = nil                // the reply echoes fj.Body as it streams, not a copy
 	reply := newFaultStatus(plantstoretest.FaultStatus{ID: id, Fault: f, Times: times, Left: times}, fj.Match)
-	reply.Body = fj.Body
-	writeJSON(w, http.StatusCreated, reply)
+	if fj.Body == nil {
+		writeJSON(w, http.StatusCreated, reply)
+	} else {
+		writeJSONWithBody(w, http.StatusCreated, reply, *fj.Body)
+	}
 	return http.StatusCreated, nil
 }
 

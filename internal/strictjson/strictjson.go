@@ -16,6 +16,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"strings"
 )
 
 // Error is a body [Check] refused.
@@ -40,6 +42,61 @@ func Check(data []byte, maxValues int) error {
 	return w.run()
 }
 
+// CheckFor is [Check], and also refuses a field name that the struct
+// encoding/json would decode it into has not, wherever v's type (a pointer)
+// gives one: at the top, in a struct's struct fields, in slice elements
+// and map values. Names match exactly, as the fake's POST /plants matches
+// them, not in any case as encoding/json does; so {"Status": 1} is an
+// unknown field where a struct has "status". Maps, interfaces,
+// json.RawMessage and types with their own UnmarshalJSON take any names.
+func CheckFor(data []byte, maxValues int, v any) error {
+	w := walker{data: data, max: maxValues, typed: true, next: shapeOf(reflect.TypeOf(v).Elem())}
+	return w.run()
+}
+
+// shape is what names a JSON value may hold, from the Go type it decodes
+// into. A nil *shape takes anything.
+type shape struct {
+	fields map[string]*shape // a struct's fields by JSON name; nil for a map
+	elem   *shape            // a map's values or a slice's elements
+	strict bool              // a struct: other names are unknown
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+func shapeOf(t reflect.Type) *shape {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(unmarshalerType) {
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		s := &shape{fields: map[string]*shape{}, strict: true}
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch name {
+			case "-":
+				continue
+			case "":
+				name = f.Name
+			}
+			s.fields[name] = shapeOf(f.Type)
+		}
+		return s
+	case reflect.Map, reflect.Slice, reflect.Array:
+		if e := shapeOf(t.Elem()); e != nil {
+			return &shape{elem: e}
+		}
+	}
+	return nil
+}
+
 type walker struct {
 	data   []byte
 	max    int
@@ -48,6 +105,62 @@ type walker struct {
 	// object, the names seen so far, by their decoded text.
 	open  []byte // '{' or '['
 	names [][][]byte
+	// For CheckFor: typed, the shape of each open container (parallel to
+	// open), and the shape of the value to come.
+	typed bool
+	cont  []*shape
+	next  *shape
+}
+
+// enter notes that a container with opening c starts.
+func (w *walker) enter(c byte) {
+	if !w.typed {
+		return
+	}
+	w.cont = append(w.cont, w.next)
+	if c == '[' {
+		w.next = w.next.elemShape()
+	}
+}
+
+// leave notes that the innermost container ends.
+func (w *walker) leave() {
+	if !w.typed || len(w.cont) == 0 {
+		return
+	}
+	w.cont = w.cont[:len(w.cont)-1]
+	if len(w.open) > 0 && w.open[len(w.open)-1] == '[' {
+		w.next = w.cont[len(w.cont)-1].elemShape()
+	}
+}
+
+// member checks name, at offset i, against the innermost object's shape,
+// and makes its value's shape the one to come.
+func (w *walker) member(i int, name []byte) error {
+	if !w.typed {
+		return nil
+	}
+	obj := w.cont[len(w.cont)-1]
+	switch {
+	case obj == nil:
+		w.next = nil
+	case obj.strict:
+		s, ok := obj.fields[string(name)]
+		if !ok {
+			return &Error{Offset: i, Msg: fmt.Sprintf("unknown field %q", string(name))}
+		}
+		w.next = s
+	default:
+		w.next = obj.elem
+	}
+	return nil
+}
+
+func (s *shape) elemShape() *shape {
+	if s == nil {
+		return nil
+	}
+	return s.elem
 }
 
 func (w *walker) run() error {
@@ -59,6 +172,7 @@ func (w *walker) run() error {
 			if err := w.value(i); err != nil {
 				return err
 			}
+			w.enter(c)
 			w.open = append(w.open, c)
 			if c == '{' {
 				w.names = append(w.names, nil)
@@ -71,6 +185,7 @@ func (w *walker) run() error {
 				w.names = w.names[:len(w.names)-1]
 			}
 			w.open = w.open[:len(w.open)-1]
+			w.leave()
 		case '"':
 			end := skipString(d, i)
 			if w.isName(end) {
@@ -82,6 +197,9 @@ func (w *walker) run() error {
 					}
 				}
 				*set = append(*set, name)
+				if err := w.member(i, name); err != nil {
+					return err
+				}
 			} else if err := w.value(i); err != nil {
 				return err
 			}
