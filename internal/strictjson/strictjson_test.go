@@ -52,7 +52,7 @@ func FuzzCheck(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	type shape struct {
-		A map[string][]struct{ B int } `json:"a"`
+		A map[string][]struct{ B int }   `json:"a"`
 		C []struct{ D *struct{ E int } } `json:"c"`
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
