@@ -9,7 +9,8 @@
 //
 // The fake's POST /plants applies the same rule in its own allocation-free
 // walk (plantstoretest/decode.go), with the same message; the mock's
-// control API applies it through [Check].
+// control API applies it through [CheckFor], which also refuses unknown
+// fields.
 package strictjson
 
 import (
