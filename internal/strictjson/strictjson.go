@@ -8,9 +8,9 @@
 // decoded.
 //
 // The fake's POST /plants applies the same rule in its own allocation-free
-// walk (plantstoretest/decode.go), with the same message; the mock's
-// control API applies it through [CheckFor], which also refuses unknown
-// fields.
+// walk (plantstoretest/decode.go), with the same [NameSet] and message; the
+// mock's control API applies it through [CheckFor], which also refuses
+// unknown fields.
 package strictjson
 
 import (
@@ -103,9 +103,10 @@ type walker struct {
 	max    int
 	values int
 	// open is the stack of open containers; names holds, for each open
-	// object, the names seen so far, by their decoded text.
+	// object, the names seen so far, by their decoded text (the set
+	// plantstoretest's POST /plants uses).
 	open  []byte // '{' or '['
-	names [][][]byte
+	names []NameSet
 	// For CheckFor: typed, the shape of each open container (parallel to
 	// open), and the shape of the value to come.
 	typed bool
@@ -176,7 +177,7 @@ func (w *walker) run() error {
 			w.enter(c)
 			w.open = append(w.open, c)
 			if c == '{' {
-				w.names = append(w.names, nil)
+				w.names = append(w.names, NameSet{})
 			}
 		case '}', ']':
 			if len(w.open) == 0 {
@@ -191,13 +192,9 @@ func (w *walker) run() error {
 			end := skipString(d, i)
 			if w.isName(end) {
 				name := unescape(d[i:end])
-				set := &w.names[len(w.names)-1]
-				for _, seen := range *set {
-					if bytes.Equal(seen, name) {
-						return &Error{Offset: i, Msg: fmt.Sprintf("field %q appears more than once", string(name))}
-					}
+				if w.names[len(w.names)-1].Add(name) {
+					return &Error{Offset: i, Msg: fmt.Sprintf("field %q appears more than once", string(name))}
 				}
-				*set = append(*set, name)
 				if err := w.member(i, name); err != nil {
 					return err
 				}
