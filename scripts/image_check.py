@@ -110,6 +110,10 @@ def main(path):
                 check(resp.status == 200 and json.load(resp) == {"name": "Monstera"}, "it serves a create: 200 {\"name\": \"Monstera\"}")
             with urllib.request.urlopen(url + "/__plantstore/health", timeout=10) as resp:
                 check(resp.status == 200, "it answers the health probe")
+            # The compose healthcheck: the image has no curl, so the binary
+            # checks itself.
+            hc = subprocess.run([exe, "-healthcheck", "-addr", url.removeprefix("http://")], env=env, timeout=10)
+            check(hc.returncode == 0, "-healthcheck exits 0 while it serves")
         finally:
             proc.terminate()
             check(proc.wait(timeout=30) == 0, "it exits with status 0 on SIGTERM")
