@@ -394,7 +394,7 @@ func (h *Handler) createPlant(p plantstore.NewPlant, commit bool) reply {
 	}
 	if h.ids != nil {
 		if _, dup := h.ids[p.ID]; dup {
-			return h.duplicateReply(p.ID)
+			return h.duplicateReply(p)
 		}
 	}
 	if len(h.plants) >= h.maxPlants {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/plantstore/plantstore-go"
 	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
@@ -35,7 +36,9 @@ type Profile struct {
 	// Source says where the profile was observed, for people.
 	Source string `json:"source,omitempty"`
 	// DuplicateID is the reply to a create whose id is already stored. Its
-	// body may hold "{id}", which is replaced by the id.
+	// body may hold [IDPlaceholder] and [NamePlaceholder], which are
+	// replaced by the id and by the name of the plant sent (escaped as in a
+	// JSON string).
 	DuplicateID *ProfileReply `json:"duplicate_id,omitempty"`
 	// AuthMissing is the reply to a request without an Authorization
 	// header.
@@ -68,9 +71,13 @@ const (
 	MaxProfileSize = 5 * (MaxProfileBody + 1<<10)
 )
 
-// IDPlaceholder is what a [Profile]'s DuplicateID body holds where the
-// deployment's reply held the id.
-const IDPlaceholder = "{id}"
+// IDPlaceholder and NamePlaceholder are what a [Profile]'s DuplicateID
+// body holds where the deployment's reply held the id and the name of the
+// plant sent.
+const (
+	IDPlaceholder   = "{id}"
+	NamePlaceholder = "{name}"
+)
 
 // WithProfile makes the fake answer a repeated id and refused credentials
 // as p says (see [Profile]). An invalid p (a status outside 400 to 499, a
@@ -189,10 +196,14 @@ type profiled struct {
 	challenge   string
 }
 
-func newProfiled(r *ProfileReply, id int64, withID bool) *profiled {
+func newProfiled(r *ProfileReply, p *plantstore.NewPlant) *profiled {
 	body := r.Body
-	if withID {
-		body = strings.ReplaceAll(body, IDPlaceholder, strconv.FormatInt(id, 10))
+	if p != nil {
+		name, _ := json.Marshal(p.Name) // a string cannot fail
+		body = strings.NewReplacer(
+			IDPlaceholder, strconv.FormatInt(p.ID, 10),
+			NamePlaceholder, string(name[1:len(name)-1]),
+		).Replace(body)
 	}
 	return &profiled{status: r.Status, contentType: r.ContentType, body: []byte(body), challenge: r.Challenge}
 }
@@ -218,10 +229,10 @@ func (p *profiled) write(w http.ResponseWriter, extra http.Header) int {
 }
 
 // duplicateReply is the reply to a create whose id is stored.
-func (h *Handler) duplicateReply(id int64) reply {
-	rep := badRequest(CodeDuplicateID, duplicateMessage(id))
+func (h *Handler) duplicateReply(p plantstore.NewPlant) reply {
+	rep := badRequest(CodeDuplicateID, duplicateMessage(p.ID))
 	if h.profile != nil && h.profile.DuplicateID != nil {
-		rep.profiled = newProfiled(h.profile.DuplicateID, id, true)
+		rep.profiled = newProfiled(h.profile.DuplicateID, &p)
 		rep.status = rep.profiled.status
 	}
 	return rep
@@ -243,7 +254,7 @@ func (h *Handler) profileAuth(rej *rejection, problem wire.BearerProblem, wrongT
 		r = h.profile.AuthMalformed
 	}
 	if r != nil {
-		rej.profiled = newProfiled(r, 0, false)
+		rej.profiled = newProfiled(r, nil)
 		rej.status = r.Status
 	}
 	return rej
