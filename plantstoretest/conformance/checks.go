@@ -262,7 +262,10 @@ func observeContentTypes(r *runner, c *CheckResult) {
 	if e == nil {
 		return
 	}
-	bad := r.send(c, http.MethodPost, "/plants", r.headers(), []byte("{}"))
+	bad := r.create(c, r.headers(), []byte("{}"), storedPlant{id: r.id()})
+	if bad == nil {
+		return
+	}
 	c.Answer = map[string]string{
 		"200":                    e.ResponseHeader["Content-Type"],
 		strconv.Itoa(bad.Status): bad.ResponseHeader["Content-Type"],
@@ -512,7 +515,8 @@ func (r *runner) control(c *CheckResult, method, path string, body []byte, limit
 
 // observeScripted scripts one reply with status through the control API,
 // with a Retry-After of 1, and records what arrives. The request it
-// answers is an empty object, which could store nothing.
+// answers is an empty object; answered with the scripted status, it counts
+// as no create, since a fault without Store stores nothing.
 func observeScripted(status int) func(*runner, *CheckResult) {
 	return func(r *runner, c *CheckResult) {
 		f := r.control(c, http.MethodPost, "/faults", []byte(fmt.Sprintf(`{"status":%d,"headers":{"Retry-After":"1"},"times":1}`, status)), maxResponseBody)
@@ -521,7 +525,15 @@ func observeScripted(status int) func(*runner, *CheckResult) {
 			c.Problem = fmt.Sprintf("the control API did not take the fault: status %d %s", f.Status, f.Error)
 			return
 		}
-		c.Answer = answer(r.send(c, http.MethodPost, "/plants", r.headers(), []byte("{}")), storedPlant{})
+		p := storedPlant{id: r.id()}
+		e := r.create(c, r.headers(), []byte("{}"), p)
+		if e == nil {
+			return
+		}
+		if e.Status == status {
+			r.used-- // the scripted fault answered, and it stores nothing
+		}
+		c.Answer = answer(e, p)
 	}
 }
 
