@@ -68,7 +68,7 @@ type ProfileReply struct {
 // the JSON [ParseProfile] reads.
 const (
 	MaxProfileBody = 16 << 10
-	MaxProfileSize = 5 * (MaxProfileBody + 1<<10)
+	MaxProfileSize = 128 << 10
 )
 
 // IDPlaceholder and NamePlaceholder are what a [Profile]'s DuplicateID

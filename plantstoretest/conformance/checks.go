@@ -526,12 +526,13 @@ func observeScripted(status int) func(*runner, *CheckResult) {
 			return
 		}
 		p := storedPlant{id: r.id()}
+		before := r.used
 		e := r.create(c, r.headers(), []byte("{}"), p)
 		if e == nil {
 			return
 		}
 		if e.Status == status {
-			r.used-- // the scripted fault answered, and it stores nothing
+			r.used = before // the scripted fault answered, and it stores nothing
 		}
 		c.Answer = answer(e, p)
 	}

@@ -377,3 +377,39 @@ func TestTargetDown(t *testing.T) {
 		t.Errorf("against a closed port: passed %v, create: %s", rep.Passed, rep.Check("create").Problem)
 	}
 }
+
+// TestSameAnswersEverywhere runs the kit against the Handler, NewServer and
+// the mock's server with its control API: their observed answers are the
+// same, but for the checks only a control API makes possible.
+func TestSameAnswersEverywhere(t *testing.T) {
+	t.Parallel()
+	h := plantstoretest.NewHandler()
+	t.Cleanup(h.Close)
+	handlerSrv := serve(t, h)
+	newServer := plantstoretest.NewServer(t)
+	mh := plantstoretest.NewHandler()
+	t.Cleanup(mh.Close)
+	m, err := mockserver.New(mh, mockserver.Config{Loopback: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mockSrv := serve(t, m)
+
+	var reps [3]conformance.Report
+	conformance.Run(t, conformance.Target{URL: handlerSrv.URL, Token: plantstoretest.DefaultToken, Report: &reps[0]})
+	conformance.Run(t, conformance.Target{URL: newServer.URL, Token: plantstoretest.DefaultToken, Report: &reps[1]})
+	conformance.Run(t, conformance.Target{URL: mockSrv.URL, Token: plantstoretest.DefaultToken, Report: &reps[2],
+		Control: &conformance.Control{URL: mockSrv.URL + "/__plantstore"}})
+	if got := conformance.Compare(&reps[0], &reps[1]); len(got) != 0 {
+		t.Errorf("Handler and NewServer differ in %q", got)
+	}
+	if diff := cmp.Diff([]string{"retry-after-429", "retry-after-503"}, conformance.Compare(&reps[0], &reps[2])); diff != "" {
+		t.Errorf("Handler and the mock with its control API differ (-want +got):\n%s", diff)
+	}
+	// Each run created as many plants: the scripted replies count as none.
+	for i, rep := range reps {
+		if rep.Creates != reps[0].Creates {
+			t.Errorf("run %d made %d creates, run 0 %d", i, rep.Creates, reps[0].Creates)
+		}
+	}
+}

@@ -27,7 +27,7 @@ const (
 const (
 	Pass     = "pass"     // a spec check held
 	Fail     = "fail"     // a spec check did not hold
-	Recorded = "observed" // an observed check recorded the target's answer
+	Recorded = "recorded" // an observed check recorded the target's answer
 	Skipped  = "skipped"  // the check could not run; Problem says why
 )
 
