@@ -482,6 +482,9 @@ func (r *runner) search(c *CheckResult, probe func(size int, p storedPlant) (bod
 func observeLongestName(r *runner, c *CheckResult) {
 	r.search(c, func(size int, p storedPlant) ([]byte, int) {
 		name := r.name("")
+		envelope := len(plantJSON("id", itoa(p.id), "name", quote(name)))
+		// No body over the largest probe size: the name gives way.
+		size = min(size, probeSizes[0]-envelope+len(name))
 		if size > len(name) {
 			name += strings.Repeat("n", size-len(name))
 		}

@@ -43,7 +43,7 @@
 //   - Its plant ids come from [FirstIDMin] (9,000,000,000,000,000,000) up, a
 //     random start per run, and its names start with a run-unique prefix
 //     ("conformance-" and 8 hex digits), so its plants are easy to find.
-//   - It sends one request at a time, about 60 in all, none larger than
+//   - It sends one request at a time, about 35 in all, none larger than
 //     1 MiB and 1 KiB: no load. So it never sees a real 429 or 503.
 //   - It calls a control API only when [Target.Control] names one.
 package conformance

@@ -233,13 +233,29 @@ func (r *Report) duplicate() (int, int32, bool) {
 	return p.DuplicateIDError()
 }
 
-// formatAnswer shows an answer on one line, keys in order.
+// answerOrder is the order formatAnswer shows these keys in, before any
+// other (in name order).
+var answerOrder = map[string]int{"status": 1, "content_type": 2, "challenge": 3, "allow": 4, "retry_after": 5, "body": 6}
+
+// formatAnswer shows an answer on one line.
 func formatAnswer(a map[string]string) string {
 	keys := make([]string, 0, len(a))
 	for k := range a {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	sort.Slice(keys, func(i, j int) bool {
+		oi, oj := answerOrder[keys[i]], answerOrder[keys[j]]
+		if oi == 0 {
+			oi = 100
+		}
+		if oj == 0 {
+			oj = 100
+		}
+		if oi != oj {
+			return oi < oj
+		}
+		return keys[i] < keys[j]
+	})
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s=%q", k, a[k])
