@@ -7,6 +7,8 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -416,5 +418,69 @@ func TestSameAnswersEverywhere(t *testing.T) {
 		if rep.Creates != reps[0].Creates {
 			t.Errorf("run %d made %d creates, run 0 %d", i, rep.Creates, reps[0].Creates)
 		}
+	}
+}
+
+// runChildEnv makes TestRunFailsChild run, in the child process of
+// TestRunFails.
+const runChildEnv = "CONFORMANCE_RUN_CHILD"
+
+// TestRunFailsChild runs Run against a server whose 200 body carries the
+// id. It runs only as TestRunFails's child, where failing is the point.
+func TestRunFailsChild(t *testing.T) {
+	if os.Getenv(runChildEnv) != "1" {
+		t.Skip("runs only as TestRunFails's child")
+	}
+	h := plantstoretest.NewHandler(plantstoretest.WithToken("child-secret"))
+	t.Cleanup(h.Close)
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		if rec.Code == http.StatusOK {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"id":1,"name":"wrong"}`))
+			return
+		}
+		for k, vs := range rec.Header() {
+			w.Header()[k] = vs
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
+	}))
+	conformance.Run(t, conformance.Target{URL: srv.URL, Token: "child-secret"})
+}
+
+// TestRunFails checks that Run fails the test in the subtest of each spec
+// check that does not hold, with the exchange, and in no other.
+func TestRunFails(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs the test binary again")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRunFailsChild$", "-test.v")
+	cmd.Env = append(os.Environ(), runChildEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		t.Fatalf("the child passed or did not run: %v\n%s", err, out)
+	}
+	var failed []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if name, ok := strings.CutPrefix(strings.TrimSpace(line), "--- FAIL: TestRunFailsChild/"); ok {
+			failed = append(failed, strings.Fields(name)[0])
+		}
+	}
+	// The two creates that get the broken 200; other 200s (the lower-case
+	// bearer, unknown fields) are observed checks, which never fail.
+	if diff := cmp.Diff([]string{"create", "create-without-tag"}, failed); diff != "" {
+		t.Errorf("failed subtests (-want +got):\n%s\n%s", diff, out)
+	}
+	for _, want := range []string{`conformance: spec check create (`, `the body has an "id"`, "> Authorization: Bearer REDACTED", `< {"id":1,"name":"wrong"}`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "child-secret") {
+		t.Errorf("the output shows the token")
 	}
 }

@@ -120,10 +120,9 @@ func do(ctx context.Context, client *http.Client, method, url string, header htt
 	if len(header) > 0 {
 		e.Header = make(map[string]string, len(header))
 		for k, vs := range header {
-			for i, v := range vs {
+			for _, v := range vs {
 				if k == "Authorization" {
-					vs[i] = v // sent as given, shown redacted
-					v = wire.RedactCredentials(v)
+					v = wire.RedactCredentials(v) // sent as given, shown redacted
 				}
 				if old, ok := e.Header[k]; ok {
 					v = old + ", " + v
