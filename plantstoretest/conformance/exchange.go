@@ -135,6 +135,8 @@ func do(ctx context.Context, client *http.Client, method, url string, header htt
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
+	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, url, rd)
 	if err != nil {
 		e.Error = err.Error()

@@ -55,8 +55,9 @@ type Target struct {
 	NamePrefix string
 
 	// Client sends the requests; nil means a client with a 10-second
-	// timeout. Redirects are never followed, whatever Client says, so the
-	// token goes nowhere but URL.
+	// timeout. Whatever Client says, each request ends after at most
+	// [RequestTimeout], and redirects are never followed, so the token goes
+	// nowhere but URL.
 	Client *http.Client
 
 	// Report, when not nil, receives the report of the run (by [Run]).
@@ -72,6 +73,10 @@ type Control struct {
 	// control API is open (on loopback, without one).
 	AdminToken string
 }
+
+// RequestTimeout bounds each request of a run, whatever [Target.Client]
+// says, so that a target that never answers cannot hold a run for ever.
+const RequestTimeout = 30 * time.Second
 
 // DefaultMaxCreates is how many plants a run creates at most unless
 // [Target.MaxCreates] says otherwise.
@@ -108,6 +113,9 @@ func (t *Target) settings() (*settings, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		return nil, fmt.Errorf("conformance: Target.URL %q is not an http or https base URL", t.URL)
 	}
+	if t.MaxCreates < 0 {
+		return nil, fmt.Errorf("conformance: Target.MaxCreates is %d, want 0 or more", t.MaxCreates)
+	}
 	if !t.Live && !isLoopback(u.Hostname()) {
 		return nil, fmt.Errorf("conformance: Target.URL %q is not a loopback address, so it may be a real deployment: "+
 			"a run creates up to %d plants there, which the API cannot delete; "+
@@ -123,9 +131,6 @@ func (t *Target) settings() (*settings, error) {
 			return nil, fmt.Errorf("conformance: Target.Control.URL %q is not a loopback address; set Target.Live to use it", t.Control.URL)
 		}
 		s.control = &Control{URL: strings.TrimSuffix(t.Control.URL, "/"), AdminToken: t.Control.AdminToken}
-	}
-	if t.MaxCreates < 0 {
-		return nil, fmt.Errorf("conformance: Target.MaxCreates is %d, want 0 or more", t.MaxCreates)
 	}
 	s.maxCreates = t.maxCreates()
 	if s.firstID == 0 {
