@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
 // check is one check of the kit.
@@ -522,11 +524,19 @@ func (r *runner) control(c *CheckResult, method, path string, body []byte, limit
 // as no create, since a fault without Store stores nothing.
 func observeScripted(status int) func(*runner, *CheckResult) {
 	return func(r *runner, c *CheckResult) {
-		f := r.control(c, http.MethodPost, "/faults", []byte(fmt.Sprintf(`{"status":%d,"headers":{"Retry-After":"1"},"times":1}`, status)), maxResponseBody)
-		if f.Status != http.StatusCreated {
-			c.Outcome = Skipped
-			c.Problem = fmt.Sprintf("the control API did not take the fault: status %d %s", f.Status, f.Error)
-			return
+		if r.s.fake != nil {
+			if _, err := r.s.fake.AddFault(plantstoretest.Fault{Status: status, Header: http.Header{"Retry-After": {"1"}}}); err != nil {
+				c.Outcome = Skipped
+				c.Problem = fmt.Sprintf("Target.Fake did not take the fault: %v", err)
+				return
+			}
+		} else {
+			f := r.control(c, http.MethodPost, "/faults", []byte(fmt.Sprintf(`{"status":%d,"headers":{"Retry-After":"1"},"times":1}`, status)), maxResponseBody)
+			if f.Status != http.StatusCreated {
+				c.Outcome = Skipped
+				c.Problem = fmt.Sprintf("the control API did not take the fault: status %d %s", f.Status, f.Error)
+				return
+			}
 		}
 		p := storedPlant{id: r.id()}
 		before := r.used
@@ -541,27 +551,39 @@ func observeScripted(status int) func(*runner, *CheckResult) {
 	}
 }
 
+// listedPlant is a plant as the control API lists it.
+type listedPlant struct {
+	ID   int64   `json:"id"`
+	Name string  `json:"name"`
+	Tag  *string `json:"tag"`
+}
+
 // maxPlantList bounds what control-stored reads of the stored plants.
 const maxPlantList = 16 << 20
 
 func specStored(r *runner, c *CheckResult) {
-	e := r.control(c, http.MethodGet, "/plants", nil, maxPlantList)
-	if noResponse(c, e) {
-		return
-	}
-	if e.Status != http.StatusOK || e.Error != "" {
-		c.Outcome = Skipped
-		c.Problem = fmt.Sprintf("GET %s/plants: status %d %s", r.s.control.URL, e.Status, e.Error)
-		return
-	}
-	var list []struct {
-		ID   int64   `json:"id"`
-		Name string  `json:"name"`
-		Tag  *string `json:"tag"`
-	}
-	if err := json.Unmarshal(e.body, &list); err != nil {
-		fail(c, "the plant list is not a JSON array of plants: %v", err)
-		return
+	var list []listedPlant
+	if r.s.fake != nil {
+		for _, p := range r.s.fake.Plants() {
+			tag := p.Tag
+			list = append(list, listedPlant{p.ID, p.Name, &tag})
+		}
+	} else {
+		e := r.control(c, http.MethodGet, "/plants", nil, maxPlantList)
+		if noResponse(c, e) {
+			return
+		}
+		if e.Status != http.StatusOK || e.Error != "" {
+			c.Outcome = Skipped
+			c.Problem = fmt.Sprintf("GET %s/plants: status %d %s", r.s.control.URL, e.Status, e.Error)
+			return
+		}
+		if err := json.Unmarshal(e.body, &list); err != nil {
+			fail(c, "the plant list is not a JSON array of plants: %v", err)
+			return
+		}
+		// The list is the whole store: keep the report small.
+		e.ResponseBody = fmt.Sprintf("(%d plants)", len(list))
 	}
 	byID := map[int64][]int{}
 	for i, p := range list {
@@ -586,8 +608,6 @@ func specStored(r *runner, c *CheckResult) {
 			fail(c, "plant %d, refused, is listed", id)
 		}
 	}
-	// The list is the whole store: keep the report small.
-	e.ResponseBody = fmt.Sprintf("(%d plants)", len(list))
 }
 
 // storedID reports whether a create with id was answered 2xx.

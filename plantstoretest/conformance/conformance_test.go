@@ -135,6 +135,27 @@ func TestNewServer(t *testing.T) {
 	checkAgreesWithFake(t, &rep)
 }
 
+// TestNewServerFake runs the kit against NewServer with its Handler as
+// Target.Fake, which adds the checks that need a control API.
+func TestNewServerFake(t *testing.T) {
+	t.Parallel()
+	srv := plantstoretest.NewServer(t)
+	var rep conformance.Report
+	conformance.Run(t, conformance.Target{URL: srv.URL, Token: plantstoretest.DefaultToken, Fake: srv, Report: &rep})
+	checkAgreesWithFake(t, &rep)
+	for _, id := range []string{"retry-after-429", "retry-after-503", "control-stored"} {
+		if c := rep.Check(id); c.Outcome == conformance.Skipped {
+			t.Errorf("check %s skipped: %s", id, c.Problem)
+		}
+	}
+	if got := rep.Check("retry-after-429").Answer["retry_after"]; got != "1" {
+		t.Errorf("retry-after-429: Retry-After %q, want the scripted 1", got)
+	}
+	if got := len(srv.Faults()); got != 0 {
+		t.Errorf("%d faults left pending", got)
+	}
+}
+
 // TestMockControl runs the kit against plantstore-mock's server in-process,
 // control API included, which adds the checks that need one.
 func TestMockControl(t *testing.T) {
@@ -277,6 +298,7 @@ func TestRefusesBadTargets(t *testing.T) {
 		{URL: "ftp://127.0.0.1", Token: "t"},
 		{URL: "http://127.0.0.1:1", Token: "t", MaxCreates: -1},
 		{URL: "http://127.0.0.1:1", Token: "t", FirstID: -5},
+		{URL: "http://127.0.0.1:1", Token: "t", Control: &conformance.Control{URL: "http://127.0.0.1:1/__plantstore"}, Fake: plantstoretest.NewHandler()},
 	} {
 		if _, err := conformance.RunReport(context.Background(), target); err == nil || !strings.HasPrefix(err.Error(), "conformance: ") {
 			t.Errorf("RunReport(%+v) error = %v, want a conformance: error", target, err)
@@ -483,4 +505,23 @@ func TestRunFails(t *testing.T) {
 	if strings.Contains(string(out), "child-secret") {
 		t.Errorf("the output shows the token")
 	}
+}
+
+// TestControlStoredFails gives the kit a Fake other than the one serving
+// URL: the plants answered 200 are not in it, and control-stored says so.
+func TestControlStoredFails(t *testing.T) {
+	t.Parallel()
+	srv := plantstoretest.NewServer(t)
+	other := plantstoretest.NewHandler()
+	t.Cleanup(other.Close)
+	rep, err := conformance.RunReport(context.Background(), conformance.Target{URL: srv.URL, Token: plantstoretest.DefaultToken, Fake: other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Check("control-stored")
+	if c.Outcome != conformance.Fail || !strings.Contains(c.Problem, "answered 200, is not listed as sent") || rep.Passed {
+		t.Errorf("control-stored: %s %q (passed %v); want a failure naming a plant not listed", c.Outcome, c.Problem, rep.Passed)
+	}
+	// The scripted faults went to the other fake, and wait there unused.
+	other.ClearFaults()
 }

@@ -45,5 +45,6 @@
 //     ("conformance-" and 8 hex digits), so its plants are easy to find.
 //   - It sends one request at a time, about 35 in all, none larger than
 //     1 MiB and 1 KiB: no load. So it never sees a real 429 or 503.
-//   - It calls a control API only when [Target.Control] names one.
+//   - It calls a control API only when [Target.Control] names one (or, for
+//     an in-process fake, [Target.Fake] gives its Handler).
 package conformance

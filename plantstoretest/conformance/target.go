@@ -11,6 +11,9 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
 // Target is the server a run checks, and the limits it keeps to.
@@ -34,6 +37,13 @@ type Target struct {
 	// has none: leave it nil, and the kit calls no control API. A Control
 	// URL that is not on loopback needs Live too.
 	Control *Control
+
+	// Fake, when not nil, is the in-process fake that serves URL (a
+	// *plantstoretest.Server, or the *plantstoretest.Handler mounted
+	// there): the kit uses its Go API as it would a control API, to script
+	// the 429 and 503 (with AddFault) and to read back what it stored. Set
+	// at most one of Control and Fake.
+	Fake Fake
 
 	// MaxCreates bounds how many plants a run may create: the kit sends a
 	// request the target might accept only while fewer than MaxCreates of
@@ -62,6 +72,13 @@ type Target struct {
 
 	// Report, when not nil, receives the report of the run (by [Run]).
 	Report *Report
+}
+
+// Fake is what the kit uses of an in-process fake: *plantstoretest.Server
+// and *plantstoretest.Handler have both methods.
+type Fake interface {
+	AddFault(plantstoretest.Fault) (id int, err error)
+	Plants() []plantstore.NewPlant
 }
 
 // Control is the control API of a fake: plantstore-mock's /__plantstore/.
@@ -95,6 +112,7 @@ type settings struct {
 	base       string // URL without a trailing slash
 	token      string
 	control    *Control
+	fake       Fake
 	maxCreates int
 	firstID    int64
 	prefix     string
@@ -113,6 +131,10 @@ func (t *Target) settings() (*settings, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		return nil, fmt.Errorf("conformance: Target.URL %q is not an http or https base URL", t.URL)
 	}
+	if t.Control != nil && t.Fake != nil {
+		return nil, errors.New("conformance: Target.Control and Target.Fake are both set; set the one the target has")
+	}
+	s.fake = t.Fake
 	if t.MaxCreates < 0 {
 		return nil, fmt.Errorf("conformance: Target.MaxCreates is %d, want 0 or more", t.MaxCreates)
 	}
