@@ -5,6 +5,11 @@
 // Usage:
 //
 //	plantstore-mock [flags]
+//	plantstore-mock conformance -url URL [flags]
+//
+// The second form runs the conformance kit against the Plant Store API at
+// URL and prints a report (see conformance.go, and the README's "Is the
+// fake telling the truth?").
 //
 // It serves POST /plants as plantstoretest's Handler does, and the control
 // API under /__plantstore/ on the same port: health, the stored plants,
@@ -92,6 +97,7 @@ type flags struct {
 	chaosSeeded bool // -chaos-seed was given
 	logLevel    slog.Level
 	healthcheck bool
+	profile     *plantstoretest.Profile // read from the -profile file; nil for none
 }
 
 // parseFlags parses args, with the environment's defaults. It returns the
@@ -101,7 +107,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 	fs := flag.NewFlagSet("plantstore-mock", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: plantstore-mock [flags]\n\n"+
+		fmt.Fprintf(fs.Output(), "Usage: plantstore-mock [flags]\n"+
+			"       plantstore-mock conformance -url URL [flags]  (the conformance kit; -h for its flags)\n\n"+
 			"Serves the fake Plant Store API (package plantstoretest), and its control API\n"+
 			"under /__plantstore/, until SIGINT or SIGTERM.\n\n")
 		fs.PrintDefaults()
@@ -120,6 +127,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 	fs.Float64Var(&f.chaos, "chaos", 0, "answer this `fraction` (0 to 1) of API requests with a random fault")
 	fs.TextVar(&f.logLevel, "log-level", slog.LevelInfo, "log at `level` and above: debug (one line per API and control request), info (start-up and shutdown), warn or error")
 	fs.BoolVar(&f.healthcheck, "healthcheck", false, "check the health of the mock at -addr (GET /__plantstore/health, 1s at most) and exit: 0 healthy, 1 not; for a container's HEALTHCHECK")
+	profilePath := fs.String("profile", "", "answer a repeated id and refused credentials as the profile in `file` says (written by plantstore-mock conformance -profile-out)")
 	fs.Int64Var(&f.chaosSeed, "chaos-seed", 0, "the `seed` of -chaos's choices; the same seed gives the same sequence (default a random seed, printed)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -150,6 +158,14 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 	if msg := f.check(set); msg != "" {
 		fmt.Fprintf(stderr, "plantstore-mock: %s\n", msg)
 		return nil, 2
+	}
+	if *profilePath != "" {
+		p, err := loadProfile(*profilePath)
+		if err != nil {
+			fmt.Fprintf(stderr, "plantstore-mock: %v\n", err)
+			return nil, 2
+		}
+		f.profile = p
 	}
 	return &f, -1
 }
@@ -193,6 +209,9 @@ func (f *flags) check(set map[string]bool) string {
 // run is the whole command; it returns the exit status. It serves until ctx
 // ends.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "conformance" {
+		return runConformance(ctx, args[1:], getenv, stdout, stderr)
+	}
 	f, status := parseFlags(args, getenv, stderr)
 	if status >= 0 {
 		return status
@@ -284,6 +303,9 @@ func newHandler(f *flags, logger *slog.Logger) *plantstoretest.Handler {
 	}
 	if f.chaos > 0 {
 		opts = append(opts, plantstoretest.WithChaos(f.chaos, f.chaosSeed))
+	}
+	if f.profile != nil {
+		opts = append(opts, plantstoretest.WithProfile(*f.profile))
 	}
 	return plantstoretest.NewHandler(opts...)
 }
