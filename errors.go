@@ -98,7 +98,8 @@ type APIError struct {
 	Attempts int
 	// RequestID is the response's X-Request-Id when the server sent one,
 	// else the id the client sent in X-Request-Id: the one to quote to the
-	// service's operators.
+	// service's operators. A token the call sent that the server echoed in
+	// it reads REDACTED, in the forms [APIError.Error] redacts.
 	RequestID string
 
 	op           string // the failed operation, e.g. "create plant"
@@ -180,6 +181,7 @@ type CallError struct {
 	// RequestID is the response's X-Request-Id when the server sent one,
 	// else the id the client sent or, when nothing was sent (Attempts is
 	// zero), would have sent. It is empty when a CallOption was invalid.
+	// A token the call sent that the server echoed in it reads REDACTED.
 	RequestID string
 	// Attempts is how many requests the call made, retries included; zero
 	// when it failed before sending any.

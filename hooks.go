@@ -20,6 +20,8 @@ type CallInfo struct {
 	// RequestID is the id to quote to the service's operators: the
 	// response's X-Request-Id when the server sent one, else the id the
 	// client sent in X-Request-Id (its own random one, or [WithRequestID]'s).
+	// A token the call sent that the server echoed in it reads REDACTED,
+	// in the forms [APIError.Error] redacts, so it is safe to log.
 	RequestID string
 	// Attempts is how many requests the call made so far, retries included.
 	Attempts int

@@ -50,7 +50,8 @@ func defaultConfig() config {
 // WithToken authenticates every request with the bearer token t. The token
 // must be non-empty and consist of visible ASCII characters. It replaces any
 // earlier [WithTokenFunc]. The token never appears in errors or logs, even
-// when a server echoes it back (see [APIError.Error]).
+// when a server echoes it back, in its body, a redirect or its
+// X-Request-Id (see [APIError.Error]).
 func WithToken(t string) Option {
 	return func(c *config) error {
 		if problem := wire.TokenProblem(t); problem != "" {

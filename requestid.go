@@ -63,11 +63,14 @@ func requestIDProblem(id string) string {
 }
 
 // responseRequestID returns the id a response carries in X-Request-Id, made
-// safe to print, or "" when it has none.
-func responseRequestID(h map[string][]string) string {
+// safe to print, or "" when it has none. Any of tokens it holds, as written
+// or escaped the ways [redact] knows, reads REDACTED: a server that echoes
+// the bearer token as its request id must not get it into a log line or
+// an error the caller prints.
+func responseRequestID(h map[string][]string, tokens []string) string {
 	v := h[headerRequestID]
 	if len(v) == 0 || v[0] == "" {
 		return ""
 	}
-	return printable(v[0], maxRequestIDBytes)
+	return printable(redact(v[0], tokens), maxRequestIDBytes)
 }

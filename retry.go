@@ -64,7 +64,7 @@ type callState struct {
 // noteResponseID makes info.RequestID the last response's X-Request-Id
 // when it has one, else the id the client sent.
 func (st *callState) noteResponseID() {
-	if id := responseRequestID(st.info.Header); id != "" {
+	if id := responseRequestID(st.info.Header, st.tokens); id != "" {
 		st.info.RequestID = id
 	} else {
 		st.info.RequestID = st.sentID
