@@ -19,21 +19,17 @@
 package plantstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net/http"
 	"net/http/httptrace"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
-
-	"github.com/hashicorp/go-retryablehttp"
-	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 const (
@@ -51,22 +47,22 @@ var opCreatePlant = operation{name: "CreatePlant", text: "create plant"}
 // base URL so that its connection pool is shared too.
 type Client struct {
 	plantsURL string
-	retry     *retryablehttp.Client
+	// hc sends the attempts; see newHTTPClient.
+	hc *http.Client
 	// authorization returns the Authorization header for an attempt. It is
 	// a closure so that the token is not a field: printing a Client with
 	// fmt's %+v must not print the token.
 	authorization func(context.Context) (string, error)
 	maxRetryAfter time.Duration
 	maxRetries    int
+	// retryWaitMin and retryWaitMax are WithRetryBackoff's base and limit.
+	retryWaitMin, retryWaitMax time.Duration
 	// refreshAuth asks authorization again before each retry: the token
 	// func may have a new token.
 	refreshAuth bool
 	userAgent   string
 	logger      *slog.Logger
 	hooks       []Hooks
-	// attemptTimeouts is set by the first call with WithAttemptTimeout;
-	// see keepIdleConns.
-	attemptTimeouts atomic.Bool
 }
 
 // NewClient returns a Client for the API at baseURL, such as
@@ -103,6 +99,9 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 
 	c := &Client{
 		plantsURL:     u.JoinPath("plants").String(),
+		hc:            newHTTPClient(cfg.httpClient),
+		retryWaitMin:  cfg.retryWaitMin,
+		retryWaitMax:  cfg.retryWaitMax,
 		maxRetryAfter: cfg.maxRetryAfter,
 		maxRetries:    cfg.maxRetries,
 		refreshAuth:   cfg.tokenFunc != nil,
@@ -113,20 +112,6 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	}
 	if cfg.app != "" {
 		c.userAgent = cfg.app + " " + userAgent
-	}
-	c.retry = &retryablehttp.Client{
-		HTTPClient:   newHTTPClient(cfg.httpClient, &c.attemptTimeouts),
-		RetryWaitMin: cfg.retryWaitMin,
-		RetryWaitMax: cfg.retryWaitMax,
-		// checkRetry enforces each call's own limit.
-		RetryMax:     math.MaxInt,
-		CheckRetry:   c.checkRetry,
-		Backoff:      noBackoff,
-		ErrorHandler: keepLastResponse,
-		PrepareRetry: c.prepareRetry,
-	}
-	if c.logger != nil || len(c.hooks) > 0 {
-		c.retry.RequestLogHook = func(_ retryablehttp.Logger, req *http.Request, retry int) { c.attemptStart(req, retry) }
 	}
 	return c, nil
 }
@@ -203,6 +188,9 @@ var errNilCallOption = errors.New("plantstore: nil call option")
 // do makes one call: it applies opts, gives the call its request id, sends
 // the body encode returns to url with retries, and hands a 2xx body to
 // decode. Any error comes back as a *CallError.
+//
+// do owns the call's state: it makes it, hands it to each step, and is
+// the only one to read it when the call is over.
 func (c *Client) do(ctx context.Context, op operation, method, url string, opts []CallOption,
 	encode func() ([]byte, error), decode func([]byte) error) error {
 	st := &callState{maxRetries: c.maxRetries}
@@ -225,9 +213,6 @@ func (c *Client) do(ctx context.Context, op operation, method, url string, opts 
 			st.maxRetries = cc.maxRetries
 		}
 		extra, st.attemptTimeout, st.info.RequestID, capture = cc.header, cc.attemptTimeout, cc.requestID, cc.info
-		if st.attemptTimeout > 0 && !c.attemptTimeouts.Load() {
-			c.attemptTimeouts.Store(true)
-		}
 	}
 	if st.info.RequestID == "" {
 		st.info.RequestID = newRequestID()
@@ -239,7 +224,7 @@ func (c *Client) do(ctx context.Context, op operation, method, url string, opts 
 		st.start = time.Now()
 	}
 
-	err := c.send(ctx, op.text, method, url, st, extra, encode, decode)
+	callCtx, err := c.send(ctx, op.text, method, url, st, extra, encode, decode)
 
 	if timed {
 		st.info.Duration = time.Since(st.start)
@@ -250,8 +235,8 @@ func (c *Client) do(ctx context.Context, op operation, method, url string, opts 
 	if err != nil {
 		err = &CallError{RequestID: st.info.RequestID, Attempts: st.attempts, Err: err}
 	}
-	if st.ctx != nil && len(c.hooks) > 0 {
-		c.callEnd(st, err)
+	if callCtx != nil && len(c.hooks) > 0 {
+		c.callEnd(callCtx, st, err)
 	}
 	if capture != nil {
 		*capture = st.info
@@ -259,35 +244,36 @@ func (c *Client) do(ctx context.Context, op operation, method, url string, opts 
 	return err
 }
 
-// send does the work of do once the call is set up. Errors come back as
+// send does the work of do once the call is set up, and returns the call's
+// context when it got as far as the CallStart hooks. Errors come back as
 // *ValidationError, *APIError or *requestError.
 func (c *Client) send(ctx context.Context, op, method, url string, st *callState, extra http.Header,
-	encode func() ([]byte, error), decode func([]byte) error) error {
+	encode func() ([]byte, error), decode func([]byte) error) (context.Context, error) {
 	body, err := encode()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if ctx == nil {
 		// Every method reaches here before anything uses ctx, so none of
 		// them can panic on a nil one.
-		return &requestError{op: op, err: errNilContext}
+		return nil, &requestError{op: op, err: errNilContext}
 	}
 	if err := ctx.Err(); err != nil {
-		return &requestError{op: op, err: err}
+		return nil, &requestError{op: op, err: err}
 	}
 	if len(c.hooks) > 0 {
 		ctx = c.callStart(ctx, st)
 	}
-	ctx = httptrace.WithClientTrace(context.WithValue(ctx, callStateKey{}, st), st.trace())
-	st.ctx = ctx
+	callCtx := ctx
+	ctx = httptrace.WithClientTrace(ctx, st.trace())
 
-	req, err := retryablehttp.NewRequestWithContext(ctx, method, url, body)
+	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
 	if err != nil {
-		return &requestError{op: op, err: err}
+		return callCtx, &requestError{op: op, err: err}
 	}
 	auth, err := c.authorization(ctx)
 	if err != nil {
-		return &requestError{op: op, err: err}
+		return callCtx, &requestError{op: op, err: err}
 	}
 	st.sent(auth)
 	// The keys are already canonical and the values share one array: this
@@ -305,34 +291,28 @@ func (c *Client) send(ctx context.Context, op, method, url string, st *callState
 		h[k] = v
 	}
 
-	resp, err := c.retry.Do(req)
-	if err != nil {
-		if resp != nil {
-			resp.Body.Close()
-		}
-		return &requestError{op: op, attempts: st.attempts, maybeCreated: st.maybeCreated, err: redactError(err, st.tokens)}
-	}
 	buf := bodyBuffers.Get().(*[]byte)
-	data, readErr := wire.ReadBody(*buf, resp.Body)
-	resp.Body.Close()
+	resp, data, readErr, err := c.attempts(ctx, st, req, (*buf)[:0])
 	defer func() {
 		if cap(data) <= maxPooledBuffer {
 			*buf = data[:0]
 			bodyBuffers.Put(buf)
 		}
 	}()
-
+	if err != nil {
+		return callCtx, &requestError{op: op, attempts: st.attempts, maybeCreated: st.maybeCreated, err: redactError(err, st.tokens)}
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return newAPIError(op, resp, data, st)
+		return callCtx, newAPIError(op, resp, data, st)
 	}
 	if readErr != nil {
-		return &requestError{op: op, attempts: st.attempts, maybeCreated: true, err: fmt.Errorf("read response: %w", redactError(readErr, st.tokens))}
+		return callCtx, &requestError{op: op, attempts: st.attempts, maybeCreated: true, err: fmt.Errorf("read response: %w", redactError(readErr, st.tokens))}
 	}
 	if err := decode(data); err != nil {
-		return &requestError{op: op, attempts: st.attempts, maybeCreated: true,
+		return callCtx, &requestError{op: op, attempts: st.attempts, maybeCreated: true,
 			err: fmt.Errorf("decode response: %w (body: %q)", err, snippet(redact(data, st.tokens)))}
 	}
-	return nil
+	return callCtx, nil
 }
 
 // bodyBuffers holds buffers for response bodies, which are read whole and

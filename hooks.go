@@ -74,12 +74,17 @@ type Hooks struct {
 	// caller's context.
 	CallStart func(ctx context.Context, call *CallInfo) context.Context
 	// AttemptStart runs before each attempt with the call's context; the
-	// context it returns, if not nil, is that attempt's request context.
-	// It must derive from ctx: one that does not is ignored.
+	// context it returns, if not nil, is that attempt's request context,
+	// and bounds that attempt only: whether to retry, and the wait before
+	// a retry, go by the call's context. It must derive from ctx: one that
+	// does not is ignored.
 	AttemptStart func(ctx context.Context, call *CallInfo, a Attempt) context.Context
-	// AttemptEnd runs after each attempt, with the attempt's context, once
-	// its response headers arrived or it failed, and before any wait for
-	// the next attempt.
+	// AttemptEnd runs after each attempt, with the attempt's context: once
+	// the attempt failed, or got the response headers of an answer that is
+	// retried, or read the whole of the answer that ends the call; and
+	// before any wait for the next attempt. The client is done with the
+	// attempt's context when AttemptEnd runs, so AttemptEnd may cancel a
+	// context AttemptStart made (a span's, a deadline's).
 	AttemptEnd func(ctx context.Context, call *CallInfo, a Attempt)
 	// CallEnd runs once per call that reached CallStart, as the method
 	// returns, with the call's context and the error the method returns
@@ -101,7 +106,8 @@ func WithHooks(h Hooks) Option {
 	}
 }
 
-// callStart runs the CallStart hooks and returns the call's context.
+// callStart runs the CallStart hooks and returns the call's context, marked
+// as the call's so that an attempt's context can be checked against it.
 func (c *Client) callStart(ctx context.Context, st *callState) context.Context {
 	for i := range c.hooks {
 		if f := c.hooks[i].CallStart; f != nil {
@@ -110,33 +116,38 @@ func (c *Client) callStart(ctx context.Context, st *callState) context.Context {
 			}
 		}
 	}
-	return ctx
+	return context.WithValue(ctx, callKey{}, st)
 }
 
-// attemptStart runs before each attempt: go-retryablehttp's request hook.
-// It starts the attempt's clock for the log and gives the attempt the
-// context the AttemptStart hooks return.
-func (c *Client) attemptStart(req *http.Request, retry int) {
-	st := stateOf(req.Context())
+// callKey marks a call's context with its state. The mark is only ever
+// compared, to tell whether a context derives from the call's: nothing
+// fetches the state through it.
+type callKey struct{}
+
+// attemptStart runs before each attempt. It starts the attempt's clock for
+// the log and returns the attempt's context: ctx, the call's, as the
+// AttemptStart hooks return it and bounded by the call's attempt timeout.
+// cancel, when not nil, releases it.
+func (c *Client) attemptStart(ctx context.Context, st *callState) (actx context.Context, cancel context.CancelFunc) {
 	if c.logger != nil {
 		st.attemptStart = time.Now()
 	}
-	if len(c.hooks) == 0 {
-		return
-	}
-	ctx := st.ctx // each attempt's context derives from the call's, not the last attempt's
+	actx = ctx
 	for i := range c.hooks {
 		if f := c.hooks[i].AttemptStart; f != nil {
 			// A context that does not derive from ctx would detach the
 			// attempt from the caller's deadline, and from the call.
-			if next := f(ctx, &st.info, Attempt{Retry: retry}); next != nil && next.Value(callStateKey{}) == any(st) {
-				ctx = next
+			if next := f(actx, &st.info, Attempt{Retry: st.attempts - 1}); next != nil && next.Value(callKey{}) == any(st) {
+				actx = next
 			}
 		}
 	}
-	if ctx != req.Context() {
-		*req = *req.WithContext(ctx)
+	if st.attemptTimeout > 0 {
+		// The redirects an attempt follows share its context, and so its
+		// deadline.
+		actx, cancel = context.WithTimeoutCause(actx, st.attemptTimeout, errAttemptTimeout)
 	}
+	return actx, cancel
 }
 
 // attemptEnd reports an attempt's outcome to the hooks and the log.
@@ -151,11 +162,11 @@ func (c *Client) attemptEnd(ctx context.Context, st *callState, a Attempt) {
 	}
 }
 
-// callEnd reports the call's outcome to the hooks.
-func (c *Client) callEnd(st *callState, err error) {
+// callEnd reports the call's outcome to the hooks, with the call's context.
+func (c *Client) callEnd(ctx context.Context, st *callState, err error) {
 	for i := range c.hooks {
 		if f := c.hooks[i].CallEnd; f != nil {
-			f(st.ctx, &st.info, err)
+			f(ctx, &st.info, err)
 		}
 	}
 }

@@ -214,3 +214,63 @@ func TestAttemptStartContextNotDerived(t *testing.T) {
 		t.Errorf("CreatePlant(ctx with a deadline, stalled server) error = %v, want context.DeadlineExceeded", err)
 	}
 }
+
+type attemptCancelKey struct{}
+
+// boundedAttempts returns hooks that give each attempt a context of its own
+// with timeout d, and release it in AttemptEnd: the usual way to bound an
+// attempt from a hook.
+func boundedAttempts(d time.Duration) Hooks {
+	return Hooks{
+		AttemptStart: func(ctx context.Context, _ *CallInfo, _ Attempt) context.Context {
+			ctx, cancel := context.WithTimeout(ctx, d)
+			return context.WithValue(ctx, attemptCancelKey{}, cancel)
+		},
+		AttemptEnd: func(ctx context.Context, _ *CallInfo, _ Attempt) {
+			ctx.Value(attemptCancelKey{}).(context.CancelFunc)()
+		},
+	}
+}
+
+// TestAttemptContextBoundsOnlyItsAttempt checks that the context an
+// AttemptStart hook returns ends only its attempt: the retry decision, the
+// wait before a retry and the reading of the final answer use the call's
+// context, so a hook that cancels its attempt's context in AttemptEnd, or
+// gives it a deadline shorter than the server's Retry-After, changes
+// nothing.
+func TestAttemptContextBoundsOnlyItsAttempt(t *testing.T) {
+	t.Parallel()
+	ok := reply{status: 200, body: `{"name":"Monstera"}`}
+	tests := []struct {
+		name    string
+		timeout time.Duration
+		first   reply
+		minWait time.Duration
+	}{
+		{"cancelled in AttemptEnd", 5 * time.Second, reply{status: 503}, 0},
+		{"deadline shorter than Retry-After", 300 * time.Millisecond,
+			reply{status: 503, header: map[string]string{"Retry-After": "1"}}, time.Second},
+		// and the attempt's context does bound its attempt:
+		{"stalled attempt ended by its deadline", 100 * time.Millisecond, reply{stall: true}, 100 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newStubServer(t, tt.first, ok)
+			c := newTestClient(t, srv.URL, WithHooks(boundedAttempts(tt.timeout)))
+			var info CallInfo
+			start := time.Now()
+			p, err := c.CreatePlant(context.Background(), monstera, WithCallInfo(&info))
+			if err != nil {
+				t.Fatalf("CreatePlant(%+v) error: %v, want the 200 of the retry", monstera, err)
+			}
+			if p.Name != "Monstera" || info.Attempts != 2 || len(srv.requests()) != 2 {
+				t.Errorf("CreatePlant(%+v) = %+v after %d attempts (%d requests), want Monstera after 2",
+					monstera, p, info.Attempts, len(srv.requests()))
+			}
+			if elapsed := time.Since(start); elapsed < tt.minWait {
+				t.Errorf("CreatePlant(%+v) took %v, want at least the Retry-After of %v", monstera, elapsed, tt.minWait)
+			}
+		})
+	}
+}

@@ -14,25 +14,21 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
-// callState is what one call learns across its attempts. It travels in the
-// request's context because go-retryablehttp's hooks are shared by every
-// call of a Client and see only the request or its context.
+// callState is what one call learns across its attempts. [Client.do]
+// makes it and owns it; each step of the call is handed it.
 type callState struct {
 	attempts     int
 	maybeCreated bool
 	retryAfter   time.Duration
 
-	// Set before the first attempt: the call's context (with this state in
-	// it, after the CallStart hooks), its retry budget and attempt timeout.
-	ctx            context.Context
+	// Set before the first attempt: the call's retry budget and attempt
+	// timeout.
 	maxRetries     int
 	attemptTimeout time.Duration
-	// attemptDeadline is when the attempt under way times out: set by its
-	// first round trip, shared by the redirects it follows, and cleared by
-	// checkRetry.
-	attemptDeadline time.Time
 
 	// info is the call as hooks, logs and WithCallInfo see it. Only its
 	// Operation, Method, URL and RequestID are kept up to date on a call
@@ -53,8 +49,8 @@ type callState struct {
 	tokens   []string
 	tokenBuf [1]string
 
-	// Set by the httptrace hooks during an attempt, and read and cleared by
-	// checkRetry: whether the transport asked for a connection (so it
+	// Set by the httptrace hooks during an attempt, and read and cleared
+	// after it: whether the transport asked for a connection (so it
 	// supports tracing) and whether it got one (so it may have written the
 	// request). Atomic because a transport may call hooks from its own
 	// goroutines.
@@ -80,53 +76,116 @@ func (st *callState) trace() *httptrace.ClientTrace {
 	}
 }
 
-type callStateKey struct{}
-
-// stateOf returns the state do put in ctx; go-retryablehttp hands every
-// hook the request's own context, so it is always there.
-func stateOf(ctx context.Context) *callState {
-	return ctx.Value(callStateKey{}).(*callState)
+// attempts sends req, the call's request with its context ctx, until an
+// attempt's outcome is final, and returns that outcome: the response of
+// the last attempt with its body read into buf (and why the read failed,
+// if it did), or the error of an attempt that got no response. Each
+// attempt has a context of its own, from the AttemptStart hooks and the
+// call's attempt timeout, which bounds that attempt alone, its final
+// body included: the retry policy and the wait before a retry use ctx.
+func (c *Client) attempts(ctx context.Context, st *callState, req *http.Request, buf []byte) (resp *http.Response, data []byte, readErr, err error) {
+	for {
+		st.attempts++
+		st.info.Attempts = st.attempts
+		actx, cancel := c.attemptStart(ctx, st)
+		r := req
+		if actx != ctx {
+			r = req.WithContext(actx)
+		}
+		resp, err = c.hc.Do(r)
+		if err != nil && cancel != nil && context.Cause(actx) == errAttemptTimeout && ctx.Err() == nil {
+			err = &attemptTimeoutError{d: st.attemptTimeout, err: err}
+		}
+		v := c.judge(ctx, st, resp, err)
+		st.maybeCreated = st.maybeCreated || v.maybeStored
+		st.retryAfter = v.retryAfter
+		if resp != nil {
+			st.info.StatusCode, st.info.Header = resp.StatusCode, resp.Header
+			if st.observed {
+				st.noteResponseID()
+			}
+			if !v.retry {
+				data, readErr = wire.ReadBody(buf, resp.Body)
+				resp.Body.Close()
+				if readErr != nil && cancel != nil && context.Cause(actx) == errAttemptTimeout && ctx.Err() == nil {
+					readErr = &attemptTimeoutError{d: st.attemptTimeout, err: readErr}
+				}
+			}
+		}
+		if len(c.hooks) > 0 || c.logger != nil {
+			a := Attempt{Retry: st.attempts - 1, Err: v.err, RetryAfter: v.retryAfter, WillRetry: v.retry, Wait: v.wait}
+			if resp != nil {
+				a.StatusCode = resp.StatusCode
+			}
+			c.attemptEnd(actx, st, a)
+		}
+		if !v.retry {
+			if cancel != nil {
+				cancel()
+			}
+			if v.stop != nil {
+				return nil, data, nil, v.stop
+			}
+			return resp, data, readErr, err
+		}
+		if resp != nil {
+			// Give the connection back to the pool before waiting.
+			io.CopyN(io.Discard, resp.Body, drainBytes)
+			resp.Body.Close()
+		}
+		if cancel != nil {
+			cancel()
+		}
+		if err := wait(ctx, v.wait); err != nil {
+			return nil, data, nil, err
+		}
+		if err := c.prepareRetry(ctx, st, req); err != nil {
+			return nil, data, nil, err
+		}
+	}
 }
 
-// checkRetry is the retry policy, called after every attempt. It records,
-// for the call's error, how many attempts were made and whether any may
-// have stored the plant; reports the attempt to the hooks and the log; and,
-// when it retries, waits here rather than in go-retryablehttp (whose
-// Backoff cannot see the call), so that the wait the hooks are told is the
-// wait taken.
-func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	st := stateOf(ctx)
-	st.attempts++
+// A verdict is what the retry policy makes of an attempt.
+type verdict struct {
+	// retry says whether to make another attempt, after wait.
+	retry bool
+	wait  time.Duration
+	// retryAfter is the response's Retry-After, or zero.
+	retryAfter time.Duration
+	// maybeStored says whether the attempt may have stored something.
+	maybeStored bool
+	// err is the attempt's error as the hooks and the log see it, with
+	// the call's tokens redacted.
+	err error
+	// stop is a reason to end the call other than the attempt's own
+	// outcome: the call's context ended while the attempt failed.
+	stop error
+}
+
+// judge is the retry policy: it says what an attempt's outcome, resp or
+// err, means for the call whose context is ctx. A retry whose wait, at its
+// longest, would reach ctx's deadline is not made.
+func (c *Client) judge(ctx context.Context, st *callState, resp *http.Response, err error) verdict {
 	askedConn, gotConn := st.askedConn.Swap(false), st.gotConn.Swap(false)
-	st.retryAfter = 0
-	st.attemptDeadline = time.Time{}
-	st.info.Attempts = st.attempts
-	retry := false
-	var stop error // a reason to end the call other than the attempt's own outcome
+	var v verdict
 	if err != nil {
 		redactURLError(err, st.tokens)
-		err = redactError(err, st.tokens) // for the hooks and the log
+		v.err = redactError(err, st.tokens)
 		// A redirect that was not followed was an answer that stored
 		// nothing. Otherwise a request that got a connection may have been
 		// written; without trace events (a transport that does not support
 		// httptrace) fall back to what the error says.
 		var redirErr *redirectError
 		if !errors.As(err, &redirErr) && (gotConn || !askedConn && !certainlyNotSent(err)) {
-			st.maybeCreated = true
+			v.maybeStored = true
 		}
-		if stop = ctx.Err(); stop == nil {
-			retry = retryableError(err)
+		if v.stop = ctx.Err(); v.stop == nil {
+			v.retry = retryableError(err)
 		}
 	} else {
-		if resp.StatusCode >= 500 {
-			st.maybeCreated = true
-		}
+		v.maybeStored = resp.StatusCode >= 500
 		if d, ok := retryAfter(resp); ok {
-			st.retryAfter = d
-		}
-		st.info.StatusCode, st.info.Header = resp.StatusCode, resp.Header
-		if st.observed {
-			st.noteResponseID()
+			v.retryAfter = d
 		}
 		switch resp.StatusCode {
 		case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
@@ -134,58 +193,52 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 			// outlast what the caller allows: the caller can reschedule
 			// with the server's figure. A cancelled context keeps it too;
 			// it is the best answer there is.
-			retry = st.retryAfter <= c.maxRetryAfter && ctx.Err() == nil
+			v.retry = v.retryAfter <= c.maxRetryAfter && ctx.Err() == nil
 		}
 	}
-	// A retry whose longest wait would reach the deadline is not made.
-	retry = retry && st.attempts <= st.maxRetries && c.nextWait(st) < timeLeft(ctx)
-	var wait time.Duration
-	if retry {
-		wait = backoff(c.retry.RetryWaitMin, c.retry.RetryWaitMax, st.attempts-1, st.retryAfter)
+	longest := max(v.retryAfter, backoffCeiling(c.retryWaitMin, c.retryWaitMax, st.attempts-1))
+	v.retry = v.retry && st.attempts <= st.maxRetries && longest < timeLeft(ctx)
+	if v.retry {
+		v.wait = backoff(c.retryWaitMin, c.retryWaitMax, st.attempts-1, v.retryAfter)
 	}
-	if len(c.hooks) > 0 || c.logger != nil {
-		a := Attempt{Retry: st.attempts - 1, Err: err, RetryAfter: st.retryAfter, WillRetry: retry, Wait: wait}
-		if resp != nil {
-			a.StatusCode = resp.StatusCode
-		}
-		c.attemptEnd(ctx, st, a)
+	return v
+}
+
+// wait waits d, or until ctx ends, which it then reports.
+func wait(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
 	}
-	if !retry {
-		return false, stop
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
-	if resp != nil {
-		// Give the connection back to the pool before waiting.
-		io.CopyN(io.Discard, resp.Body, drainBytes)
-		resp.Body.Close()
-	}
-	if wait > 0 {
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-			return false, ctx.Err()
-		case <-t.C:
-		}
-	}
-	return true, nil
 }
 
 // drainBytes is how much of a retried response's body is read so that its
 // connection can be reused; a longer body costs the connection instead.
 const drainBytes = 4096
 
-// noBackoff is go-retryablehttp's Backoff: checkRetry has already waited.
-func noBackoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return 0 }
-
-// prepareRetry readies the request for a retry: its own header map (the
-// last attempt's may still be in use by the transport) with the retry's
-// number, and a fresh token when a token func supplies them.
-func (c *Client) prepareRetry(req *http.Request) error {
-	st := stateOf(req.Context())
+// prepareRetry readies req for the next attempt: a fresh body, its own
+// header map (the last attempt's may still be in use by the transport)
+// with the retry's number, and a fresh token when a token func supplies
+// them.
+func (c *Client) prepareRetry(ctx context.Context, st *callState, req *http.Request) error {
+	if req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			return err
+		}
+		req.Body = body
+	}
 	req.Header = req.Header.Clone()
 	req.Header[headerRetryCount] = []string{strconv.Itoa(st.attempts)}
 	if c.refreshAuth {
-		auth, err := c.authorization(req.Context())
+		auth, err := c.authorization(ctx)
 		if err != nil {
 			return err
 		}
@@ -193,13 +246,6 @@ func (c *Client) prepareRetry(req *http.Request) error {
 		st.sent(auth)
 	}
 	return nil
-}
-
-// nextWait is the longest wait [backoff] may choose before the next
-// attempt. Checking it, not the shortest, against the deadline means a
-// retry never sleeps into the deadline and loses the answer it has.
-func (c *Client) nextWait(st *callState) time.Duration {
-	return max(st.retryAfter, backoffCeiling(c.retry.RetryWaitMin, c.retry.RetryWaitMax, st.attempts-1))
 }
 
 // timeLeft is how long ctx has before its deadline; "forever" without one.
@@ -259,13 +305,6 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	return max(t.Sub(now), 0), true
-}
-
-// keepLastResponse replaces go-retryablehttp's default, which discards the
-// last response when retries run out and returns a bare "giving up" error.
-// The caller gets the response, and from it an *APIError.
-func keepLastResponse(resp *http.Response, err error, _ int) (*http.Response, error) {
-	return resp, err
 }
 
 // retryableError reports whether a transport error may go away on its own.

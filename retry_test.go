@@ -381,8 +381,7 @@ func TestLogger(t *testing.T) {
 
 // TestQuietByDefault runs a failing, retried call in a child process and
 // checks that the library printed nothing. A child process is the only
-// reliable witness: go-retryablehttp's default logger holds its own copy of
-// os.Stderr.
+// reliable witness: a logger can hold its own copy of os.Stderr.
 func TestQuietByDefault(t *testing.T) {
 	if os.Getenv("PLANTSTORE_QUIET_CHILD") == "1" {
 		srv := newStubServer(t, reply{status: 503}, reply{drop: true}, reply{status: 502})
