@@ -17,9 +17,10 @@ type CallInfo struct {
 	// never carries credentials.
 	Method string
 	URL    string
-	// RequestID is the id to quote to the service's operators: the
+	// RequestID is the id to quote to the service's operators: the last
 	// response's X-Request-Id when the server sent one, else the id the
 	// client sent in X-Request-Id (its own random one, or [WithRequestID]'s).
+	// At CallStart, before any response, it is the id every attempt sends.
 	// A token the call sent that the server echoed in it reads REDACTED,
 	// in the forms [APIError.Error] redacts, so it is safe to log.
 	RequestID string
