@@ -119,8 +119,8 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // CreatePlant stores p and returns the plant as the server recorded it.
 // opts change this call only; see [CallOption].
 //
-// Every error it returns is a [*CallError], which carries the call's
-// request id and attempt count and wraps the cause: a [*ValidationError]
+// Every error it returns is a [*CallError], which carries the call (its
+// request id and attempt count among the rest) and wraps the cause: a [*ValidationError]
 // when p has an empty Name or text that is not valid UTF-8 (nothing is
 // sent); an [*APIError] for a non-2xx answer; otherwise (connection,
 // context, an unreadable 200, a nil ctx) an error that wraps the cause,
@@ -128,8 +128,9 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // reach any of them.
 //
 // Every attempt sends the headers X-Request-Id, the call's id (random, or
-// [WithRequestID]'s), and X-Retry-Count, the attempt's number from 0, so the
-// service can tell a retry from a new create.
+// [WithRequestID]'s), and X-Retry-Count, the attempt's [Attempt.Number]
+// minus one (0 on the first attempt), so the service can tell a retry from
+// a new create.
 //
 // Attempts that fail in transport (a refused or broken connection, even one
 // that broke after the request was sent) or are answered 429, 502, 503 or
@@ -203,10 +204,10 @@ func (c *Client) do(ctx context.Context, op operation, method, url string, opts 
 		cc := &callConfig{maxRetries: -1}
 		for _, opt := range opts {
 			if opt == nil {
-				return &CallError{Err: errNilCallOption}
+				return &CallError{Call: st.info, Err: errNilCallOption}
 			}
 			if err := opt(cc); err != nil {
-				return &CallError{Err: err}
+				return &CallError{Call: st.info, Err: err}
 			}
 		}
 		if cc.maxRetries >= 0 {
@@ -219,7 +220,6 @@ func (c *Client) do(ctx context.Context, op operation, method, url string, opts 
 	}
 	st.sentID = st.info.RequestID
 	timed := capture != nil || len(c.hooks) > 0
-	st.observed = timed || c.logger != nil
 	if timed {
 		st.start = time.Now()
 	}
@@ -229,11 +229,8 @@ func (c *Client) do(ctx context.Context, op operation, method, url string, opts 
 	if timed {
 		st.info.Duration = time.Since(st.start)
 	}
-	if err != nil && !st.observed {
-		st.noteResponseID() // put off until now: only an error needs it
-	}
 	if err != nil {
-		err = &CallError{RequestID: st.info.RequestID, Attempts: st.attempts, Err: err}
+		err = &CallError{Call: st.info, Err: err}
 	}
 	if callCtx != nil && len(c.hooks) > 0 {
 		c.callEnd(callCtx, st, err)
@@ -303,7 +300,7 @@ func (c *Client) send(ctx context.Context, op, method, url string, st *callState
 		return callCtx, &requestError{op: op, attempts: st.attempts, maybeCreated: st.maybeCreated, err: redactError(err, st.tokens)}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return callCtx, newAPIError(op, resp, data, st)
+		return callCtx, newAPIError(op, resp, data, st.tokens, st.attempts, st.maybeCreated)
 	}
 	if readErr != nil {
 		return callCtx, &requestError{op: op, attempts: st.attempts, maybeCreated: true, err: fmt.Errorf("read response: %w", redactError(readErr, st.tokens))}

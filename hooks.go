@@ -22,9 +22,13 @@ type CallInfo struct {
 	// client sent in X-Request-Id (its own random one, or [WithRequestID]'s).
 	// At CallStart, before any response, it is the id every attempt sends.
 	// A token the call sent that the server echoed in it reads REDACTED,
-	// in the forms [APIError.Error] redacts, so it is safe to log.
+	// in the forms [APIError.Error] redacts, so it is safe to log. This is
+	// the one place the SDK gives the request id.
 	RequestID string
-	// Attempts is how many requests the call made so far, retries included.
+	// Attempts is how many attempts the call has made so far, retries
+	// included, counted as [Attempt.Number] counts: from AttemptStart on it
+	// equals the attempt's Number; zero when nothing was sent. This is the
+	// one place the SDK gives the count.
 	Attempts int
 	// StatusCode and Header are the last response's status and headers;
 	// zero and nil when no attempt got a response.
@@ -37,9 +41,11 @@ type CallInfo struct {
 
 // Attempt describes one attempt of a call, as [Hooks] see it.
 type Attempt struct {
-	// Retry is 0 for the first attempt, 1 for the first retry, and so on:
-	// the value sent in X-Retry-Count.
-	Retry int
+	// Number is 1 for the first attempt, 2 for the first retry, and so on,
+	// counted as [CallInfo.Attempts] counts: in the hooks of an attempt,
+	// call.Attempts equals its Number. The attempt sends Number-1 in
+	// X-Retry-Count.
+	Number int
 	// StatusCode is the response's status, or zero when the attempt got
 	// none; Err is then why. Both are zero when the attempt starts.
 	StatusCode int
@@ -138,7 +144,7 @@ func (c *Client) attemptStart(ctx context.Context, st *callState) (actx context.
 		if f := c.hooks[i].AttemptStart; f != nil {
 			// A context that does not derive from ctx would detach the
 			// attempt from the caller's deadline, and from the call.
-			if next := f(actx, &st.info, Attempt{Retry: st.attempts - 1}); next != nil && next.Value(callKey{}) == any(st) {
+			if next := f(actx, &st.info, Attempt{Number: st.attempts}); next != nil && next.Value(callKey{}) == any(st) {
 				actx = next
 			}
 		}

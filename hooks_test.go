@@ -36,8 +36,8 @@ func (r *hookRecorder) hooks() Hooks {
 			return context.WithValue(ctx, hookKey{}, "call")
 		},
 		AttemptStart: func(ctx context.Context, call *CallInfo, a Attempt) context.Context {
-			r.add("attempt %d start in %v", a.Retry, ctx.Value(hookKey{}))
-			return context.WithValue(ctx, hookKey{}, fmt.Sprintf("attempt %d", a.Retry))
+			r.add("attempt %d start in %v attempts=%d", a.Number, ctx.Value(hookKey{}), call.Attempts)
+			return context.WithValue(ctx, hookKey{}, fmt.Sprintf("attempt %d", a.Number))
 		},
 		AttemptEnd: func(ctx context.Context, call *CallInfo, a Attempt) {
 			outcome := fmt.Sprint(a.StatusCode)
@@ -45,7 +45,7 @@ func (r *hookRecorder) hooks() Hooks {
 				outcome = "error"
 			}
 			r.add("attempt %d end in %v: %s retry=%v wait=%v retry-after=%v attempts=%d",
-				a.Retry, ctx.Value(hookKey{}), outcome, a.WillRetry, a.Wait, a.RetryAfter, call.Attempts)
+				a.Number, ctx.Value(hookKey{}), outcome, a.WillRetry, a.Wait, a.RetryAfter, call.Attempts)
 		},
 		CallEnd: func(ctx context.Context, call *CallInfo, err error) {
 			r.add("call end in %v: status=%d attempts=%d err=%v timed=%v", ctx.Value(hookKey{}), call.StatusCode, call.Attempts, err != nil, call.Duration > 0)
@@ -66,12 +66,12 @@ func TestHooks(t *testing.T) {
 	}
 	want := []string{
 		"call start CreatePlant POST attempts=0",
-		"attempt 0 start in call",
-		"attempt 0 end in attempt 0: 429 retry=true wait=0s retry-after=0s attempts=1",
-		"attempt 1 start in call",
-		"attempt 1 end in attempt 1: error retry=true wait=0s retry-after=0s attempts=2",
-		"attempt 2 start in call",
-		"attempt 2 end in attempt 2: 200 retry=false wait=0s retry-after=0s attempts=3",
+		"attempt 1 start in call attempts=1",
+		"attempt 1 end in attempt 1: 429 retry=true wait=0s retry-after=0s attempts=1",
+		"attempt 2 start in call attempts=2",
+		"attempt 2 end in attempt 2: error retry=true wait=0s retry-after=0s attempts=2",
+		"attempt 3 start in call attempts=3",
+		"attempt 3 end in attempt 3: 200 retry=false wait=0s retry-after=0s attempts=3",
 		"call end in call: status=200 attempts=3 err=false timed=true",
 	}
 	if diff := cmp.Diff(want, rec.events); diff != "" {

@@ -89,15 +89,15 @@ func TestErrorsCarryRequestID(t *testing.T) {
 			if !errors.As(err, &callErr) {
 				t.Fatalf("CreatePlant(%+v) error = %v, want a *CallError", monstera, err)
 			}
-			if callErr.RequestID != want || callErr.Attempts != tt.wantAttempts {
-				t.Errorf("CallError = {RequestID: %q, Attempts: %d}, want {%q, %d}", callErr.RequestID, callErr.Attempts, want, tt.wantAttempts)
+			if callErr.Call.RequestID != want || callErr.Call.Attempts != tt.wantAttempts {
+				t.Errorf("CallError = {RequestID: %q, Attempts: %d}, want {%q, %d}", callErr.Call.RequestID, callErr.Call.Attempts, want, tt.wantAttempts)
 			}
 			var apiErr *APIError
 			if got := errors.As(err, &apiErr); got != tt.wantAPIError {
 				t.Fatalf("errors.As(%v, *APIError) = %v, want %v", err, got, tt.wantAPIError)
 			}
-			if tt.wantAPIError && apiErr.RequestID != want {
-				t.Errorf("APIError.RequestID = %q, want %q", apiErr.RequestID, want)
+			if tt.wantAPIError && requestIDOf(err) != want {
+				t.Errorf("APIError.RequestID = %q, want %q", requestIDOf(err), want)
 			}
 			if err.Error() != callErr.Err.Error() {
 				t.Errorf("CallError.Error() = %q, want the cause's %q", err, callErr.Err)
@@ -111,11 +111,11 @@ func TestValidationErrorIsCallError(t *testing.T) {
 	c := newTestClient(t, "http://127.0.0.1:1")
 	_, err := c.CreatePlant(context.Background(), NewPlant{ID: 1})
 	var callErr *CallError
-	if !errors.As(err, &callErr) || callErr.Attempts != 0 || !hexID.MatchString(callErr.RequestID) {
+	if !errors.As(err, &callErr) || callErr.Call.Attempts != 0 || !hexID.MatchString(callErr.Call.RequestID) {
 		t.Fatalf("CreatePlant(no name) error = %#v, want a *CallError with no attempts and the id it would have sent", err)
 	}
 	var valErr *ValidationError
-	if !errors.As(err, &valErr) || !errors.Is(err, ErrInvalidPlant) {
+	if !errors.As(err, &valErr) {
 		t.Errorf("CreatePlant(no name) error = %v, want it to wrap a *ValidationError", err)
 	}
 }
@@ -141,11 +141,24 @@ func TestRequestIDProblem(t *testing.T) {
 	}
 }
 
-func TestResponseRequestIDIsPrintable(t *testing.T) {
+func TestRequestIDToQuote(t *testing.T) {
 	t.Parallel()
-	h := http.Header{"X-Request-Id": {"a\x01b"}}
-	if got := responseRequestID(h, nil); got != "a b" {
-		t.Errorf("responseRequestID(%q) = %q, want %q", h, got, "a b")
+	tests := []struct {
+		name string
+		h    http.Header
+		want string
+	}{
+		{"none from the server", http.Header{}, "sent-1"},
+		{"empty from the server", http.Header{"X-Request-Id": {""}}, "sent-1"},
+		{"the server's", http.Header{"X-Request-Id": {"srv-1"}}, "srv-1"},
+		{"made printable", http.Header{"X-Request-Id": {"a\x01b"}}, "a b"},
+		{"only spaces once printable", http.Header{"X-Request-Id": {"\x01 \x02"}}, "sent-1"},
+		{"token redacted", http.Header{"X-Request-Id": {"id-" + testToken}}, "id-REDACTED"},
+	}
+	for _, tt := range tests {
+		if got := requestIDToQuote("sent-1", tt.h, []string{testToken}); got != tt.want {
+			t.Errorf("%s: requestIDToQuote(%q, %q) = %q, want %q", tt.name, "sent-1", tt.h, got, tt.want)
+		}
 	}
 }
 
@@ -208,8 +221,8 @@ func TestEchoedTokenAsRequestID(t *testing.T) {
 				t.Fatalf("CreatePlant(%+v) error = %v, want the 400 in a *CallError", monstera, err)
 			}
 			got := map[string]string{
-				"CallError.RequestID": callErr.RequestID,
-				"APIError.RequestID":  apiErr.RequestID,
+				"CallError.RequestID": callErr.Call.RequestID,
+				"APIError.RequestID":  requestIDOf(err),
 				"CallInfo.RequestID":  info.RequestID,
 			}
 			want := map[string]string{

@@ -23,23 +23,18 @@ import (
 type callState struct {
 	attempts     int
 	maybeCreated bool
-	retryAfter   time.Duration
 
 	// Set before the first attempt: the call's retry budget and attempt
 	// timeout.
 	maxRetries     int
 	attemptTimeout time.Duration
 
-	// info is the call as hooks, logs and WithCallInfo see it. Only its
-	// Operation, Method, URL and RequestID are kept up to date on a call
-	// that nobody observes.
+	// info is the call as hooks, logs, WithCallInfo and the CallError see
+	// it.
 	info CallInfo
 	// start and attemptStart are set only when someone reads durations.
 	start, attemptStart time.Time
-	// observed is set when hooks, a logger or WithCallInfo read info
-	// during the call, which must then be kept up to date as it goes.
-	observed bool
-	// sentID is the id the client sent, kept for when info.RequestID has
+	// sentID is the id the client sends, kept for when info.RequestID has
 	// been replaced by the one of a response.
 	sentID string
 
@@ -55,16 +50,6 @@ type callState struct {
 	// request). Atomic because a transport may call hooks from its own
 	// goroutines.
 	askedConn, gotConn atomic.Bool
-}
-
-// noteResponseID makes info.RequestID the last response's X-Request-Id
-// when it has one, else the id the client sent.
-func (st *callState) noteResponseID() {
-	if id := responseRequestID(st.info.Header, st.tokens); id != "" {
-		st.info.RequestID = id
-	} else {
-		st.info.RequestID = st.sentID
-	}
 }
 
 // trace returns hooks that record in st whether an attempt got as far as a
@@ -98,12 +83,9 @@ func (c *Client) attempts(ctx context.Context, st *callState, req *http.Request,
 		}
 		v := c.judge(ctx, st, resp, err)
 		st.maybeCreated = st.maybeCreated || v.maybeStored
-		st.retryAfter = v.retryAfter
 		if resp != nil {
 			st.info.StatusCode, st.info.Header = resp.StatusCode, resp.Header
-			if st.observed {
-				st.noteResponseID()
-			}
+			st.info.RequestID = requestIDToQuote(st.sentID, resp.Header, st.tokens)
 			if !v.retry {
 				data, readErr = wire.ReadBody(buf, resp.Body)
 				resp.Body.Close()
@@ -113,7 +95,7 @@ func (c *Client) attempts(ctx context.Context, st *callState, req *http.Request,
 			}
 		}
 		if len(c.hooks) > 0 || c.logger != nil {
-			a := Attempt{Retry: st.attempts - 1, Err: v.err, RetryAfter: v.retryAfter, WillRetry: v.retry, Wait: v.wait}
+			a := Attempt{Number: st.attempts, Err: v.err, RetryAfter: v.retryAfter, WillRetry: v.retry, Wait: v.wait}
 			if resp != nil {
 				a.StatusCode = resp.StatusCode
 			}

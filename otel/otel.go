@@ -192,8 +192,8 @@ func (t *telemetry) callStart(ctx context.Context, call *plantstore.CallInfo) co
 func (t *telemetry) attemptStart(ctx context.Context, call *plantstore.CallInfo, a plantstore.Attempt) context.Context {
 	attrs := append(requestAttrs(call),
 		attribute.StringSlice("http.request.header.x-request-id", []string{sentID(ctx, call)}))
-	if a.Retry > 0 {
-		attrs = append(attrs, attribute.Int("http.request.resend_count", a.Retry))
+	if a.Number > 1 {
+		attrs = append(attrs, attribute.Int("http.request.resend_count", a.Number-1))
 	}
 	ctx, _ = t.tracer.Start(ctx, call.Method,
 		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
@@ -225,7 +225,7 @@ func (t *telemetry) attemptEnd(ctx context.Context, call *plantstore.CallInfo, a
 	}
 	if d, ok := ctx.Value(callKey{}).(*callData); ok {
 		attrs := []attribute.KeyValue{
-			attribute.Int("plantstore.retry.attempt", a.Retry+1),
+			attribute.Int("plantstore.retry.attempt", a.Number),
 			attribute.Float64("plantstore.retry.wait", a.Wait.Seconds()),
 		}
 		if a.Err != nil {

@@ -223,8 +223,9 @@ func TestSpanForAFailedCall(t *testing.T) {
 func TestNoSpanForAnInvalidPlant(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, scripted(t, 200).URL)
-	if _, err := f.client.CreatePlant(context.Background(), plantstore.NewPlant{ID: 1}); !errors.Is(err, plantstore.ErrInvalidPlant) {
-		t.Fatalf("CreatePlant(no name) error = %v, want ErrInvalidPlant", err)
+	var invalid *plantstore.ValidationError
+	if _, err := f.client.CreatePlant(context.Background(), plantstore.NewPlant{ID: 1}); !errors.As(err, &invalid) {
+		t.Fatalf("CreatePlant(no name) error = %v, want a *ValidationError", err)
 	}
 	if n := len(f.spans.Started()); n != 0 {
 		t.Errorf("%d spans started for a call that sent nothing, want 0", n)
