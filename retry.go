@@ -29,6 +29,10 @@ type callState struct {
 	maxRetries     int
 	attemptTimeout time.Duration
 
+	// ctx is the call's context once the CallStart hooks ran; see
+	// [Client.callStart].
+	ctx callContext
+
 	// info is the call as hooks, logs, WithCallInfo and the CallError see
 	// it.
 	info CallInfo
@@ -40,9 +44,8 @@ type callState struct {
 
 	// tokens are the bearer tokens the call has sent, to be redacted from
 	// the server's text: one, or more if a token func changed it between
-	// attempts. tokenBuf holds the first without an allocation.
-	tokens   []string
-	tokenBuf [1]string
+	// attempts.
+	tokens []string
 
 	// Set by the httptrace hooks during an attempt, and read and cleared
 	// after it: whether the transport asked for a connection (so it
