@@ -24,10 +24,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptrace"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -37,16 +39,13 @@ const (
 	userAgent = "plantstore-go/" + version
 )
 
-// An operation is a Client method as hooks (name) and errors (text) call it.
-type operation struct{ name, text string }
-
-var opCreatePlant = operation{name: "CreatePlant", text: "create plant"}
-
 // Client calls the Plant Store API. Build it with [NewClient]. A Client is
 // immutable and safe for concurrent use by many goroutines; share one per
 // base URL so that its connection pool is shared too.
 type Client struct {
-	plantsURL string
+	// base is the base URL, ending in a slash: an operation's URL is base
+	// followed by its path.
+	base string
 	// hc sends the attempts; see newHTTPClient.
 	hc *http.Client
 	// authorization returns the Authorization header for an attempt. It is
@@ -98,7 +97,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	}
 
 	c := &Client{
-		plantsURL:     u.JoinPath("plants").String(),
+		base:          strings.TrimSuffix(u.String(), "/") + "/",
 		hc:            newHTTPClient(cfg.httpClient),
 		retryWaitMin:  cfg.retryWaitMin,
 		retryWaitMax:  cfg.retryWaitMax,
@@ -153,7 +152,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // error matches [ErrMaybeCreated].
 func (c *Client) CreatePlant(ctx context.Context, p NewPlant, opts ...CallOption) (*Plant, error) {
 	var out Plant
-	err := c.do(ctx, opCreatePlant, http.MethodPost, c.plantsURL, opts,
+	err := c.do(ctx, opCreatePlant, opts,
 		func() ([]byte, error) {
 			if err := p.validate(); err != nil {
 				return nil, err
@@ -186,16 +185,17 @@ var errNilContext = errors.New("nil context")
 // errNilCallOption is what a call given a nil CallOption returns.
 var errNilCallOption = errors.New("plantstore: nil call option")
 
-// do makes one call: it applies opts, gives the call its request id, sends
-// the body encode returns to url with retries, and hands a 2xx body to
-// decode. Any error comes back as a *CallError.
+// do makes one call of op: it applies opts, gives the call its request id,
+// sends op's request (with the body encode returns, when op has a body;
+// encode may then refuse it) with retries, and hands a 2xx body to decode.
+// Any error comes back as a *CallError.
 //
 // do owns the call's state: it makes it, hands it to each step, and is
 // the only one to read it when the call is over.
-func (c *Client) do(ctx context.Context, op operation, method, url string, opts []CallOption,
+func (c *Client) do(ctx context.Context, op operation, opts []CallOption,
 	encode func() ([]byte, error), decode func([]byte) error) error {
 	st := &callState{maxRetries: c.maxRetries}
-	st.info = CallInfo{Operation: op.name, Method: method, URL: url}
+	st.info = CallInfo{Operation: op.name, Method: op.method, URL: c.base + op.path}
 	var (
 		extra   http.Header
 		capture *CallInfo
@@ -224,7 +224,7 @@ func (c *Client) do(ctx context.Context, op operation, method, url string, opts 
 		st.start = time.Now()
 	}
 
-	callCtx, err := c.send(ctx, op.text, method, url, st, extra, encode, decode)
+	callCtx, err := c.send(ctx, op, st, extra, encode, decode)
 
 	if timed {
 		st.info.Duration = time.Since(st.start)
@@ -244,11 +244,16 @@ func (c *Client) do(ctx context.Context, op operation, method, url string, opts 
 // send does the work of do once the call is set up, and returns the call's
 // context when it got as far as the CallStart hooks. Errors come back as
 // *ValidationError, *APIError or *requestError.
-func (c *Client) send(ctx context.Context, op, method, url string, st *callState, extra http.Header,
+func (c *Client) send(ctx context.Context, o operation, st *callState, extra http.Header,
 	encode func() ([]byte, error), decode func([]byte) error) (context.Context, error) {
-	body, err := encode()
-	if err != nil {
-		return nil, err
+	op := o.text
+	var body io.Reader // nil, not a nil *bytes.Reader, when o has no body
+	if o.body {
+		data, err := encode()
+		if err != nil {
+			return nil, err
+		}
+		body = bytes.NewReader(data)
 	}
 	if ctx == nil {
 		// Every method reaches here before anything uses ctx, so none of
@@ -264,7 +269,7 @@ func (c *Client) send(ctx context.Context, op, method, url string, st *callState
 	callCtx := ctx
 	ctx = httptrace.WithClientTrace(ctx, st.trace())
 
-	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, o.method, st.info.URL, body)
 	if err != nil {
 		return callCtx, &requestError{op: op, err: err}
 	}
@@ -278,7 +283,9 @@ func (c *Client) send(ctx context.Context, op, method, url string, st *callState
 	// BenchmarkCreatePlantCanned makes 34 allocations a call, 39 with Set.
 	vals := [...]string{"application/json", c.userAgent, auth, st.info.RequestID, "0"}
 	h := req.Header
-	h["Content-Type"] = vals[0:1:1]
+	if o.body {
+		h["Content-Type"] = vals[0:1:1]
+	}
 	h["Accept"] = vals[0:1:1]
 	h["User-Agent"] = vals[1:2:2]
 	h["Authorization"] = vals[2:3:3]
@@ -289,7 +296,7 @@ func (c *Client) send(ctx context.Context, op, method, url string, st *callState
 	}
 
 	buf := bodyBuffers.Get().(*[]byte)
-	resp, data, readErr, err := c.attempts(ctx, st, req, (*buf)[:0])
+	resp, data, readErr, err := c.attempts(ctx, o, st, req, (*buf)[:0])
 	defer func() {
 		if cap(data) <= maxPooledBuffer {
 			*buf = data[:0]
@@ -303,10 +310,10 @@ func (c *Client) send(ctx context.Context, op, method, url string, st *callState
 		return callCtx, newAPIError(op, resp, data, st.tokens, st.attempts, st.maybeCreated)
 	}
 	if readErr != nil {
-		return callCtx, &requestError{op: op, attempts: st.attempts, maybeCreated: true, err: fmt.Errorf("read response: %w", redactError(readErr, st.tokens))}
+		return callCtx, &requestError{op: op, attempts: st.attempts, maybeCreated: o.mayCreate, err: fmt.Errorf("read response: %w", redactError(readErr, st.tokens))}
 	}
 	if err := decode(data); err != nil {
-		return callCtx, &requestError{op: op, attempts: st.attempts, maybeCreated: true,
+		return callCtx, &requestError{op: op, attempts: st.attempts, maybeCreated: o.mayCreate,
 			err: fmt.Errorf("decode response: %w (body: %q)", err, snippet(redact(data, st.tokens)))}
 	}
 	return callCtx, nil

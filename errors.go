@@ -13,7 +13,8 @@ import (
 	"unicode/utf8"
 )
 
-// ErrMaybeCreated matches a failed [Client.CreatePlant] when the plant may
+// ErrMaybeCreated matches a failed call of a method that creates, such as
+// [Client.CreatePlant], when the plant may
 // nevertheless have been stored: some attempt was written to the network and
 // then failed without an answer, or was answered with a 5xx, or a 200 came
 // back that could not be read. It does not match when every attempt certainly

@@ -64,14 +64,14 @@ func (st *callState) trace() *httptrace.ClientTrace {
 	}
 }
 
-// attempts sends req, the call's request with its context ctx, until an
+// attempts sends req, the call of op with its context ctx, until an
 // attempt's outcome is final, and returns that outcome: the response of
 // the last attempt with its body read into buf (and why the read failed,
 // if it did), or the error of an attempt that got no response. Each
 // attempt has a context of its own, from the AttemptStart hooks and the
 // call's attempt timeout, which bounds that attempt alone, its final
 // body included: the retry policy and the wait before a retry use ctx.
-func (c *Client) attempts(ctx context.Context, st *callState, req *http.Request, buf []byte) (resp *http.Response, data []byte, readErr, err error) {
+func (c *Client) attempts(ctx context.Context, op operation, st *callState, req *http.Request, buf []byte) (resp *http.Response, data []byte, readErr, err error) {
 	for {
 		st.attempts++
 		st.info.Attempts = st.attempts
@@ -85,7 +85,7 @@ func (c *Client) attempts(ctx context.Context, st *callState, req *http.Request,
 			err = &attemptTimeoutError{d: st.attemptTimeout, err: err}
 		}
 		v := c.judge(ctx, st, resp, err)
-		st.maybeCreated = st.maybeCreated || v.maybeStored
+		st.maybeCreated = st.maybeCreated || op.mayCreate && v.maybeStored
 		if resp != nil {
 			st.info.StatusCode, st.info.Header = resp.StatusCode, resp.Header
 			st.info.RequestID = requestIDToQuote(st.sentID, resp.Header, st.tokens)
