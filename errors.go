@@ -14,10 +14,10 @@ import (
 )
 
 // ErrMaybeCreated matches a failed call of a method that creates, such as
-// [Client.CreatePlant], when the plant may
-// nevertheless have been stored: some attempt was written to the network and
-// then failed without an answer, or was answered with a 5xx, or a 200 came
-// back that could not be read. It does not match when every attempt certainly
+// [Client.CreatePlant], when the plant may nevertheless have been stored:
+// some attempt was written to the network and then failed without an
+// answer, or was answered with a 5xx, or a 200 came back that could not be
+// read. It does not match when every attempt certainly
 // failed before reaching the server (a refused connection, a DNS or TLS
 // failure) or was answered with a 4xx. The text of every error that matches
 // it ends with "(the plant may have been created)".
