@@ -124,7 +124,7 @@ func (c *Client) attempts(ctx context.Context, op operation, st *callState, req 
 		if err := wait(ctx, v.wait); err != nil {
 			return nil, data, nil, err
 		}
-		if err := c.prepareRetry(ctx, st, req); err != nil {
+		if req, err = c.prepareRetry(ctx, st, req); err != nil {
 			return nil, data, nil, err
 		}
 	}
@@ -208,29 +208,30 @@ func wait(ctx context.Context, d time.Duration) error {
 // connection can be reused; a longer body costs the connection instead.
 const drainBytes = 4096
 
-// prepareRetry readies req for the next attempt: a fresh body, its own
-// header map (the last attempt's may still be in use by the transport)
-// with the retry's number, and a fresh token when a token func supplies
-// them.
-func (c *Client) prepareRetry(ctx context.Context, st *callState, req *http.Request) error {
+// prepareRetry returns the request for the next attempt after req: a
+// copy, since the transport may still be closing req's body, with a fresh
+// body, its own header map with the retry's number, and a fresh token when
+// a token func supplies them.
+func (c *Client) prepareRetry(ctx context.Context, st *callState, req *http.Request) (*http.Request, error) {
+	next := *req
 	if req.GetBody != nil {
 		body, err := req.GetBody()
 		if err != nil {
-			return err
+			return nil, err
 		}
-		req.Body = body
+		next.Body = body
 	}
-	req.Header = req.Header.Clone()
-	req.Header[headerRetryCount] = []string{strconv.Itoa(st.attempts)}
+	next.Header = req.Header.Clone()
+	next.Header[headerRetryCount] = []string{strconv.Itoa(st.attempts)}
 	if c.refreshAuth {
 		auth, err := c.authorization(ctx)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		req.Header["Authorization"] = []string{auth}
+		next.Header["Authorization"] = []string{auth}
 		st.sent(auth)
 	}
-	return nil
+	return &next, nil
 }
 
 // timeLeft is how long ctx has before its deadline; "forever" without one.
