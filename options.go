@@ -123,8 +123,9 @@ func WithMaxRetries(n int) Option {
 }
 
 // WithRetryBackoff sets the exponential backoff between attempts: the wait
-// before retry k (from 0) is drawn at random from the upper half of
-// min(limit, base·2^k). The defaults are 250ms and 5s. A base of zero
+// after attempt n (numbered from 1, as [Attempt.Number] is) is drawn at
+// random from the upper half of min(limit, base·2^(n-1)), so base, then
+// 2·base, and so on. The defaults are 250ms and 5s. A base of zero
 // retries at once; a negative base, or a limit below base, is an error. A
 // longer Retry-After from the server takes precedence.
 func WithRetryBackoff(base, limit time.Duration) Option {
