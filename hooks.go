@@ -31,7 +31,9 @@ type CallInfo struct {
 	// one place the SDK gives the count.
 	Attempts int
 	// StatusCode and Header are the last response's status and headers;
-	// zero and nil when no attempt got a response.
+	// zero and nil when no attempt got a response. Header is as the server
+	// sent it: unlike RequestID it is not redacted, so log the headers you
+	// need rather than all of them.
 	StatusCode int
 	Header     http.Header
 	// Duration is how long the call took, waits between attempts included;
