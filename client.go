@@ -298,10 +298,12 @@ func (c *Client) send(ctx context.Context, o operation, st *callState, extra htt
 	buf := bodyBuffers.Get().(*[]byte)
 	resp, data, readErr, err := c.attempts(ctx, o, st, req, (*buf)[:0])
 	defer func() {
-		if cap(data) <= maxPooledBuffer {
+		// Keep the larger of the buffer and what the body grew it to, if
+		// that is not too large; nothing refers to either once send returns.
+		if cap(data) > cap(*buf) && cap(data) <= maxPooledBuffer {
 			*buf = data[:0]
-			bodyBuffers.Put(buf)
 		}
+		bodyBuffers.Put(buf)
 	}()
 	if err != nil {
 		return callCtx, &requestError{op: op, attempts: st.attempts, maybeCreated: st.maybeCreated, err: redactError(err, st.tokens)}
