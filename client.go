@@ -244,11 +244,10 @@ func (c *Client) do(ctx context.Context, op operation, opts []CallOption,
 // send does the work of do once the call is set up, and returns the call's
 // context when it got as far as the CallStart hooks. Errors come back as
 // *ValidationError, *APIError or *requestError.
-func (c *Client) send(ctx context.Context, o operation, st *callState, extra http.Header,
+func (c *Client) send(ctx context.Context, op operation, st *callState, extra http.Header,
 	encode func() ([]byte, error), decode func([]byte) error) (context.Context, error) {
-	op := o.text
-	var body io.Reader // nil, not a nil *bytes.Reader, when o has no body
-	if o.body {
+	var body io.Reader // nil, not a nil *bytes.Reader, when op has no body
+	if op.body {
 		data, err := encode()
 		if err != nil {
 			return nil, err
@@ -258,10 +257,10 @@ func (c *Client) send(ctx context.Context, o operation, st *callState, extra htt
 	if ctx == nil {
 		// Every method reaches here before anything uses ctx, so none of
 		// them can panic on a nil one.
-		return nil, &requestError{op: op, err: errNilContext}
+		return nil, &requestError{op: op.text, err: errNilContext}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, &requestError{op: op, err: err}
+		return nil, &requestError{op: op.text, err: err}
 	}
 	if len(c.hooks) > 0 {
 		ctx = c.callStart(ctx, st)
@@ -269,13 +268,13 @@ func (c *Client) send(ctx context.Context, o operation, st *callState, extra htt
 	callCtx := ctx
 	ctx = httptrace.WithClientTrace(ctx, st.trace())
 
-	req, err := http.NewRequestWithContext(ctx, o.method, st.info.URL, body)
+	req, err := http.NewRequestWithContext(ctx, op.method, st.info.URL, body)
 	if err != nil {
-		return callCtx, &requestError{op: op, err: err}
+		return callCtx, &requestError{op: op.text, err: err}
 	}
 	auth, err := c.authorization(ctx)
 	if err != nil {
-		return callCtx, &requestError{op: op, err: err}
+		return callCtx, &requestError{op: op.text, err: err}
 	}
 	st.sent(auth)
 	// The keys are already canonical and the values share one array, where
@@ -283,7 +282,7 @@ func (c *Client) send(ctx context.Context, o operation, st *callState, extra htt
 	// BenchmarkCreatePlantCanned makes 35 allocations a call, 40 with Set.
 	vals := [...]string{"application/json", c.userAgent, auth, st.info.RequestID, "0"}
 	h := req.Header
-	if o.body {
+	if op.body {
 		h["Content-Type"] = vals[0:1:1]
 	}
 	h["Accept"] = vals[0:1:1]
@@ -296,7 +295,7 @@ func (c *Client) send(ctx context.Context, o operation, st *callState, extra htt
 	}
 
 	buf := bodyBuffers.Get().(*[]byte)
-	resp, data, readErr, err := c.attempts(ctx, o, st, req, (*buf)[:0])
+	resp, data, readErr, err := c.attempts(ctx, op, st, req, (*buf)[:0])
 	defer func() {
 		// Keep the larger of the buffer and what the body grew it to, if
 		// that is not too large; nothing refers to either once send returns.
@@ -306,16 +305,16 @@ func (c *Client) send(ctx context.Context, o operation, st *callState, extra htt
 		bodyBuffers.Put(buf)
 	}()
 	if err != nil {
-		return callCtx, &requestError{op: op, attempts: st.attempts, maybeCreated: st.maybeCreated, err: redactError(err, st.tokens)}
+		return callCtx, &requestError{op: op.text, attempts: st.attempts, maybeCreated: st.maybeCreated, err: redactError(err, st.tokens)}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return callCtx, newAPIError(op, resp, data, st.tokens, st.attempts, st.maybeCreated)
+		return callCtx, newAPIError(op.text, resp, data, st.tokens, st.attempts, st.maybeCreated)
 	}
 	if readErr != nil {
-		return callCtx, &requestError{op: op, attempts: st.attempts, maybeCreated: o.mayCreate, err: fmt.Errorf("read response: %w", redactError(readErr, st.tokens))}
+		return callCtx, &requestError{op: op.text, attempts: st.attempts, maybeCreated: op.mayCreate, err: fmt.Errorf("read response: %w", redactError(readErr, st.tokens))}
 	}
 	if err := decode(data); err != nil {
-		return callCtx, &requestError{op: op, attempts: st.attempts, maybeCreated: o.mayCreate,
+		return callCtx, &requestError{op: op.text, attempts: st.attempts, maybeCreated: op.mayCreate,
 			err: fmt.Errorf("decode response: %w (body: %q)", err, snippet(redact(data, st.tokens)))}
 	}
 	return callCtx, nil
