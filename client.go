@@ -32,6 +32,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 const (
@@ -46,8 +49,9 @@ type Client struct {
 	// base is the base URL, ending in a slash: an operation's URL is base
 	// followed by its path.
 	base string
-	// hc sends the attempts; see newHTTPClient.
-	hc *http.Client
+	// retry runs each call's attempts over the client newHTTPClient
+	// returns; see newRetryClient.
+	retry *retryablehttp.Client
 	// authorization returns the Authorization header for an attempt. It is
 	// a closure so that the token is not a field: printing a Client with
 	// fmt's %+v must not print the token.
@@ -98,7 +102,6 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 
 	c := &Client{
 		base:          strings.TrimSuffix(u.String(), "/") + "/",
-		hc:            newHTTPClient(cfg.httpClient),
 		retryWaitMin:  cfg.retryWaitMin,
 		retryWaitMax:  cfg.retryWaitMax,
 		maxRetryAfter: cfg.maxRetryAfter,
@@ -112,6 +115,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	if cfg.app != "" {
 		c.userAgent = cfg.app + " " + userAgent
 	}
+	c.retry = c.newRetryClient(newHTTPClient(cfg.httpClient))
 	return c, nil
 }
 
@@ -194,7 +198,7 @@ var errNilCallOption = errors.New("plantstore: nil call option")
 // the only one to read it when the call is over.
 func (c *Client) do(ctx context.Context, op operation, opts []CallOption,
 	encode func() ([]byte, error), decode func([]byte) error) error {
-	st := &callState{maxRetries: c.maxRetries}
+	st := &callState{maxRetries: c.maxRetries, mayCreate: op.mayCreate}
 	st.info = CallInfo{Operation: op.name, Method: op.method, URL: c.base + op.path}
 	var (
 		extra   http.Header
@@ -265,8 +269,9 @@ func (c *Client) send(ctx context.Context, op operation, st *callState, extra ht
 	if len(c.hooks) > 0 {
 		ctx = c.callStart(ctx, st)
 	}
-	callCtx := ctx
-	ctx = httptrace.WithClientTrace(ctx, st.trace())
+	st.ctx = callContext{Context: ctx, st: st}
+	callCtx := &st.ctx
+	ctx = httptrace.WithClientTrace(callCtx, st.trace())
 
 	req, err := http.NewRequestWithContext(ctx, op.method, st.info.URL, body)
 	if err != nil {
@@ -294,8 +299,14 @@ func (c *Client) send(ctx context.Context, op operation, st *callState, extra ht
 		h[k] = v
 	}
 
+	// go-retryablehttp rewinds only a body it was given; prepareRetry
+	// gives each retry its own from req.GetBody instead.
+	resp, err := c.retry.Do(&retryablehttp.Request{Request: req})
+	var (
+		data    []byte
+		readErr error
+	)
 	buf := bodyBuffers.Get().(*[]byte)
-	resp, data, readErr, err := c.attempts(ctx, op, st, req, (*buf)[:0])
 	defer func() {
 		// Keep the larger of the buffer and what the body grew it to, if
 		// that is not too large; nothing refers to either once send returns.
@@ -304,6 +315,26 @@ func (c *Client) send(ctx context.Context, op operation, st *callState, extra ht
 		}
 		bodyBuffers.Put(buf)
 	}()
+	if resp != nil {
+		if err == nil {
+			// The answer that ends the call: its body is read within the
+			// attempt's context, which closes after it.
+			data, readErr = wire.ReadBody((*buf)[:0], resp.Body)
+			if readErr != nil && st.attemptTimedOut(ctx) {
+				readErr = &attemptTimeoutError{d: st.attemptTimeout, err: readErr}
+			}
+		}
+		resp.Body.Close()
+	}
+	if st.actx != nil {
+		// The last attempt is still open: checkRetry left it so.
+		a := Attempt{Number: st.attempts, Err: st.lastErr}
+		if resp != nil && err == nil && (len(c.hooks) > 0 || c.logger != nil) {
+			a.StatusCode = resp.StatusCode
+			a.RetryAfter, _ = retryAfter(resp)
+		}
+		c.attemptClose(st, a)
+	}
 	if err != nil {
 		return callCtx, &requestError{op: op.text, attempts: st.attempts, maybeCreated: st.maybeCreated, err: redactError(err, st.tokens)}
 	}

@@ -10,8 +10,9 @@ import (
 )
 
 // TestDependencies checks what a program built on this package links
-// besides the standard library: nothing; in particular nothing of
-// OpenTelemetry, which lives in
+// besides the standard library: go-retryablehttp, which runs the retries,
+// and go-cleanhttp, which it imports, and nothing else; in particular
+// nothing of OpenTelemetry, which lives in
 // module github.com/plantstore/plantstore-go/otel so that only its users
 // download it.
 func TestDependencies(t *testing.T) {
@@ -31,7 +32,7 @@ func TestDependencies(t *testing.T) {
 		}
 	}
 	slices.Sort(got)
-	var want []string
+	want := []string{"github.com/hashicorp/go-cleanhttp", "github.com/hashicorp/go-retryablehttp"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("packages linked besides the standard library and this module (-want +got):\n%s", diff)
 	}

@@ -115,8 +115,7 @@ func WithHooks(h Hooks) Option {
 	}
 }
 
-// callStart runs the CallStart hooks and returns the call's context, marked
-// as the call's so that an attempt's context can be checked against it.
+// callStart runs the CallStart hooks and returns the call's context.
 func (c *Client) callStart(ctx context.Context, st *callState) context.Context {
 	for i := range c.hooks {
 		if f := c.hooks[i].CallStart; f != nil {
@@ -125,13 +124,11 @@ func (c *Client) callStart(ctx context.Context, st *callState) context.Context {
 			}
 		}
 	}
-	st.ctx = callContext{Context: ctx, st: st}
-	return &st.ctx
+	return ctx
 }
 
-// callKey is the key under which a call's context answers with its state.
-// The answer is only ever compared, to tell whether a context derives from
-// the call's: nothing fetches the state through it.
+// callKey is the key under which a call's context answers with its state;
+// see [stateOf].
 type callKey struct{}
 
 // callContext is a call's context, marked with the call's state. It lives
@@ -149,20 +146,32 @@ func (c *callContext) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-// attemptStart runs before each attempt. It starts the attempt's clock for
-// the log and returns the attempt's context: ctx, the call's, as the
-// AttemptStart hooks return it and bounded by the call's attempt timeout.
-// cancel, when not nil, releases it.
-func (c *Client) attemptStart(ctx context.Context, st *callState) (actx context.Context, cancel context.CancelFunc) {
+// stateOf returns the state of the call whose context ctx is or derives
+// from, or nil. It is how go-retryablehttp's hooks, which see only the
+// request, and the transport find the call they serve; see [callState].
+func stateOf(ctx context.Context) *callState {
+	st, _ := ctx.Value(callKey{}).(*callState)
+	return st
+}
+
+// attemptStart runs before each attempt, with ctx, the call's context. It
+// counts the attempt, starts its clock for the log and opens the attempt's
+// context: ctx as the AttemptStart hooks return it, bounded by the call's
+// attempt timeout. The transport sends the attempt with that context (see
+// [attemptTransport]); go-retryablehttp's request keeps the call's, so
+// that the retry decision and the wait go by the call's alone.
+func (c *Client) attemptStart(ctx context.Context, st *callState) {
+	st.attempts++
+	st.info.Attempts = st.attempts
 	if c.logger != nil {
 		st.attemptStart = time.Now()
 	}
-	actx = ctx
+	actx := ctx
 	for i := range c.hooks {
 		if f := c.hooks[i].AttemptStart; f != nil {
 			// A context that does not derive from ctx would detach the
 			// attempt from the caller's deadline, and from the call.
-			if next := f(actx, &st.info, Attempt{Number: st.attempts}); next != nil && next.Value(callKey{}) == any(st) {
+			if next := f(actx, &st.info, Attempt{Number: st.attempts}); next != nil && stateOf(next) == st {
 				actx = next
 			}
 		}
@@ -170,9 +179,28 @@ func (c *Client) attemptStart(ctx context.Context, st *callState) (actx context.
 	if st.attemptTimeout > 0 {
 		// The redirects an attempt follows share its context, and so its
 		// deadline.
-		actx, cancel = context.WithTimeoutCause(actx, st.attemptTimeout, errAttemptTimeout)
+		actx, st.cancel = context.WithTimeoutCause(actx, st.attemptTimeout, errAttemptTimeout)
 	}
-	return actx, cancel
+	st.actx = actx
+}
+
+// attemptTimedOut reports whether the open attempt's context ended at its
+// attempt timeout while ctx, the call's, did not.
+func (st *callState) attemptTimedOut(ctx context.Context) bool {
+	return st.cancel != nil && context.Cause(st.actx) == errAttemptTimeout && ctx.Err() == nil
+}
+
+// attemptClose ends the open attempt: it reports a to the hooks and the
+// log, when there are any, with the attempt's context, and then releases
+// that context.
+func (c *Client) attemptClose(st *callState, a Attempt) {
+	if len(c.hooks) > 0 || c.logger != nil {
+		c.attemptEnd(st.actx, st, a)
+	}
+	if st.cancel != nil {
+		st.cancel()
+	}
+	st.actx, st.cancel = nil, nil
 }
 
 // attemptEnd reports an attempt's outcome to the hooks and the log.

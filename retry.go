@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -15,23 +16,43 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/plantstore/plantstore-go/internal/wire"
+	"github.com/hashicorp/go-retryablehttp"
 )
 
 // callState is what one call learns across its attempts. [Client.do]
-// makes it and owns it; each step of the call is handed it.
+// makes it and owns it, and hands it to [Client.send]. go-retryablehttp
+// runs the attempts, and its hooks, shared by every call of a Client, see
+// only the request: they find the state of the call they serve by the
+// request's context, once each, with [stateOf], and hand it to the step of
+// the call they stand for (see [Client.newRetryClient]); nothing else
+// looks it up.
 type callState struct {
 	attempts     int
 	maybeCreated bool
+	// mayCreate is the operation's: whether a failed attempt may have
+	// stored something.
+	mayCreate bool
 
 	// Set before the first attempt: the call's retry budget and attempt
 	// timeout.
 	maxRetries     int
 	attemptTimeout time.Duration
 
-	// ctx is the call's context once the CallStart hooks ran; see
-	// [Client.callStart].
+	// ctx is the call's context once the CallStart hooks ran, marked with
+	// this state; see [stateOf].
 	ctx callContext
+
+	// actx is the context of the attempt under way, from
+	// [Client.attemptStart] until [Client.attemptClose], and cancel
+	// releases it when the attempt has a timeout. The last attempt stays
+	// open until [Client.send] has read its answer; lastErr is then the
+	// attempt's error as its hooks see it. (Three fields, not an Attempt:
+	// the state is allocated once a call, and these keep it in a 288-byte
+	// size class, BenchmarkCreatePlantCanned's 2,928 B a call, where an
+	// Attempt would take it to 352.)
+	actx    context.Context
+	cancel  context.CancelFunc
+	lastErr error
 
 	// info is the call as hooks, logs, WithCallInfo and the CallError see
 	// it.
@@ -64,70 +85,83 @@ func (st *callState) trace() *httptrace.ClientTrace {
 	}
 }
 
-// attempts sends req, the call of op with its context ctx, until an
-// attempt's outcome is final, and returns that outcome: the response of
-// the last attempt with its body read into buf (and why the read failed,
-// if it did), or the error of an attempt that got no response. Each
-// attempt has a context of its own, from the AttemptStart hooks and the
-// call's attempt timeout, which bounds that attempt alone, its final
-// body included: the retry policy and the wait before a retry use ctx.
-func (c *Client) attempts(ctx context.Context, op operation, st *callState, req *http.Request, buf []byte) (resp *http.Response, data []byte, readErr, err error) {
-	for {
-		st.attempts++
-		st.info.Attempts = st.attempts
-		actx, cancel := c.attemptStart(ctx, st)
-		r := req
-		if actx != ctx {
-			r = req.WithContext(actx)
-		}
-		resp, err = c.hc.Do(r)
-		if err != nil && cancel != nil && context.Cause(actx) == errAttemptTimeout && ctx.Err() == nil {
-			err = &attemptTimeoutError{d: st.attemptTimeout, err: err}
-		}
-		v := c.judge(ctx, st, resp, err)
-		st.maybeCreated = st.maybeCreated || op.mayCreate && v.maybeStored
-		if resp != nil {
-			st.info.StatusCode, st.info.Header = resp.StatusCode, resp.Header
-			st.info.RequestID = requestIDToQuote(st.sentID, resp.Header, st.tokens)
-			if !v.retry {
-				data, readErr = wire.ReadBody(buf, resp.Body)
-				resp.Body.Close()
-				if readErr != nil && cancel != nil && context.Cause(actx) == errAttemptTimeout && ctx.Err() == nil {
-					readErr = &attemptTimeoutError{d: st.attemptTimeout, err: readErr}
-				}
-			}
-		}
-		if len(c.hooks) > 0 || c.logger != nil {
-			a := Attempt{Number: st.attempts, Err: v.err, RetryAfter: v.retryAfter, WillRetry: v.retry, Wait: v.wait}
-			if resp != nil {
-				a.StatusCode = resp.StatusCode
-			}
-			c.attemptEnd(actx, st, a)
-		}
-		if !v.retry {
-			if cancel != nil {
-				cancel()
-			}
-			if v.stop != nil {
-				return nil, data, nil, v.stop
-			}
-			return resp, data, readErr, err
-		}
-		if resp != nil {
-			// Give the connection back to the pool before waiting.
-			io.CopyN(io.Discard, resp.Body, drainBytes)
-			resp.Body.Close()
-		}
-		if cancel != nil {
-			cancel()
-		}
-		if err := wait(ctx, v.wait); err != nil {
-			return nil, data, nil, err
-		}
-		if req, err = c.prepareRetry(ctx, st, req); err != nil {
-			return nil, data, nil, err
-		}
+// newRetryClient returns the go-retryablehttp client that runs the
+// attempts of every call of c over hc. Its hooks are the steps of a call:
+// each finds the call's state with [stateOf] and hands it on.
+// go-retryablehttp's request keeps the call's context throughout, so its
+// loop checks retries and waits by the call's context; an attempt's own
+// context is applied below it, by [attemptTransport].
+func (c *Client) newRetryClient(hc *http.Client) *retryablehttp.Client {
+	return &retryablehttp.Client{
+		HTTPClient: hc,
+		// judge enforces each call's own limit.
+		RetryMax: math.MaxInt,
+		RequestLogHook: func(_ retryablehttp.Logger, req *http.Request, _ int) {
+			c.attemptStart(req.Context(), stateOf(req.Context()))
+		},
+		CheckRetry: func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+			return c.checkRetry(ctx, stateOf(ctx), resp, err)
+		},
+		Backoff:      noBackoff,
+		ErrorHandler: keepLastResponse,
+		PrepareRetry: func(req *http.Request) error {
+			return c.prepareRetry(req.Context(), stateOf(req.Context()), req)
+		},
 	}
+}
+
+// checkRetry runs after every attempt, with ctx, the call's context, and
+// the attempt's outcome, resp or err. It has [Client.judge] decide, records
+// the outcome in st, and returns go-retryablehttp's answer: whether to
+// retry and, when not, the error that ends the call, if it is not err
+// itself. An attempt that is retried is closed here (its response drained,
+// its hooks told, its context released), and the wait before the retry is
+// taken here too, so that the wait the hooks are told is the wait taken;
+// go-retryablehttp's Backoff, which cannot see the call, adds nothing. The
+// last attempt is left open for [Client.send] to close once the answer's
+// body is read.
+func (c *Client) checkRetry(ctx context.Context, st *callState, resp *http.Response, err error) (bool, error) {
+	if err != nil && st.attemptTimedOut(ctx) {
+		err = &attemptTimeoutError{d: st.attemptTimeout, err: err}
+	}
+	v := c.judge(ctx, st, resp, err)
+	st.maybeCreated = st.maybeCreated || st.mayCreate && v.maybeStored
+	if resp != nil {
+		st.info.StatusCode, st.info.Header = resp.StatusCode, resp.Header
+		st.info.RequestID = requestIDToQuote(st.sentID, resp.Header, st.tokens)
+	}
+	if !v.retry {
+		st.lastErr = v.err
+		if v.stop != nil {
+			return false, v.stop
+		}
+		return false, err
+	}
+	if resp != nil {
+		// Give the connection back to the pool before waiting.
+		io.CopyN(io.Discard, resp.Body, drainBytes)
+		resp.Body.Close()
+	}
+	a := Attempt{Number: st.attempts, Err: v.err, RetryAfter: v.retryAfter, WillRetry: true, Wait: v.wait}
+	if resp != nil {
+		a.StatusCode = resp.StatusCode
+	}
+	c.attemptClose(st, a)
+	if err := wait(ctx, v.wait); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// noBackoff is go-retryablehttp's Backoff: checkRetry has already waited.
+func noBackoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return 0 }
+
+// keepLastResponse replaces go-retryablehttp's default ErrorHandler, which
+// discards the last response and returns a bare "giving up" error. The
+// call gets the error that ended it, and the last response, from which
+// send makes an *APIError.
+func keepLastResponse(resp *http.Response, err error, _ int) (*http.Response, error) {
+	return resp, err
 }
 
 // A verdict is what the retry policy makes of an attempt.
@@ -208,30 +242,30 @@ func wait(ctx context.Context, d time.Duration) error {
 // connection can be reused; a longer body costs the connection instead.
 const drainBytes = 4096
 
-// prepareRetry returns the request for the next attempt after req: a
-// copy, since the transport may still be closing req's body, with a fresh
+// prepareRetry readies req, go-retryablehttp's copy of the last
+// attempt's request (the transport may still be closing the original's
+// body), for the next attempt of the call whose context is ctx: a fresh
 // body, its own header map with the retry's number, and a fresh token when
 // a token func supplies them.
-func (c *Client) prepareRetry(ctx context.Context, st *callState, req *http.Request) (*http.Request, error) {
-	next := *req
+func (c *Client) prepareRetry(ctx context.Context, st *callState, req *http.Request) error {
 	if req.GetBody != nil {
 		body, err := req.GetBody()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		next.Body = body
+		req.Body = body
 	}
-	next.Header = req.Header.Clone()
-	next.Header[headerRetryCount] = []string{strconv.Itoa(st.attempts)}
+	req.Header = req.Header.Clone()
+	req.Header[headerRetryCount] = []string{strconv.Itoa(st.attempts)}
 	if c.refreshAuth {
 		auth, err := c.authorization(ctx)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		next.Header["Authorization"] = []string{auth}
+		req.Header["Authorization"] = []string{auth}
 		st.sent(auth)
 	}
-	return &next, nil
+	return nil
 }
 
 // timeLeft is how long ctx has before its deadline; "forever" without one.

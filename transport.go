@@ -11,8 +11,9 @@ import (
 )
 
 // newHTTPClient returns the client that carries the attempts: a copy of
-// base, or of a client with a pooled transport, whose redirects to another
-// origin lose the Authorization header.
+// base, or of a client with a pooled transport, with two changes. Its
+// transport is an [attemptTransport] around base's. And redirects to
+// another origin lose the Authorization header.
 func newHTTPClient(base *http.Client) *http.Client {
 	var hc http.Client
 	if base != nil {
@@ -20,8 +21,29 @@ func newHTTPClient(base *http.Client) *http.Client {
 	} else {
 		hc.Transport = newTransport()
 	}
+	rt := hc.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	hc.Transport = attemptTransport{rt: rt}
 	hc.CheckRedirect = stripAuthOnRedirect(hc.CheckRedirect)
 	return &hc
+}
+
+// attemptTransport is the transport every attempt goes through, rt doing
+// the work. It sends each round trip of an attempt (the redirects it
+// follows too) with the attempt's context, which go-retryablehttp never
+// sees: its request keeps the call's context, by which it decides on
+// retries and waits. And it has no CloseIdleConnections, which
+// go-retryablehttp calls after every failed call and which would tear down
+// the pool every other goroutine is using.
+type attemptTransport struct{ rt http.RoundTripper }
+
+func (t attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if st := stateOf(req.Context()); st != nil && st.actx != nil && st.actx != req.Context() {
+		req = req.WithContext(st.actx)
+	}
+	return t.rt.RoundTrip(req)
 }
 
 // maxResponseHeaderBytes bounds the response headers the default transport
@@ -56,7 +78,11 @@ func newTransport() *http.Transport {
 // affected. Call it when you are done with a Client, to release its pool
 // before the idle timeout (90s) does. With [WithHTTPClient] it closes the
 // idle connections of the caller's transport.
-func (c *Client) CloseIdleConnections() { c.hc.CloseIdleConnections() }
+func (c *Client) CloseIdleConnections() {
+	if t, ok := c.retry.HTTPClient.Transport.(attemptTransport).rt.(interface{ CloseIdleConnections() }); ok {
+		t.CloseIdleConnections()
+	}
+}
 
 // errAttemptTimeout is the cause of an attempt's context ending at
 // [WithAttemptTimeout]'s bound.

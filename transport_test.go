@@ -197,15 +197,18 @@ func TestWithHTTPClient(t *testing.T) {
 func TestDefaultTransport(t *testing.T) {
 	t.Parallel()
 	c := newTestClient(t, "https://plants.example.com")
-	tr, ok := c.hc.Transport.(*http.Transport)
+	tr, ok := c.retry.HTTPClient.Transport.(attemptTransport).rt.(*http.Transport)
 	if !ok {
-		t.Fatalf("default transport is %T, want *http.Transport", c.hc.Transport)
+		t.Fatalf("default transport is %T, want *http.Transport behind attemptTransport", c.retry.HTTPClient.Transport)
 	}
 	if tr.MaxIdleConnsPerHost < 32 || tr.ResponseHeaderTimeout == 0 || tr.TLSHandshakeTimeout == 0 || tr.Proxy == nil {
 		t.Errorf("default transport = %+v, want pooled idle connections, timeouts and proxy support", tr)
 	}
 	if tr.MaxResponseHeaderBytes != maxResponseHeaderBytes {
 		t.Errorf("default transport MaxResponseHeaderBytes = %d, want %d", tr.MaxResponseHeaderBytes, maxResponseHeaderBytes)
+	}
+	if _, ok := c.retry.HTTPClient.Transport.(interface{ CloseIdleConnections() }); ok {
+		t.Error("the client's transport exposes CloseIdleConnections, which go-retryablehttp would call after every failure")
 	}
 }
 
