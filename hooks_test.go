@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -272,5 +274,52 @@ func TestAttemptContextBoundsOnlyItsAttempt(t *testing.T) {
 				t.Errorf("CreatePlant(%+v) took %v, want at least the Retry-After of %v", monstera, elapsed, tt.minWait)
 			}
 		})
+	}
+}
+
+// TestAttemptEndCancelKeepsConnection checks that a retried answer's body
+// is drained before AttemptEnd runs: a hook that cancels its attempt's
+// context there (as boundedAttempts does) must not cost the connection, so
+// the retry goes over the same one.
+func TestAttemptEndCancelKeepsConnection(t *testing.T) {
+	t.Parallel()
+	var (
+		mu    sync.Mutex
+		conns int
+		calls int
+	)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		calls++
+		first := calls == 1
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if first {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, `{"error":503,"message":"busy, try again"}`)
+			return
+		}
+		io.WriteString(w, `{"id":7,"name":"Monstera","tag":"indoor"}`)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			mu.Lock()
+			conns++
+			mu.Unlock()
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	c := newTestClient(t, srv.URL, WithHooks(boundedAttempts(5*time.Second)))
+	t.Cleanup(c.CloseIdleConnections)
+	var info CallInfo
+	if _, err := c.CreatePlant(context.Background(), monstera, WithCallInfo(&info)); err != nil {
+		t.Fatalf("CreatePlant(%+v) error: %v, want the 200 of the retry", monstera, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if info.Attempts != 2 || conns != 1 {
+		t.Errorf("CreatePlant(%+v) made %d attempts over %d connections, want 2 over 1", monstera, info.Attempts, conns)
 	}
 }

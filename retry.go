@@ -21,11 +21,11 @@ import (
 
 // callState is what one call learns across its attempts. [Client.do]
 // makes it and owns it, and hands it to [Client.send]. go-retryablehttp
-// runs the attempts, and its hooks, shared by every call of a Client, see
-// only the request: they find the state of the call they serve by the
-// request's context, once each, with [stateOf], and hand it to the step of
-// the call they stand for (see [Client.newRetryClient]); nothing else
-// looks it up.
+// runs the attempts; its hooks (see [Client.newRetryClient]) and the
+// client's transport ([attemptTransport]), shared by every call of a
+// Client, see only the request. Each finds the state of the call it serves
+// by the request's context, once, with [stateOf], and hands it to the one
+// step of the call it stands for; nothing else looks it up.
 type callState struct {
 	attempts     int
 	maybeCreated bool
