@@ -89,12 +89,12 @@ type Hooks struct {
 	// does not is ignored.
 	AttemptStart func(ctx context.Context, call *CallInfo, a Attempt) context.Context
 	// AttemptEnd runs after each attempt, with the attempt's context: once
-	// the attempt failed, or got an answer that is retried (and drained
-	// up to 4 KiB of its body, so that its connection can be reused), or
-	// read the whole of the answer that ends the call; and before any wait
-	// for the next attempt. The client is done with the
-	// attempt's context when AttemptEnd runs, so AttemptEnd may cancel a
-	// context AttemptStart made (a span's, a deadline's).
+	// the attempt failed, or got an answer that is retried (and drained up
+	// to 4 KiB of its body, so that its connection can be reused), or read
+	// the whole of the answer that ends the call; and before any wait for
+	// the next attempt. The client is done with the attempt's context when
+	// AttemptEnd runs, so AttemptEnd may cancel a context AttemptStart made
+	// (a span's, a deadline's).
 	AttemptEnd func(ctx context.Context, call *CallInfo, a Attempt)
 	// CallEnd runs once per call that reached CallStart, as the method
 	// returns, with the call's context and the error the method returns
