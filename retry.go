@@ -113,8 +113,9 @@ func (c *Client) newRetryClient(hc *http.Client) *retryablehttp.Client {
 // checkRetry runs after every attempt, with ctx, the call's context, and
 // the attempt's outcome, resp or err. It has [Client.judge] decide, records
 // the outcome in st, and returns go-retryablehttp's answer: whether to
-// retry and, when not, the error that ends the call, if it is not err
-// itself. An attempt that is retried is closed here (its response drained,
+// retry and, when not, the error that ends the call (none after an
+// answer; else the attempt's error, or the call context's when that ended
+// first). An attempt that is retried is closed here (its response drained,
 // its hooks told, its context released), and the wait before the retry is
 // taken here too, so that the wait the hooks are told is the wait taken;
 // go-retryablehttp's Backoff, which cannot see the call, adds nothing. The
