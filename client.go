@@ -269,9 +269,11 @@ func (c *Client) send(ctx context.Context, op operation, st *callState, extra ht
 	if len(c.hooks) > 0 {
 		ctx = c.callStart(ctx, st)
 	}
-	st.ctx = callContext{Context: ctx, st: st}
-	callCtx := &st.ctx
-	ctx = httptrace.WithClientTrace(callCtx, st.trace())
+	// The request's context is the call's, traced and marked with st,
+	// outermost so that stateOf finds st at the first step.
+	callCtx := ctx
+	st.ctx = callContext{Context: httptrace.WithClientTrace(ctx, st.trace()), st: st}
+	ctx = &st.ctx
 
 	req, err := http.NewRequestWithContext(ctx, op.method, st.info.URL, body)
 	if err != nil {

@@ -141,7 +141,7 @@ type callContext struct {
 }
 
 func (c *callContext) Value(key any) any {
-	if key == (callKey{}) {
+	if _, ok := key.(callKey); ok {
 		return c.st
 	}
 	return c.Context.Value(key)

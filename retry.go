@@ -38,8 +38,8 @@ type callState struct {
 	maxRetries     int
 	attemptTimeout time.Duration
 
-	// ctx is the call's context once the CallStart hooks ran, marked with
-	// this state; see [stateOf].
+	// ctx is the request's context: the call's, once the CallStart hooks
+	// ran, with the trace below and marked with this state; see [stateOf].
 	ctx callContext
 
 	// actx is the context of the attempt under way, from
