@@ -22,7 +22,7 @@ func (c *Client) logAttempt(ctx context.Context, st *callState, a Attempt) {
 		slog.String("method", st.info.Method),
 		slog.String("url", st.info.URL),
 		slog.String("request_id", st.info.RequestID),
-		slog.Int("attempt", a.Retry+1),
+		slog.Int("attempt", a.Number),
 		outcome,
 		slog.Duration("duration", time.Since(st.attemptStart)))
 	if !a.WillRetry {
@@ -36,7 +36,7 @@ func (c *Client) logAttempt(ctx context.Context, st *callState, a Attempt) {
 		slog.String("method", st.info.Method),
 		slog.String("url", st.info.URL),
 		slog.String("request_id", st.info.RequestID),
-		slog.Int("attempt", a.Retry+1),
+		slog.Int("attempt", a.Number),
 		slog.String("reason", reason),
 		slog.Duration("wait", a.Wait),
 		slog.Duration("retry_after", a.RetryAfter))

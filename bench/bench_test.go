@@ -390,8 +390,9 @@ func retry503(create createFunc) createFunc {
 // isExhausted503 reports whether err is a 503 answered to every attempt.
 func isExhausted503(err error) bool {
 	var apiErr *plantstore.APIError
-	if errors.As(err, &apiErr) {
-		return apiErr.StatusCode == http.StatusServiceUnavailable && apiErr.Attempts == reuseAttempts
+	var callErr *plantstore.CallError
+	if errors.As(err, &apiErr) && errors.As(err, &callErr) {
+		return apiErr.StatusCode == http.StatusServiceUnavailable && callErr.Call.Attempts == reuseAttempts
 	}
 	var se *baseline.StatusError
 	return errors.As(err, &se) && se.StatusCode == http.StatusServiceUnavailable

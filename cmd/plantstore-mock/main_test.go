@@ -114,7 +114,8 @@ func TestMock(t *testing.T) {
 			if err != nil {
 				t.Fatalf("NewClient(%q) error = %v", url, err)
 			}
-			if _, err := c2.CreatePlant(ctx, in); !errors.Is(err, plantstore.ErrUnauthorized) {
+			var apiErr *plantstore.APIError
+			if _, err := c2.CreatePlant(ctx, in); !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusUnauthorized {
 				t.Errorf("CreatePlant(%+v) with a wrong token error = %v, want a 401", in, err)
 			}
 

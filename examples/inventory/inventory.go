@@ -61,13 +61,16 @@ func (inv *Inventory) Register(ctx context.Context, id int64, name, tag string) 
 		// The plant may or may not be stored: ask again with the same ID.
 		_, err = inv.store.CreatePlant(ctx, p)
 	}
-	var apiErr *plantstore.APIError
+	var (
+		apiErr  *plantstore.APIError
+		invalid *plantstore.ValidationError
+	)
 	switch {
 	case err == nil, inv.isDuplicate(err):
 		// A duplicate was stored before: by an earlier call, or by an
 		// attempt whose answer was lost.
 		return nil
-	case errors.As(err, &apiErr) && apiErr.StatusCode == 400, errors.Is(err, plantstore.ErrInvalidPlant):
+	case errors.As(err, &apiErr) && apiErr.StatusCode == 400, errors.As(err, &invalid):
 		return fmt.Errorf("%w: plant %d: %v", ErrRejected, id, err)
 	}
 	return fmt.Errorf("inventory: register plant %d: %w", id, err)
