@@ -132,12 +132,15 @@ func WithCallRetries(n int) CallOption {
 
 // WithAttemptTimeout bounds each attempt of the call, from sending the
 // request to reading the whole response, to d. An attempt that runs out of
-// time fails like a broken connection, so it is retried (it may have
-// reached the server: see [ErrMaybeCreated]), and the error says "attempt
-// timed out" and matches [context.DeadlineExceeded]. The context's deadline
-// still bounds the whole call, waits between attempts included. The
-// default, like zero, leaves attempts unbounded but for the context and
-// [WithHTTPClient]'s Timeout; a negative d is an error.
+// time before the response's status arrives fails like a broken
+// connection, so it is retried (it may have reached the server: see
+// [ErrMaybeCreated]). One that runs out while reading the body of a 2xx
+// response is not retried, since the server has answered that it stored
+// the plant: the call fails, matching [ErrMaybeCreated]. Either way the
+// error says "attempt timed out" and matches [context.DeadlineExceeded].
+// The context's deadline still bounds the whole call, waits between
+// attempts included. The default, like zero, leaves attempts unbounded but
+// for the context and [WithHTTPClient]'s Timeout; a negative d is an error.
 func WithAttemptTimeout(d time.Duration) CallOption {
 	return func(cc *callConfig) error {
 		if d < 0 {

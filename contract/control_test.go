@@ -75,7 +75,10 @@ type controlCall struct {
 	method, path string
 	body         string // none when ""
 	token        string // no Authorization when ""
-	wantStatus   int
+	// header overrides the request's headers (Content-Type included);
+	// "Host" sets the request's Host.
+	header     map[string]string
+	wantStatus int
 	// badRequest marks a request the document itself forbids (bad JSON, a
 	// wrong type, an unknown field...): the validator must reject it, and
 	// the response must still be one the document allows.
@@ -113,6 +116,13 @@ func (c *contract) check(t *testing.T, srv *httptest.Server, cc controlCall) {
 	}
 	if cc.token != "" {
 		req.Header.Set("Authorization", "Bearer "+cc.token)
+	}
+	for k, v := range cc.header {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
 	}
 	in, reqErr := c.validateRequest(req, body)
 	switch {
@@ -232,6 +242,10 @@ func TestControlContractOpen(t *testing.T) {
 		{method: "POST", path: "/__plantstore/faults", body: `{"status": 503, "match": {}}`, wantStatus: 400, badRequest: true},
 		{method: "POST", path: "/__plantstore/faults", body: `{"status": 503`, wantStatus: 400, badRequest: true},
 		{method: "POST", path: "/__plantstore/faults", body: `{"body": "` + strings.Repeat("x", mockserver.MaxFaultBody) + `"}`, wantStatus: 413},
+		// What a web page could send: refused, as the document says.
+		{method: "POST", path: "/__plantstore/faults", body: `{"status": 503}`, header: map[string]string{"Content-Type": "text/plain"}, wantStatus: 415, badRequest: true},
+		{method: "POST", path: "/__plantstore/reset", header: map[string]string{"Origin": "http://evil.example"}, wantStatus: 403},
+		{method: "POST", path: "/__plantstore/faults", body: `{"status": 503}`, header: map[string]string{"Host": "rebind.evil.example"}, wantStatus: 403},
 		{method: "GET", path: "/__plantstore/faults", wantStatus: 200},
 		// OpenAPI cannot forbid a query parameter; the description says it is a 400.
 		{method: "GET", path: "/__plantstore/faults?since=1", wantStatus: 400},

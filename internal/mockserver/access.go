@@ -137,9 +137,13 @@ func loopbackHost(host string) bool {
 // application/json to another origin without a CORS preflight, which the
 // mock never grants; so this holds whatever the access mode.
 func checkContentType(r *http.Request) *controlError {
+	if n := len(r.Header.Values("Content-Type")); n > 1 {
+		return errorf(http.StatusUnsupportedMediaType, plantstoretest.CodeContentType,
+			"more than one Content-Type header (%d); send one, application/json", n)
+	}
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
-	if err == nil && mt == "application/json" && len(r.Header.Values("Content-Type")) == 1 {
+	if err == nil && mt == "application/json" {
 		return nil
 	}
 	if ct == "" {

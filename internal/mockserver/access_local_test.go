@@ -120,3 +120,41 @@ func TestAdminTokenAllowsAnyHost(t *testing.T) {
 		}
 	}
 }
+
+// TestContentTypeMessages: a refused Content-Type is named as it arrived,
+// and a repeated one is called repeated, not "not application/json".
+func TestContentTypeMessages(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		ctypes  []string
+		wantMsg string
+	}{
+		{"none", nil, "Content-Type is none"},
+		{"text/plain", []string{"text/plain"}, `Content-Type is "text/plain"`},
+		{"repeated", []string{"application/json", "application/json"}, "more than one Content-Type header"},
+		{"repeated, one of them text/plain", []string{"application/json", "text/plain"}, "more than one Content-Type header"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv, h := openMock(t)
+			before := snapshot(h)
+			req, err := http.NewRequest("POST", srv.URL+"/__plantstore/faults", strings.NewReader(`{"status": 503}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header["Content-Type"] = tt.ctypes
+			resp, err := srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			wantError(t, tt.name, reply{status: resp.StatusCode, header: resp.Header, body: b}, 415, 3, tt.wantMsg)
+			if diff := cmp.Diff(before, snapshot(h)); diff != "" {
+				t.Errorf("state changed (-before +after):\n%s", diff)
+			}
+		})
+	}
+}

@@ -240,15 +240,20 @@ func (s *Server) addFault(w http.ResponseWriter, _ *http.Request, body []byte) (
 		return 0, cerr
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	id, err := s.fake.AddFault(f)
 	if err != nil {
+		s.mu.Unlock()
 		return 0, badRequest("%v", err)
 	}
 	s.pruneMatches(nil)
 	if fj.Match != nil {
-		s.matches[id] = fj.Match
+		s.matches[id] = fj.Match // never changed once decoded: the reply below reads it unlocked
 	}
+	// The reply, which echoes the fault's body, is written unlocked, as
+	// listFaults writes its list: a client that reads it slowly, or not at
+	// all, must not hold up every other control request until the server's
+	// write timeout.
+	s.mu.Unlock()
 	times := f.Times
 	if times == 0 {
 		times = 1
