@@ -60,19 +60,19 @@ func TestHealthcheck(t *testing.T) {
 		{"503", strings.TrimPrefix(failing.URL, "http://"), 1, "status 503"},
 		{"no answer", strings.TrimPrefix(hanging.URL, "http://"), 1, "deadline exceeded"},
 	}
+	// The wait is bounded by a deadline in the code, not measured here: a
+	// wall-clock bound in a test flakes on a loaded machine. "no answer"
+	// shows that the deadline is what ends the wait, and this that it is
+	// the documented one.
+	if healthTimeout > time.Second {
+		t.Errorf("healthTimeout = %v, want at most 1s (the README's bound)", healthTimeout)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stderr bytes.Buffer
-			start := time.Now()
 			status := run(context.Background(), []string{"-healthcheck", "-addr", tt.addr}, func(string) string { return "" }, &bytes.Buffer{}, &stderr)
-			took := time.Since(start)
 			if status != tt.wantStatus || !strings.Contains(stderr.String(), tt.wantStderr) {
 				t.Errorf("-healthcheck -addr %s = %d, stderr %q; want %d and %q", tt.addr, status, stderr.String(), tt.wantStatus, tt.wantStderr)
-			}
-			// The bound is a deadline in the code; this only checks that it
-			// is the one that ended the wait.
-			if took > healthTimeout+500*time.Millisecond {
-				t.Errorf("-healthcheck -addr %s took %v, want at most about %v", tt.addr, took, healthTimeout)
 			}
 		})
 	}
