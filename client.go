@@ -67,6 +67,7 @@ type Client struct {
 	// attemptTimeouts is set by the first call with WithAttemptTimeout;
 	// see keepIdleConns.
 	attemptTimeouts atomic.Bool
+	jitter          *jitter // WithRetryJitterSource; nil for math/rand/v2's
 }
 
 // NewClient returns a Client for the API at baseURL, such as
@@ -110,6 +111,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		logger:        cfg.logger,
 		hooks:         slices.Clip(cfg.hooks),
 		authorization: authorization(cfg.token, cfg.tokenFunc),
+		jitter:        newJitter(cfg.jitter),
 	}
 	if cfg.app != "" {
 		c.userAgent = cfg.app + " " + userAgent

@@ -141,7 +141,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	retry = retry && st.attempts <= st.maxRetries && c.nextWait(st) < timeLeft(ctx)
 	var wait time.Duration
 	if retry {
-		wait = backoff(c.retry.RetryWaitMin, c.retry.RetryWaitMax, st.attempts-1, st.retryAfter)
+		wait = c.backoff(c.retry.RetryWaitMin, c.retry.RetryWaitMax, st.attempts-1, st.retryAfter)
 	}
 	if len(c.hooks) > 0 || c.logger != nil {
 		a := Attempt{Retry: st.attempts - 1, Err: err, RetryAfter: st.retryAfter, WillRetry: retry, Wait: wait}
@@ -216,8 +216,14 @@ func timeLeft(ctx context.Context) time.Duration {
 // once spread out; or the response's Retry-After, ra, if that is longer (the
 // retry policy has already checked it against the cap).
 func backoff(base, limit time.Duration, attempt int, ra time.Duration) time.Duration {
+	return backoffDrawn(base, limit, attempt, ra, rand.N[time.Duration])
+}
+
+// backoffDrawn is [backoff] with the random point drawn by n, which returns
+// a duration in [0, d).
+func backoffDrawn(base, limit time.Duration, attempt int, ra time.Duration, n func(d time.Duration) time.Duration) time.Duration {
 	d := backoffCeiling(base, limit, attempt)
-	return max(d/2+rand.N(d-d/2+1), ra)
+	return max(d/2+n(d-d/2+1), ra)
 }
 
 // retryAfter returns the wait resp's Retry-After header asks for, if it has

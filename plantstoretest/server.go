@@ -59,7 +59,9 @@ type Server struct {
 	*Handler
 
 	// URL is the base URL of the fake, "http://127.0.0.1:port" or, with
-	// [WithTLS], "https://127.0.0.1:port", with no trailing slash.
+	// [WithTLS], "https://127.0.0.1:port", with no trailing slash. Under
+	// [WithInMemoryNetwork] the port is 1, on the in-memory network: only
+	// the clients the Server hands out reach it.
 	URL string
 
 	tb        testing.TB
@@ -87,21 +89,26 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	c.tb = tb
 	h := newHandler(c)
 
-	ts := httptest.NewUnstartedServer(h)
 	errorLog := log.New(io.Discard, "", 0)
 	if c.logToTB {
 		errorLog = log.New(tbWriter{tb}, "plantstoretest: ", 0)
 	}
-	ts.Config.ErrorLog = errorLog
-	if c.tls {
-		ts.StartTLS()
+	var ts *httptest.Server
+	var transport *http.Transport
+	if c.inMemory {
+		ts, transport = startInMemory(h, c.tls, func(hs *http.Server) { hs.ErrorLog = errorLog })
 	} else {
-		ts.Start()
+		ts = httptest.NewUnstartedServer(h)
+		ts.Config.ErrorLog = errorLog
+		if c.tls {
+			ts.StartTLS()
+		} else {
+			ts.Start()
+		}
+		transport = ts.Client().Transport.(*http.Transport).Clone()
 	}
-
 	// httptest's own client keeps 2 idle connections per host, so tests
 	// that create from many goroutines would mostly measure dialling.
-	transport := ts.Client().Transport.(*http.Transport).Clone()
 	transport.MaxIdleConnsPerHost = 64
 	s := &Server{Handler: h, URL: ts.URL, tb: tb, token: c.token, ts: ts, transport: transport}
 	tb.Cleanup(func() {
