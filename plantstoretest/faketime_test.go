@@ -2,20 +2,31 @@
 
 package plantstoretest
 
+// The tests in this file wait for a Fault's Delay or a chaos delay. They
+// run in a testing/synctest bubble, on the in-memory network
+// (WithInMemoryNetwork), so the waits take no wall time and their lengths
+// can be checked exactly: the delays are fake time.
+
 import (
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
 // TestChaosOnTheWire checks that each kind of chaos fault does what the
-// journal says it did.
+// journal says it did, and that a chaos delay lasts exactly what the
+// journal says.
 func TestChaosOnTheWire(t *testing.T) {
 	t.Parallel()
-	s := NewServer(t, WithChaos(1, 5))
+	synctest.Test(t, testChaosOnTheWire)
+}
+
+func testChaosOnTheWire(t *testing.T) {
+	s := NewServer(t, WithInMemoryNetwork(), WithChaos(1, 5))
 	client := &http.Client{Transport: s.transport}
 	for i := 0; i < 40; i++ {
 		req, err := http.NewRequest(http.MethodPost, s.URL+"/plants", strings.NewReader(fmt.Sprintf(`{"id":%d,"name":"Fern"}`, i)))
@@ -23,7 +34,9 @@ func TestChaosOnTheWire(t *testing.T) {
 			t.Fatal(err)
 		}
 		req.Header = validHeader(s.token)
+		start := time.Now()
 		resp, err := client.Do(req)
+		took := time.Since(start)
 		r := s.Requests()[i]
 		stored := false
 		for _, p := range s.Plants() {
@@ -46,6 +59,10 @@ func TestChaosOnTheWire(t *testing.T) {
 			if err != nil || resp.StatusCode != http.StatusOK || !stored {
 				t.Errorf("request %d (%s): %v, stored %v; want 200 and the plant stored", i, r.Fault, errOrStatus(resp, err), stored)
 			}
+			delay, perr := time.ParseDuration(strings.TrimPrefix(r.Fault, "chaos: delay "))
+			if perr != nil || delay < 10*time.Millisecond || delay > 500*time.Millisecond || took != delay || r.Duration != delay {
+				t.Errorf("request %d (%s) took %v, journal Duration %v; want both the delay, from 10ms to 500ms", i, r.Fault, took, r.Duration)
+			}
 		default:
 			t.Errorf("request %d: journal Fault %q, want a chaos fault for every request at fraction 1", i, r.Fault)
 		}
@@ -56,9 +73,11 @@ func TestChaosOnTheWire(t *testing.T) {
 	}
 }
 
+// TestFaultDelay checks that a Fault's Delay holds the reply exactly that
+// long, then sends the usual reply or the scripted one.
 func TestFaultDelay(t *testing.T) {
 	t.Parallel()
-	const delay = 50 * time.Millisecond
+	const delay = 20 * time.Second
 	tests := []struct {
 		name       string
 		fault      Fault
@@ -69,28 +88,34 @@ func TestFaultDelay(t *testing.T) {
 		{"slow failure", Fault{Delay: delay, Status: http.StatusGatewayTimeout}, http.StatusGatewayTimeout, false},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			s := NewServer(t)
+		synctest.Test(t, func(t *testing.T) {
+			s := NewServer(t, WithInMemoryNetwork())
 			s.Inject(tt.fault)
 			start := time.Now()
 			resp := post(t, s, `{"id":1,"name":"Fern"}`)
-			if elapsed := time.Since(start); elapsed < delay {
-				t.Errorf("POST /plants with Fault{Delay: %v} took %v, want at least %v", delay, elapsed, delay)
+			if elapsed := time.Since(start); elapsed != delay {
+				t.Errorf("%s: POST /plants with Fault{Delay: %v} took %v, want exactly %v", tt.name, delay, elapsed, delay)
 			}
 			if resp.status != tt.wantStatus {
-				t.Errorf("POST /plants with Fault{Delay: %v} status = %d, want %d", delay, resp.status, tt.wantStatus)
+				t.Errorf("%s: POST /plants with Fault{Delay: %v} status = %d, want %d", tt.name, delay, resp.status, tt.wantStatus)
 			}
 			if got := len(s.Plants()) == 1; got != tt.wantStored {
-				t.Errorf("stored = %v, want %v", got, tt.wantStored)
+				t.Errorf("%s: stored = %v, want %v", tt.name, got, tt.wantStored)
 			}
 		})
 	}
 }
 
+// TestResetDuringDelayLeavesNoTrace checks that a request held by a Delay
+// when Reset runs is answered but neither stores its plant nor stays in the
+// journal.
 func TestResetDuringDelayLeavesNoTrace(t *testing.T) {
 	t.Parallel()
-	s := NewServer(t)
+	synctest.Test(t, testResetDuringDelayLeavesNoTrace)
+}
+
+func testResetDuringDelayLeavesNoTrace(t *testing.T) {
+	s := NewServer(t, WithInMemoryNetwork())
 	match, arrived := arrival()
 	// The delay is the fault under test: Reset runs while it holds the
 	// request, long before it ends.
