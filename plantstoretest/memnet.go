@@ -158,5 +158,8 @@ func startInMemory(h http.Handler, tls bool, configure func(*http.Server)) (*htt
 	transport.Proxy = nil // a proxy from the environment would be dialled instead
 	transport.DialContext = l.dial
 	transport.DialTLSContext = nil
+	// An idle in-memory connection costs two goroutines and no socket:
+	// keep enough that a storm of concurrent calls reuses them.
+	transport.MaxIdleConnsPerHost = 256
 	return ts, transport
 }

@@ -109,7 +109,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	}
 	// httptest's own client keeps 2 idle connections per host, so tests
 	// that create from many goroutines would mostly measure dialling.
-	transport.MaxIdleConnsPerHost = 64
+	transport.MaxIdleConnsPerHost = max(transport.MaxIdleConnsPerHost, 64)
 	s := &Server{Handler: h, URL: ts.URL, tb: tb, token: c.token, ts: ts, transport: transport}
 	tb.Cleanup(func() {
 		tb.Helper() // so that the report points at the test's call of NewServer
