@@ -5,7 +5,9 @@ package plantstoretest_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -59,14 +61,44 @@ func TestInMemoryDialsOnlyItsAddress(t *testing.T) {
 			resp.Body.Close()
 			t.Fatal("GET of another address succeeded, want a dial error")
 		}
-		var opErr interface{ Unwrap() error }
-		if !errors.As(err, &opErr) {
-			t.Errorf("error %v, want a wrapped dial error", err)
+		var opErr *net.OpError
+		if !errors.As(err, &opErr) || opErr.Op != "dial" || !strings.Contains(err.Error(), "the in-memory network has only "+plantstoretest.MemoryAddr) {
+			t.Errorf("GET of another address: %v, want a *net.OpError from dial that names %s", err, plantstoretest.MemoryAddr)
 		}
 		srv.Close()
-		_, err = srv.Client().CreatePlant(context.Background(), plantstore.NewPlant{Name: "x"}, plantstore.WithCallRetries(0))
-		if err == nil {
-			t.Fatal("CreatePlant after Close succeeded")
+		_, err = srv.Client().CreatePlant(context.Background(), plantstore.NewPlant{Name: "x"})
+		var ce *plantstore.CallError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), "connection refused: the in-memory server is closed") ||
+			strings.Contains(err.Error(), "may have been created") {
+			t.Errorf("CreatePlant after Close: %v, want a refused connection, known to have sent nothing", err)
+		}
+	})
+}
+
+// TestInMemoryWithTLS checks that WithTLS works on the in-memory network:
+// the Server speaks TLS there, and its clients trust its certificate.
+func TestInMemoryWithTLS(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := plantstoretest.NewServer(t, plantstoretest.WithInMemoryNetwork(), plantstoretest.WithTLS())
+		if want := "https://" + plantstoretest.MemoryAddr; srv.URL != want {
+			t.Errorf("URL = %q, want %q", srv.URL, want)
+		}
+		for i, c := range []*plantstore.Client{srv.Client(), srv.ProductionClient()} {
+			name := [...]string{"Client", "ProductionClient"}[i]
+			if _, err := c.CreatePlant(context.Background(), plantstore.NewPlant{ID: int64(i), Name: name}); err != nil {
+				t.Errorf("%s: CreatePlant over TLS in memory: %v", name, err)
+			}
+		}
+		resp, err := srv.HTTPClient().Get(srv.URL + "/plants")
+		if err != nil {
+			t.Fatalf("GET over TLS in memory: %v", err)
+		}
+		resp.Body.Close()
+		if resp.TLS == nil {
+			t.Error("the response came without TLS")
+		}
+		if got := len(srv.Plants()); got != 2 {
+			t.Errorf("stored %d plants, want 2", got)
 		}
 	})
 }
