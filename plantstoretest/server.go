@@ -28,6 +28,30 @@
 // server of your own; cmd/plantstore-mock serves it over the network for
 // local development.
 //
+// # Fake time
+//
+// A test of retries and timeouts with production settings waits as long as
+// production does: a 503 with "Retry-After: 30" costs half a minute. Inside
+// a testing/synctest bubble (Go 1.25 or later) time is fake and such waits
+// cost nothing, but loopback sockets never count as blocked there, so a
+// loopback Server hangs synctest.Test. [WithInMemoryNetwork] serves the fake
+// on an in-memory network instead, and [Server.ProductionClient] returns a
+// client with the SDK's production retry settings:
+//
+//	func TestCreateWaitsForRetryAfter(t *testing.T) {
+//		synctest.Test(t, func(t *testing.T) {
+//			srv := plantstoretest.NewServer(t, plantstoretest.WithInMemoryNetwork())
+//			srv.Inject(plantstoretest.Fault{Status: 503, Header: http.Header{"Retry-After": {"30"}}})
+//			shop := NewShop(srv.ProductionClient())
+//			// … the retry comes 30 fake seconds later, at once.
+//		})
+//	}
+//
+// On Go 1.27 or later, httptest.NewTestServer serves any handler in memory:
+// mount a [Handler] there, as the example of [Handler] on NewTestServer
+// shows. For a seeded, replayable timeline, give the client
+// plantstore.WithRetryJitterSource too.
+//
 // The fake is not the real service. It keeps plants in memory only, for the
 // life of one Handler, and at most [WithMaxPlants] of them; it serves no
 // operation but creating a plant (nothing lists, reads or deletes plants
@@ -122,9 +146,10 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 }
 
 // Client returns a plantstore.Client for s: it uses s.URL and the token s
-// accepts, trusts s's certificate under [WithTLS], and retries after a
-// backoff of 1ms to 10ms instead of the library's default, so tests of
-// retries run fast. opts are applied after these, so they win; a caller's
+// accepts, trusts s's certificate under [WithTLS], reaches s's in-memory
+// network under [WithInMemoryNetwork], and retries after a backoff of 1ms
+// to 10ms instead of the library's default, so tests of retries run fast
+// in real time; [Server.ProductionClient] keeps the default. opts are applied after these, so they win; a caller's
 // plantstore.WithHTTPClient replaces the one that trusts the certificate.
 // Each call returns a new Client. If the client cannot be built, Client fails
 // the test with tb.Fatalf.
@@ -132,7 +157,7 @@ func (s *Server) Client(opts ...plantstore.Option) *plantstore.Client {
 	s.tb.Helper()
 	all := append([]plantstore.Option{
 		plantstore.WithToken(s.token),
-		plantstore.WithHTTPClient(&http.Client{Transport: s.transport}),
+		plantstore.WithHTTPClient(s.HTTPClient()),
 		plantstore.WithRetryBackoff(time.Millisecond, 10*time.Millisecond),
 	}, opts...)
 	c, err := plantstore.NewClient(s.URL, all...)
