@@ -51,9 +51,13 @@ func BenchmarkScenarioS(b *testing.B) {
 
 // BenchmarkRetryStorm is a storm: 1,000 calls, 200 in flight, every answer
 // a 503 without Retry-After, so every call makes its 3 attempts with the
-// production backoff between them.
+// production backoff between them. With -short (CI's brief pass of every
+// benchmark, 100 ops each) it is a tenth of that.
 func BenchmarkRetryStorm(b *testing.B) {
-	const calls, inFlight = 1000, 200
+	calls, inFlight := 1000, 200
+	if testing.Short() {
+		calls, inFlight = 100, 20
+	}
 	inBubbles(b, "RetryStorm", func(t *testing.T) time.Duration {
 		srv := plantstoretest.NewServer(t, plantstoretest.WithInMemoryNetwork())
 		srv.Inject(plantstoretest.Fault{Status: http.StatusServiceUnavailable, Times: 3 * calls})

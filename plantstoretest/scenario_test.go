@@ -46,9 +46,11 @@ const (
 //   - every run gives a byte-identical journal: each call's outcome, and
 //     each request's outcome, status, fault and times relative to the start;
 //   - no goroutine is left behind: synctest.Test fails a test whose bubble
-//     still has goroutines when its function and cleanups have returned,
-//     and the package's TestMain checks the whole process with goleak.
+//     still has goroutines when its function and cleanups have returned
+//     (so the test can run in parallel with others), and the package's
+//     TestMain checks the whole process with goleak.
 func TestScenarioS(t *testing.T) {
+	t.Parallel()
 	runs := 100
 	if testing.Short() {
 		runs = 10
