@@ -98,3 +98,24 @@ func BenchmarkConsumerRetryAfter(b *testing.B) {
 		return time.Since(start)
 	})
 }
+
+// BenchmarkConsumerRetryAfterLoopback is the baseline of
+// BenchmarkConsumerRetryAfter: the same test in real time, on a loopback
+// server, where the Retry-After costs a real second. Skipped with -short.
+func BenchmarkConsumerRetryAfterLoopback(b *testing.B) {
+	if testing.Short() {
+		b.Skip("waits a real second per op")
+	}
+	for range b.N {
+		ok := asTest("ConsumerRetryAfterLoopback", func(t *testing.T) {
+			srv := plantstoretest.NewServer(t)
+			srv.Inject(plantstoretest.Fault{Status: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {"1"}}})
+			if _, err := srv.ProductionClient().CreatePlant(context.Background(), plantstore.NewPlant{ID: 1, Name: "Fern"}); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if !ok {
+			b.Fatal("ConsumerRetryAfterLoopback failed")
+		}
+	}
+}

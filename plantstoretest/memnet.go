@@ -43,7 +43,8 @@ const MemoryAddr = "127.0.0.1:1"
 // in-memory network, with the certificate that Server.Client trusts, and
 // Server.URL starts with "https://".
 //
-// The loopback default is still what to use outside a bubble when the fake
+// The option works outside a bubble too, in real time, with no port to
+// allocate. The loopback default is still what to use when the fake
 // must be reached by something other than a client from the Server: a
 // client whose transport cannot be replaced, another process (curl, a
 // program under test started with exec), or a test of real network
