@@ -95,8 +95,9 @@ type Server struct {
 	closeOnce sync.Once
 }
 
-// NewServer starts a fake Plant Store on a loopback address and registers a
-// cleanup with tb that closes it when the test ends: first the Handler, which
+// NewServer starts a fake Plant Store on a loopback address (or, with
+// [WithInMemoryNetwork], on an in-memory network) and registers a cleanup
+// with tb that closes it when the test ends: first the Handler, which
 // releases requests held by a hanging or delayed [Fault], then the server.
 // The cleanup then reports through tb.Errorf every injected Fault that has
 // replies left, as a mock reports an expected call that never came.
@@ -149,8 +150,9 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 // accepts, trusts s's certificate under [WithTLS], reaches s's in-memory
 // network under [WithInMemoryNetwork], and retries after a backoff of 1ms
 // to 10ms instead of the library's default, so tests of retries run fast
-// in real time; [Server.ProductionClient] keeps the default. opts are applied after these, so they win; a caller's
-// plantstore.WithHTTPClient replaces the one that trusts the certificate.
+// in real time; [Server.ProductionClient] keeps the default. opts are
+// applied after these, so they win; a caller's plantstore.WithHTTPClient
+// replaces the one that trusts the certificate and reaches the network.
 // Each call returns a new Client. If the client cannot be built, Client fails
 // the test with tb.Fatalf.
 func (s *Server) Client(opts ...plantstore.Option) *plantstore.Client {
