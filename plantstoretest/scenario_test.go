@@ -51,9 +51,15 @@ const (
 //     TestMain checks the whole process with goleak.
 func TestScenarioS(t *testing.T) {
 	t.Parallel()
+	// 100 runs take 3 to 5 s under the race detector, which checks the
+	// same code in every run: scripts/test.sh (-race) makes 20, and CI's
+	// fake-time step (go1.25 and the newest Go, no -race) the 100.
 	runs := 100
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		runs = 10
+	case raceEnabled:
+		runs = 20
 	}
 	var first string
 	for i := range runs {
