@@ -69,6 +69,7 @@ type Client struct {
 	userAgent   string
 	logger      *slog.Logger
 	hooks       []Hooks
+	jitter *jitter // WithRetryJitterSource; nil for math/rand/v2's
 }
 
 // NewClient returns a Client for the API at baseURL, such as
@@ -114,6 +115,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		logger:        cfg.logger,
 		hooks:         slices.Clip(cfg.hooks),
 		authorization: authorization(cfg.token, cfg.tokenFunc),
+		jitter:        newJitter(cfg.jitter),
 	}
 	if cfg.app != "" {
 		c.userAgent = cfg.app + " " + userAgent

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"time"
 
@@ -36,6 +37,7 @@ type config struct {
 	insecureHTTP  bool
 	app           string
 	hooks         []Hooks
+	jitter        rand.Source // WithRetryJitterSource; nil for math/rand/v2's
 }
 
 func defaultConfig() config {

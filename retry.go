@@ -219,7 +219,7 @@ func (c *Client) judge(ctx context.Context, st *callState, resp *http.Response, 
 	longest := max(v.retryAfter, backoffCeiling(c.retryWaitMin, c.retryWaitMax, st.attempts-1))
 	v.retry = v.retry && st.attempts <= st.maxRetries && longest < timeLeft(ctx)
 	if v.retry {
-		v.wait = backoff(c.retryWaitMin, c.retryWaitMax, st.attempts-1, v.retryAfter)
+		v.wait = c.backoff(c.retryWaitMin, c.retryWaitMax, st.attempts-1, v.retryAfter)
 	}
 	return v
 }
@@ -283,8 +283,14 @@ func timeLeft(ctx context.Context) time.Duration {
 // once spread out; or the response's Retry-After, ra, if that is longer (the
 // retry policy has already checked it against the cap).
 func backoff(base, limit time.Duration, attempt int, ra time.Duration) time.Duration {
+	return backoffDrawn(base, limit, attempt, ra, rand.N[time.Duration])
+}
+
+// backoffDrawn is [backoff] with the random point drawn by n, which returns
+// a duration in [0, d).
+func backoffDrawn(base, limit time.Duration, attempt int, ra time.Duration, n func(d time.Duration) time.Duration) time.Duration {
 	d := backoffCeiling(base, limit, attempt)
-	return max(d/2+rand.N(d-d/2+1), ra)
+	return max(d/2+n(d-d/2+1), ra)
 }
 
 // retryAfter returns the wait resp's Retry-After header asks for, if it has

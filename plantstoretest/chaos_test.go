@@ -67,51 +67,6 @@ func TestChaosDecisions(t *testing.T) {
 	}
 }
 
-// TestChaosOnTheWire checks that each kind of chaos fault does what the
-// journal says it did.
-func TestChaosOnTheWire(t *testing.T) {
-	t.Parallel()
-	s := NewServer(t, WithChaos(1, 5))
-	client := &http.Client{Transport: s.transport}
-	for i := 0; i < 40; i++ {
-		req, err := http.NewRequest(http.MethodPost, s.URL+"/plants", strings.NewReader(fmt.Sprintf(`{"id":%d,"name":"Fern"}`, i)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header = validHeader(s.token)
-		resp, err := client.Do(req)
-		r := s.Requests()[i]
-		stored := false
-		for _, p := range s.Plants() {
-			stored = stored || p.ID == int64(i)
-		}
-		switch {
-		case r.Fault == "chaos: 503 Retry-After":
-			if err != nil || resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" || stored {
-				t.Errorf("request %d (%s): %v, stored %v; want 503 with Retry-After 1, nothing stored", i, r.Fault, errOrStatus(resp, err), stored)
-			}
-		case r.Fault == "chaos: 502":
-			if err != nil || resp.StatusCode != http.StatusBadGateway || stored {
-				t.Errorf("request %d (%s): %v, stored %v; want 502, nothing stored", i, r.Fault, errOrStatus(resp, err), stored)
-			}
-		case r.Fault == "chaos: drop", r.Fault == "chaos: store then drop":
-			if err == nil || r.Outcome != OutcomeDropped || stored != (r.Fault == "chaos: store then drop") {
-				t.Errorf("request %d (%s): %v, outcome %s, stored %v; want a dropped connection", i, r.Fault, errOrStatus(resp, err), r.Outcome, stored)
-			}
-		case strings.HasPrefix(r.Fault, "chaos: delay "):
-			if err != nil || resp.StatusCode != http.StatusOK || !stored {
-				t.Errorf("request %d (%s): %v, stored %v; want 200 and the plant stored", i, r.Fault, errOrStatus(resp, err), stored)
-			}
-		default:
-			t.Errorf("request %d: journal Fault %q, want a chaos fault for every request at fraction 1", i, r.Fault)
-		}
-		if err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-		}
-	}
-}
-
 func errOrStatus(resp *http.Response, err error) string {
 	if err != nil {
 		return err.Error()

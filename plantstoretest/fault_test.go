@@ -249,38 +249,6 @@ func TestFaultedRequestsAreStillChecked(t *testing.T) {
 	}
 }
 
-func TestFaultDelay(t *testing.T) {
-	t.Parallel()
-	const delay = 50 * time.Millisecond
-	tests := []struct {
-		name       string
-		fault      Fault
-		wantStatus int
-		wantStored bool
-	}{
-		{"slow success", Fault{Delay: delay}, http.StatusOK, true},
-		{"slow failure", Fault{Delay: delay, Status: http.StatusGatewayTimeout}, http.StatusGatewayTimeout, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			s := NewServer(t)
-			s.Inject(tt.fault)
-			start := time.Now()
-			resp := post(t, s, `{"id":1,"name":"Fern"}`)
-			if elapsed := time.Since(start); elapsed < delay {
-				t.Errorf("POST /plants with Fault{Delay: %v} took %v, want at least %v", delay, elapsed, delay)
-			}
-			if resp.status != tt.wantStatus {
-				t.Errorf("POST /plants with Fault{Delay: %v} status = %d, want %d", delay, resp.status, tt.wantStatus)
-			}
-			if got := len(s.Plants()) == 1; got != tt.wantStored {
-				t.Errorf("stored = %v, want %v", got, tt.wantStored)
-			}
-		})
-	}
-}
-
 func TestFaultDelayEndsWhenServerCloses(t *testing.T) {
 	t.Parallel()
 	for _, store := range []bool{false, true} {

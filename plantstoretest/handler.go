@@ -100,17 +100,17 @@ type Handler struct {
 }
 
 // NewHandler returns a fake Plant Store with no plants stored (or those of
-// [WithPlants]). It accepts the options of [NewServer] except [WithTLS] and
-// [WithLogging], which only a server can honour: given either, or an
-// invalid option (an empty token, a negative limit, a [WithPlants] plant
-// that fails its checks), it panics with a message that starts with
-// "plantstoretest:". Call [Handler.Close] before shutting down the server it
+// [WithPlants]). It accepts the options of [NewServer] except [WithTLS],
+// [WithInMemoryNetwork] and [WithLogging], which only a server can honour:
+// given one, or an invalid option (an empty token, a negative limit, a
+// [WithPlants] plant that fails its checks), it panics with a message that
+// starts with "plantstoretest:". Call [Handler.Close] before shutting down the server it
 // is mounted in.
 func NewHandler(opts ...Option) *Handler {
 	c := newConfig(opts)
 	if len(c.serverOnly) > 0 {
 		panic(fmt.Sprintf("plantstoretest: NewHandler: %s is an option of NewServer only: "+
-			"TLS and logging through a test belong to the server a Handler is mounted in (use WithLogger to log)",
+			"TLS, the network and logging through a test belong to the server a Handler is mounted in (use WithLogger to log)",
 			c.serverOnly[0]))
 	}
 	if err := c.check(); err != nil {

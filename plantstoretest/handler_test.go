@@ -30,7 +30,7 @@ func send(t *testing.T, s *Server, method, path string, header http.Header, body
 		t.Fatalf("http.NewRequest(%s, %s) failed: %v", method, path, err)
 	}
 	req.Header = header
-	resp, err := s.ts.Client().Do(req)
+	resp, err := (&http.Client{Transport: s.transport}).Do(req)
 	if err != nil {
 		t.Fatalf("%s %s failed: %v", method, path, err)
 	}

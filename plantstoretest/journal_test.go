@@ -236,7 +236,7 @@ func TestJournalRequestsSinceUnderLimit(t *testing.T) {
 	}
 }
 
-func TestWithRequestBodyLimit(t *testing.T) {
+func TestWithJournalBodyLimit(t *testing.T) {
 	t.Parallel()
 	const body = `{"id":1,"name":"Fern"}`
 	tooLarge := strings.Repeat(" ", maxBodyBytes+1)

@@ -22,6 +22,7 @@ type Option func(*config)
 type config struct {
 	token       string
 	tls         bool
+	inMemory    bool // WithInMemoryNetwork
 	allowDupIDs bool
 	maxRequests *int // nil for no limit
 	rules       []func(plantstore.NewPlant) *ErrorBody

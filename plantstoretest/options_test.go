@@ -58,9 +58,9 @@ func TestNewHandlerRefusesServerOptions(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		opt  Option
-	}{{"WithTLS", WithTLS()}, {"WithLogging", WithLogging()}} {
+	}{{"WithTLS", WithTLS()}, {"WithLogging", WithLogging()}, {"WithInMemoryNetwork", WithInMemoryNetwork()}} {
 		want := fmt.Sprintf("plantstoretest: NewHandler: %s is an option of NewServer only: "+
-			"TLS and logging through a test belong to the server a Handler is mounted in (use WithLogger to log)", tt.name)
+			"TLS, the network and logging through a test belong to the server a Handler is mounted in (use WithLogger to log)", tt.name)
 		if got := panicOf(func() { NewHandler(WithToken("t"), tt.opt) }); got != want {
 			t.Errorf("NewHandler(%s) panic = %v, want %q", tt.name, got, want)
 		}

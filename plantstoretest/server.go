@@ -28,6 +28,30 @@
 // server of your own; cmd/plantstore-mock serves it over the network for
 // local development.
 //
+// # Fake time
+//
+// A test of retries and timeouts with production settings waits as long as
+// production does: a 503 with "Retry-After: 30" costs half a minute. Inside
+// a testing/synctest bubble (Go 1.25 or later) time is fake and such waits
+// cost nothing, but loopback sockets never count as blocked there, so a
+// loopback Server hangs synctest.Test. [WithInMemoryNetwork] serves the fake
+// on an in-memory network instead, and [Server.ProductionClient] returns a
+// client with the SDK's production retry settings:
+//
+//	func TestCreateWaitsForRetryAfter(t *testing.T) {
+//		synctest.Test(t, func(t *testing.T) {
+//			srv := plantstoretest.NewServer(t, plantstoretest.WithInMemoryNetwork())
+//			srv.Inject(plantstoretest.Fault{Status: 503, Header: http.Header{"Retry-After": {"30"}}})
+//			shop := NewShop(srv.ProductionClient())
+//			// … the retry comes 30 fake seconds later, at once.
+//		})
+//	}
+//
+// On Go 1.27 or later, httptest.NewTestServer serves any handler in memory:
+// mount a [Handler] there, as the example of [Handler] on NewTestServer
+// shows. For a seeded, replayable timeline, give the client
+// plantstore.WithRetryJitterSource too.
+//
 // The fake is not the real service. It keeps plants in memory only, for the
 // life of one Handler, and at most [WithMaxPlants] of them; it serves no
 // operation but creating a plant (nothing lists, reads or deletes plants
@@ -61,7 +85,9 @@ import (
 // name. A Server is safe for concurrent use.
 type Server struct {
 	// URL is the base URL of the fake, "http://127.0.0.1:port" or, with
-	// [WithTLS], "https://127.0.0.1:port", with no trailing slash.
+	// [WithTLS], "https://127.0.0.1:port", with no trailing slash. Under
+	// [WithInMemoryNetwork] the port is 1, on the in-memory network: only
+	// the clients the Server hands out reach it.
 	URL string
 
 	h         *Handler // the fake served
@@ -72,8 +98,9 @@ type Server struct {
 	closeOnce sync.Once
 }
 
-// NewServer starts a fake Plant Store on a loopback address and registers a
-// cleanup with tb that closes it when the test ends: first the Handler, which
+// NewServer starts a fake Plant Store on a loopback address (or, with
+// [WithInMemoryNetwork], on an in-memory network) and registers a cleanup
+// with tb that closes it when the test ends: first the Handler, which
 // releases requests held by a hanging or delayed [Fault], then the server.
 // The cleanup then reports through tb.Errorf every injected Fault that has
 // replies left, as a mock reports an expected call that never came.
@@ -90,22 +117,27 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	c.tb = tb
 	h := newHandler(c)
 
-	ts := httptest.NewUnstartedServer(h)
 	errorLog := log.New(io.Discard, "", 0)
 	if c.logToTB {
 		errorLog = log.New(tbWriter{tb}, "plantstoretest: ", 0)
 	}
-	ts.Config.ErrorLog = errorLog
-	if c.tls {
-		ts.StartTLS()
+	var ts *httptest.Server
+	var transport *http.Transport
+	if c.inMemory {
+		ts, transport = startInMemory(h, c.tls, func(hs *http.Server) { hs.ErrorLog = errorLog })
 	} else {
-		ts.Start()
+		ts = httptest.NewUnstartedServer(h)
+		ts.Config.ErrorLog = errorLog
+		if c.tls {
+			ts.StartTLS()
+		} else {
+			ts.Start()
+		}
+		transport = ts.Client().Transport.(*http.Transport).Clone()
 	}
-
 	// httptest's own client keeps 2 idle connections per host, so tests
 	// that create from many goroutines would mostly measure dialling.
-	transport := ts.Client().Transport.(*http.Transport).Clone()
-	transport.MaxIdleConnsPerHost = 64
+	transport.MaxIdleConnsPerHost = max(transport.MaxIdleConnsPerHost, 64)
 	s := &Server{h: h, URL: ts.URL, tb: tb, token: c.token, ts: ts, transport: transport}
 	tb.Cleanup(func() {
 		tb.Helper() // so that the report points at the test's call of NewServer
@@ -118,17 +150,19 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 }
 
 // Client returns a plantstore.Client for s: it uses s.URL and the token s
-// accepts, trusts s's certificate under [WithTLS], and retries after a
-// backoff of 1ms to 10ms instead of the library's default, so tests of
-// retries run fast. opts are applied after these, so they win; a caller's
-// plantstore.WithHTTPClient replaces the one that trusts the certificate.
+// accepts, trusts s's certificate under [WithTLS], reaches s's in-memory
+// network under [WithInMemoryNetwork], and retries after a backoff of 1ms
+// to 10ms instead of the library's default, so tests of retries run fast
+// in real time; [Server.ProductionClient] keeps the default. opts are
+// applied after these, so they win; a caller's plantstore.WithHTTPClient
+// replaces the one that trusts the certificate and reaches the network.
 // Each call returns a new Client. If the client cannot be built, Client fails
 // the test with tb.Fatalf.
 func (s *Server) Client(opts ...plantstore.Option) *plantstore.Client {
 	s.tb.Helper()
 	all := append([]plantstore.Option{
 		plantstore.WithToken(s.token),
-		plantstore.WithHTTPClient(&http.Client{Transport: s.transport}),
+		plantstore.WithHTTPClient(s.HTTPClient()),
 		plantstore.WithRetryBackoff(time.Millisecond, 10*time.Millisecond),
 	}, opts...)
 	c, err := plantstore.NewClient(s.URL, all...)

@@ -235,7 +235,7 @@ func TestServerCloseDoesNotWaitForStalledBody(t *testing.T) {
 	}
 }
 
-func TestWithRequestLimit(t *testing.T) {
+func TestWithJournalLimit(t *testing.T) {
 	t.Parallel()
 	const sent = 10
 	tests := []struct {
@@ -279,7 +279,7 @@ func TestWithRequestLimit(t *testing.T) {
 	}
 }
 
-func TestWithRequestLimitRejectsNegative(t *testing.T) {
+func TestWithJournalLimitRejectsNegative(t *testing.T) {
 	t.Parallel()
 	tb := &fakeTB{}
 	if runFatal(func() { NewServer(tb, WithJournalLimit(-1)) }) {
@@ -554,29 +554,6 @@ func TestParallelServersAreIndependent(t *testing.T) {
 		t.Errorf("repliesLeft(a.Faults()) = %d, want 1", got)
 	}
 	a.Reset() // the fault was for this test only
-}
-
-func TestResetDuringDelayLeavesNoTrace(t *testing.T) {
-	t.Parallel()
-	s := NewServer(t)
-	match, arrived := arrival()
-	// The delay is the fault under test: Reset runs while it holds the
-	// request, long before it ends.
-	s.Inject(Fault{Match: match, Delay: time.Second})
-	respc := make(chan response, 1)
-	go func() { respc <- post(t, s, `{"id":1,"name":"Fern"}`) }()
-	waitFor(t, "the request to arrive", arrived)
-	s.Reset()
-	resp := waitFor(t, "the delayed response", respc)
-	if resp.status != http.StatusOK {
-		t.Errorf("delayed POST /plants status = %d, want 200", resp.status)
-	}
-	if got := s.Plants(); len(got) != 0 {
-		t.Errorf("Plants() after Reset = %+v, want none: the request began before Reset", got)
-	}
-	if got := len(s.Requests()); got != 0 {
-		t.Errorf("len(Requests()) after Reset = %d, want 0", got)
-	}
 }
 
 // TestCallbackPanicsWithoutTest checks that a Handler from NewHandler, with

@@ -13,7 +13,7 @@ import (
 
 // TestServerHasTheHandlersMethods checks the rule the Server's doc gives: a
 // Server has every method of a Handler but ServeHTTP and Close, with the
-// same signature, so a Handler method added later cannot be forgotten.
+// same signature (and its clients besides), so a Handler method added later cannot be forgotten.
 func TestServerHasTheHandlersMethods(t *testing.T) {
 	methods := func(typ reflect.Type, skip ...string) map[string]string {
 		out := map[string]string{}
@@ -35,10 +35,10 @@ func TestServerHasTheHandlersMethods(t *testing.T) {
 		}
 		return out
 	}
-	got := methods(reflect.TypeFor[*Server](), "Client", "Close")
+	got := methods(reflect.TypeFor[*Server](), "Client", "HTTPClient", "ProductionClient", "Close")
 	want := methods(reflect.TypeFor[*Handler](), "ServeHTTP", "Close")
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("*Server's methods besides Client and Close differ from *Handler's besides ServeHTTP and Close (-Handler +Server):\n%s", diff)
+		t.Errorf("*Server's methods besides its clients and Close differ from *Handler's besides ServeHTTP and Close (-Handler +Server):\n%s", diff)
 	}
 }
 

@@ -1,0 +1,63 @@
+package plantstoretest
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"testing"
+)
+
+// TestMemListener checks the in-memory listener on its own, in real time:
+// a dial meets an Accept and the two ends talk with the network's
+// addresses; a dial that nobody accepts ends with its context; and once
+// closed, Accept and dial fail.
+func TestMemListener(t *testing.T) {
+	t.Parallel()
+	l := newMemListener()
+	if got := l.Addr(); got.Network() != "memory" || got.String() != MemoryAddr {
+		t.Errorf("Addr() = %s %s, want memory %s", got.Network(), got, MemoryAddr)
+	}
+
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			t.Errorf("Accept: %v", err)
+		}
+		accepted <- c
+	}()
+	client, err := l.dial(context.Background(), "tcp", MemoryAddr)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	server := <-accepted
+	if client.RemoteAddr().String() != MemoryAddr || server.LocalAddr().String() != MemoryAddr ||
+		client.LocalAddr().String() != "memory-client" || server.RemoteAddr().String() != "memory-client" {
+		t.Errorf("addresses: client %v -> %v, server %v <- %v", client.LocalAddr(), client.RemoteAddr(), server.LocalAddr(), server.RemoteAddr())
+	}
+	go func() {
+		client.Write([]byte("ping"))
+		client.Close()
+	}()
+	if got, err := io.ReadAll(server); err != nil || string(got) != "ping" {
+		t.Errorf("server read %q, %v; want ping", got, err)
+	}
+	server.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var opErr *net.OpError
+	if _, err := l.dial(ctx, "tcp", MemoryAddr); !errors.Is(err, context.Canceled) || !errors.As(err, &opErr) || opErr.Op != "dial" {
+		t.Errorf("dial with a cancelled context, nobody accepting: %v, want a dial *net.OpError wrapping context.Canceled", err)
+	}
+
+	l.Close()
+	l.Close() // a second Close is harmless
+	if _, err := l.Accept(); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("Accept after Close: %v, want net.ErrClosed", err)
+	}
+	if _, err := l.dial(context.Background(), "tcp", MemoryAddr); !errors.Is(err, errMemClosed) {
+		t.Errorf("dial after Close: %v, want %v", err, errMemClosed)
+	}
+}
