@@ -67,6 +67,8 @@ type Client struct {
 	userAgent   string
 	logger      *slog.Logger
 	hooks       []Hooks
+	// budget is shared by all calls; nil when WithoutRetryBudget.
+	budget *retryBudget
 	// attemptTimeouts is set by the first call with WithAttemptTimeout;
 	// see keepIdleConns.
 	attemptTimeouts atomic.Bool
@@ -113,6 +115,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		logger:        cfg.logger,
 		hooks:         slices.Clip(cfg.hooks),
 		authorization: authorization(cfg.token, cfg.tokenFunc),
+		budget:        newRetryBudget(cfg.budget),
 	}
 	if cfg.app != "" {
 		c.userAgent = cfg.app + " " + userAgent
@@ -313,7 +316,7 @@ func (c *Client) send(ctx context.Context, op, method, url string, st *callState
 		if resp != nil {
 			resp.Body.Close()
 		}
-		return &requestError{op: op, attempts: st.attempts, maybeCreated: st.maybeCreated, err: redactError(err, st.tokens)}
+		return &requestError{op: op, attempts: st.attempts, maybeCreated: st.maybeCreated, retryDenied: st.retryDenied, err: redactError(err, st.tokens)}
 	}
 	buf := bodyBuffers.Get().(*[]byte)
 	data, readErr := wire.ReadBody(*buf, resp.Body)

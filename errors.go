@@ -103,6 +103,7 @@ type APIError struct {
 
 	op           string // the failed operation, e.g. "create plant"
 	maybeCreated bool
+	retryDenied  bool // the retry budget refused a retry
 }
 
 // Error returns, for example,
@@ -139,6 +140,9 @@ func (e *APIError) Error() string {
 	if e.Attempts > 1 {
 		fmt.Fprintf(&b, " (after %d attempts)", e.Attempts)
 	}
+	if e.retryDenied {
+		b.WriteString(retryBudgetNote)
+	}
 	if e.maybeCreated {
 		b.WriteString(maybeCreatedNote)
 	}
@@ -161,6 +165,8 @@ func (e *APIError) Is(target error) bool {
 		return e.StatusCode >= 500 && e.StatusCode <= 599
 	case ErrMaybeCreated:
 		return e.maybeCreated
+	case ErrRetryBudgetExhausted:
+		return e.retryDenied
 	}
 	return false
 }
@@ -202,6 +208,7 @@ type requestError struct {
 	op           string
 	attempts     int
 	maybeCreated bool
+	retryDenied  bool
 	err          error
 }
 
@@ -214,6 +221,9 @@ func (e *requestError) Error() string {
 	if e.attempts > 1 {
 		fmt.Fprintf(&b, " (after %d attempts)", e.attempts)
 	}
+	if e.retryDenied {
+		b.WriteString(retryBudgetNote)
+	}
 	if e.maybeCreated {
 		b.WriteString(maybeCreatedNote)
 	}
@@ -223,7 +233,7 @@ func (e *requestError) Error() string {
 func (e *requestError) Unwrap() error { return e.err }
 
 func (e *requestError) Is(target error) bool {
-	return target == ErrMaybeCreated && e.maybeCreated
+	return target == ErrMaybeCreated && e.maybeCreated || target == ErrRetryBudgetExhausted && e.retryDenied
 }
 
 const (
@@ -246,6 +256,7 @@ func newAPIError(op string, resp *http.Response, data []byte, st *callState) *AP
 		RequestID:    st.info.RequestID,
 		op:           op,
 		maybeCreated: st.maybeCreated,
+		retryDenied:  st.retryDenied,
 	}
 	var body struct {
 		Code    *int32  `json:"error"`

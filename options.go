@@ -36,6 +36,7 @@ type config struct {
 	insecureHTTP  bool
 	app           string
 	hooks         []Hooks
+	budget        budgetConfig
 }
 
 func defaultConfig() config {

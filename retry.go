@@ -59,6 +59,9 @@ type callState struct {
 	// request). Atomic because a transport may call hooks from its own
 	// goroutines.
 	askedConn, gotConn atomic.Bool
+
+	// retryDenied is set when the Client's retry budget refused a retry.
+	retryDenied bool
 }
 
 // noteResponseID makes info.RequestID the last response's X-Request-Id
@@ -97,6 +100,9 @@ func stateOf(ctx context.Context) *callState {
 func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	st := stateOf(ctx)
 	st.attempts++
+	if st.attempts == 1 {
+		c.budget.called()
+	}
 	askedConn, gotConn := st.askedConn.Swap(false), st.gotConn.Swap(false)
 	st.retryAfter = 0
 	st.attemptDeadline = time.Time{}
@@ -139,12 +145,16 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	}
 	// A retry whose longest wait would reach the deadline is not made.
 	retry = retry && st.attempts <= st.maxRetries && c.nextWait(st) < timeLeft(ctx)
+	// The budget is asked last, so that it counts only retries made.
+	if retry && !c.budget.allow() {
+		retry, st.retryDenied = false, true
+	}
 	var wait time.Duration
 	if retry {
 		wait = backoff(c.retry.RetryWaitMin, c.retry.RetryWaitMax, st.attempts-1, st.retryAfter)
 	}
 	if len(c.hooks) > 0 || c.logger != nil {
-		a := Attempt{Retry: st.attempts - 1, Err: err, RetryAfter: st.retryAfter, WillRetry: retry, Wait: wait}
+		a := Attempt{Retry: st.attempts - 1, Err: err, RetryAfter: st.retryAfter, WillRetry: retry, Wait: wait, RetryDenied: st.retryDenied}
 		if resp != nil {
 			a.StatusCode = resp.StatusCode
 		}
