@@ -1,6 +1,9 @@
 package plantstore
 
 import (
+	"context"
+	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -8,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/plantstore/plantstore-go/internal/syncbuf"
 )
 
 // fakeClock is a budget's clock that moves only when told.
@@ -152,6 +156,101 @@ func TestRetryBudgetConcurrent(t *testing.T) {
 	// Every call has been counted now: exactly the rest is left.
 	if got := int64(allowN(b, 10000)); allowed.Load()+got != 2000 {
 		t.Errorf("allowed %d retries during the calls and %d after, want 2,000 in all", allowed.Load(), got)
+	}
+}
+
+// TestRetryBudgetDenied checks what a refused retry looks like: the call
+// returns the attempt's outcome at once, its error is what it was and says
+// the budget refused the retry, and hooks and the log see it.
+func TestRetryBudgetDenied(t *testing.T) {
+	t.Parallel()
+	const note = " (not retried: the client's retry budget is exhausted) (the plant may have been created)"
+	tests := []struct {
+		name     string
+		reply    reply
+		wantText string // the whole text, or its end when it starts with " ("
+		status   int    // of the *APIError; 0 for none
+		reason   string // the log's reason
+	}{
+		{"503", reply{status: 503, body: `{"error":9,"message":"down"}`},
+			"plantstore: create plant: 503 Service Unavailable: down (error 9)" + note, 503, "status 503"},
+		{"dropped connection", reply{drop: true}, note, 0, "E"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newStubServer(t, tt.reply)
+			var (
+				mu       sync.Mutex
+				attempts []Attempt
+				buf      syncbuf.Buffer
+			)
+			hooks := Hooks{AttemptEnd: func(_ context.Context, _ *CallInfo, a Attempt) {
+				mu.Lock()
+				defer mu.Unlock()
+				a.Err = nil // compared apart
+				attempts = append(attempts, a)
+			}}
+			logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{
+				Level: slog.LevelWarn,
+				ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+					switch {
+					case a.Key == slog.TimeKey:
+						return slog.Attr{}
+					case a.Key == "reason" && strings.HasPrefix(a.Value.String(), "Post "):
+						return slog.String(a.Key, "E")
+					}
+					return a
+				},
+			}))
+			// 10 retries per 10 s, whatever the traffic.
+			c := newTestClient(t, srv.URL, WithRetryBudget(0, 1), WithHooks(hooks), WithLogger(logger), WithRetryBackoff(0, 0))
+			c.budget.now = new(fakeClock).now
+			for i := range 5 { // 5 calls of 3 attempts spend the 10
+				_, err := c.CreatePlant(context.Background(), monstera)
+				if err == nil || errors.Is(err, ErrRetryBudgetExhausted) || strings.Contains(err.Error(), "budget") {
+					t.Fatalf("call %d: error %v, want one that made all its attempts", i, err)
+				}
+			}
+			mu.Lock()
+			attempts = nil
+			mu.Unlock()
+			var info CallInfo
+			_, err := c.CreatePlant(context.Background(), monstera, WithCallInfo(&info), WithRequestID("req-6"))
+
+			if !errors.Is(err, ErrRetryBudgetExhausted) {
+				t.Errorf("errors.Is(%v, ErrRetryBudgetExhausted) = false, want true", err)
+			}
+			if !errors.Is(err, ErrMaybeCreated) {
+				t.Errorf("errors.Is(%v, ErrMaybeCreated) = false, want true: the attempt was sent", err)
+			}
+			if got := err.Error(); strings.HasPrefix(tt.wantText, " (") && !strings.HasSuffix(got, tt.wantText) ||
+				!strings.HasPrefix(tt.wantText, " (") && got != tt.wantText {
+				t.Errorf("error text %q, want %q", got, tt.wantText)
+			}
+			var apiErr *APIError
+			if got := errors.As(err, &apiErr); got != (tt.status != 0) || got && apiErr.StatusCode != tt.status {
+				t.Errorf("errors.As(%v, *APIError) = %v, want an *APIError: %v, with status %d", err, got, tt.status != 0, tt.status)
+			}
+			if info.Attempts != 1 {
+				t.Errorf("the call made %d attempts, want 1", info.Attempts)
+			}
+			want := []Attempt{{StatusCode: tt.status, RetryDenied: true}}
+			mu.Lock()
+			defer mu.Unlock()
+			if diff := cmp.Diff(want, attempts); diff != "" {
+				t.Errorf("attempts the hooks saw (-want +got):\n%s", diff)
+			}
+			u := srv.URL + "/plants"
+			wantLog := `level=WARN msg="plantstore: retry budget exhausted" method=POST url=` + u +
+				` request_id=req-6 attempt=1 reason="` + tt.reason + `"` + "\n"
+			if tt.reason == "E" {
+				wantLog = strings.Replace(wantLog, `"E"`, "E", 1)
+			}
+			if diff := cmp.Diff(wantLog, buf.String()); diff != "" {
+				t.Errorf("log (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -158,7 +158,9 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // because it reports a fault in handling this very request that repeating
 // it rarely cures, and any other status is final. A retry whose wait, at
 // its longest, would reach the context's deadline is not made: the call
-// returns the last answer at once.
+// returns the last answer at once. So is a retry the Client's retry budget
+// refuses ([WithRetryBudget]): the error then also matches
+// [ErrRetryBudgetExhausted].
 //
 // Nor is an answer the transport refused retried: with the default
 // transport, response headers over 64 KiB fail the call at once, with an
