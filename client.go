@@ -177,14 +177,8 @@ func (c *Client) CreatePlant(ctx context.Context, p NewPlant, opts ...CallOption
 	var out Plant
 	err := c.do(ctx, opCreatePlant, http.MethodPost, c.plantsURL, opts,
 		func() ([]byte, error) {
-			if err := p.validate(); err != nil {
-				return nil, err
-			}
-			body, err := json.Marshal(p)
-			if err != nil { // unreachable for these field types; kept for safety
-				return nil, fmt.Errorf("plantstore: %s: encode request: %w", opCreatePlant.text, err)
-			}
-			return body, nil
+			// 40 bytes hold the rest of the document and any ID.
+			return p.appendJSON(make([]byte, 0, 40+len(p.Name)+len(p.Tag)))
 		},
 		func(data []byte) error {
 			if err := json.Unmarshal(data, &out); err != nil {
