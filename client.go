@@ -20,7 +20,6 @@ package plantstore
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -181,7 +180,7 @@ func (c *Client) CreatePlant(ctx context.Context, p NewPlant, opts ...CallOption
 			return p.appendJSON(make([]byte, 0, 40+len(p.Name)+len(p.Tag)))
 		},
 		func(data []byte) error {
-			if err := json.Unmarshal(data, &out); err != nil {
+			if err := decodePlant(data, &out); err != nil {
 				return err
 			}
 			if out.Name == "" {

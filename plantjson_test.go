@@ -86,3 +86,64 @@ func FuzzAppendJSON(f *testing.F) {
 		checkAppendJSON(t, NewPlant{ID: id, Name: name, Tag: tag})
 	})
 }
+
+// checkDecodePlant fails if decodePlant disagrees with json.Unmarshal on
+// data: the same Plant, or the same error.
+func checkDecodePlant(t *testing.T, data []byte) {
+	t.Helper()
+	var got, want Plant
+	gotErr := decodePlant(data, &got)
+	wantErr := json.Unmarshal(data, &want)
+	if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+		t.Fatalf("decodePlant(%q) error %v, json.Unmarshal's %v", data, gotErr, wantErr)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("decodePlant(%q) (-json.Unmarshal +decodePlant):\n%s", data, diff)
+	}
+}
+
+func TestDecodePlant(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		data   string
+		simple bool // decoded without json.Unmarshal
+	}{
+		{`{"name":"Monstera","tag":"indoor"}`, true},
+		{`{"name":"Monstera"}`, true},
+		{" \t\r\n{ \"tag\" : \"t\" , \"name\" :\"n\" }\n", true},
+		{`{}`, true},
+		{`{"name":"a","name":"b"}`, true}, // the last wins, as in encoding/json
+		{`{"name":"Strelitzia 极乐鸟 🌿 <&>"}`, true},
+		{`{"name":"a\"b"}`, false},
+		{`{"name":"a\u00e9"}`, false},
+		{`{"Name":"case"}`, false},
+		{`{"name":"a","id":7}`, false},
+		{`{"name":null}`, false},
+		{`{"name":"a","tag":7}`, false},
+		{"{\"name\":\"\xff\"}", false},
+		{"{\"name\":\"a\x01\"}", false},
+		{`{"name":"a",}`, false},
+		{`{"name":"a"} x`, false},
+		{`{"name":"a"`, false},
+		{`{"name" "a"}`, false},
+		{`[]`, false},
+		{``, false},
+		{`{"name":"a"}{}`, false},
+	}
+	for _, tt := range tests {
+		checkDecodePlant(t, []byte(tt.data))
+		var p Plant
+		if got := decodeSimplePlant([]byte(tt.data), &p); got != tt.simple {
+			t.Errorf("decodeSimplePlant(%q) = %v, want %v", tt.data, got, tt.simple)
+		}
+	}
+}
+
+func FuzzDecodePlantResponse(f *testing.F) {
+	for _, s := range []string{`{"name":"Monstera","tag":"indoor"}`, ` { "tag":"", "name":"x" } `, `{"name":"a\n"}`, `{"Tag":"b"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkDecodePlant(t, data)
+	})
+}
