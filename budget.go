@@ -63,9 +63,11 @@ type budgetConfig struct {
 //
 // The default, WithRetryBudget(0.2, 10), is Finagle's: a service that
 // fails every request gets at most 1.2 times the calls of a busy Client
-// (at most 10 retries a second from a quiet one), where without a budget
-// each call would make all its 1 + [WithMaxRetries] attempts; a service
-// where up to about 1 answer in 5 fails gets every retry.
+// (and at most 100 retries in any 10 s from a quiet one), where without a
+// budget each call would make all its 1 + [WithMaxRetries] attempts; a
+// service where up to about one answer in six fails gets every retry (with
+// the default 2 retries a call, a failure rate f costs f + f² retries a
+// call).
 //
 // ratio must be 0 to 1000 and minPerSecond 0 to 1,000,000, and not both
 // zero (use [WithMaxRetries](0) to retry nothing); anything else is an
