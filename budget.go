@@ -168,10 +168,12 @@ func (b *retryBudget) allow() bool {
 	if b == nil {
 		return true
 	}
-	sec := int64(b.now() / time.Second)
-	calls := b.calls.Load()
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	// Read under the lock, so that the seconds the slots see never go
+	// back, however long a caller waited for the lock.
+	sec := int64(b.now() / time.Second)
+	calls := b.calls.Load()
 	cur := &b.slots[sec%budgetSlots]
 	if cur.sec != sec {
 		*cur = budgetSlot{sec: sec, calls: calls}
