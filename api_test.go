@@ -25,6 +25,7 @@ var updateAPI = flag.Bool("update", false, "rewrite the files in api/ from the e
 var apiPackages = []struct{ dir, file string }{
 	{".", "api/plantstore.txt"},
 	{"plantstoretest", "api/plantstoretest.txt"},
+	{"plantstoretest/conformance", "api/conformance.txt"},
 }
 
 // TestAPI checks that the exported API of each package is what api/ records,

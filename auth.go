@@ -39,8 +39,5 @@ func (st *callState) sent(auth string) {
 	if !ok || len(token) < minRedactedToken || slices.Contains(st.tokens, token) {
 		return
 	}
-	if st.tokens == nil {
-		st.tokens = st.tokenBuf[:0] // no allocation for the usual one token
-	}
 	st.tokens = append(st.tokens, token)
 }

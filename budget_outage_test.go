@@ -138,12 +138,16 @@ func checkOutage(t *testing.T, run budgetRun) {
 		if !errors.As(err, &apiErr) || apiErr.StatusCode != 503 {
 			t.Fatalf("error %v: want an *APIError with status 503", err)
 		}
+		var callErr *plantstore.CallError
+		if !errors.As(err, &callErr) {
+			t.Fatalf("error %v: want a *CallError", err)
+		}
 		denied := errors.Is(err, plantstore.ErrRetryBudgetExhausted)
 		if said := strings.Contains(err.Error(), "retry budget is exhausted"); said != denied {
 			t.Fatalf("error %q: says the budget refused a retry: %v, matches ErrRetryBudgetExhausted: %v", err, said, denied)
 		}
-		if !denied && apiErr.Attempts != 3 {
-			t.Fatalf("error %q: %d attempts, but neither all 3 nor refused by the budget", err, apiErr.Attempts)
+		if !denied && callErr.Call.Attempts != 3 {
+			t.Fatalf("error %q: %d attempts, but neither all 3 nor refused by the budget", err, callErr.Call.Attempts)
 		}
 	}
 	if int64(run.deniedErr) != run.denied {

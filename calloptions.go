@@ -11,7 +11,7 @@ import (
 // [Client.CreatePlant], without changing the Client. Options apply in
 // order; when two set the same thing, the last one wins. A nil CallOption,
 // or one given an invalid value, makes the call fail before anything is
-// sent, with a [*CallError] whose Attempts is zero.
+// sent, with a [*CallError] whose Call.Attempts is zero.
 type CallOption func(*callConfig) error
 
 // callConfig is what the call options build. It exists only for calls that

@@ -66,7 +66,7 @@ func TestInvalidCallOptions(t *testing.T) {
 				t.Fatalf("CreatePlant with %s: error = %v, want %q", tt.name, err, tt.wantErr)
 			}
 			var callErr *CallError
-			if !errors.As(err, &callErr) || callErr.Attempts != 0 {
+			if !errors.As(err, &callErr) || callErr.Call.Attempts != 0 {
 				t.Errorf("CreatePlant with %s: error = %#v, want a *CallError with no attempts", tt.name, err)
 			}
 		})
@@ -96,7 +96,7 @@ func TestWithCallRetries(t *testing.T) {
 			c := newTestClient(t, srv.URL, WithMaxRetries(tt.clientMax), WithRetryBackoff(0, 0))
 			_, err := c.CreatePlant(context.Background(), monstera, tt.opts...)
 			var apiErr *APIError
-			if !errors.As(err, &apiErr) || apiErr.Attempts != tt.wantAttempts {
+			if !errors.As(err, &apiErr) || attemptsOf(err) != tt.wantAttempts {
 				t.Fatalf("CreatePlant error = %v, want a 503 after %d attempts", err, tt.wantAttempts)
 			}
 			if n := len(srv.requests()); n != tt.wantAttempts {

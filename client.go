@@ -19,16 +19,17 @@
 package plantstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
-	"math"
 	"net/http"
 	"net/http/httptrace"
 	"slices"
+	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -43,23 +44,24 @@ const (
 	userAgent = "plantstore-go/" + version
 )
 
-// An operation is a Client method as hooks (name) and errors (text) call it.
-type operation struct{ name, text string }
-
-var opCreatePlant = operation{name: "CreatePlant", text: "create plant"}
-
 // Client calls the Plant Store API. Build it with [NewClient]. A Client is
 // immutable and safe for concurrent use by many goroutines; share one per
 // base URL so that its connection pool is shared too.
 type Client struct {
-	plantsURL string
-	retry     *retryablehttp.Client
+	// base is the base URL, ending in a slash: an operation's URL is base
+	// followed by its path.
+	base string
+	// retry runs each call's attempts over the client newHTTPClient
+	// returns; see newRetryClient.
+	retry *retryablehttp.Client
 	// authorization returns the Authorization header for an attempt. It is
 	// a closure so that the token is not a field: printing a Client with
 	// fmt's %+v must not print the token.
 	authorization func(context.Context) (string, error)
 	maxRetryAfter time.Duration
 	maxRetries    int
+	// retryWaitMin and retryWaitMax are WithRetryBackoff's base and limit.
+	retryWaitMin, retryWaitMax time.Duration
 	// refreshAuth asks authorization again before each retry: the token
 	// func may have a new token.
 	refreshAuth bool
@@ -68,9 +70,6 @@ type Client struct {
 	hooks       []Hooks
 	// budget is shared by all calls; nil when WithoutRetryBudget.
 	budget *retryBudget
-	// attemptTimeouts is set by the first call with WithAttemptTimeout;
-	// see keepIdleConns.
-	attemptTimeouts atomic.Bool
 }
 
 // NewClient returns a Client for the API at baseURL, such as
@@ -106,7 +105,9 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	}
 
 	c := &Client{
-		plantsURL:     u.JoinPath("plants").String(),
+		base:          strings.TrimSuffix(u.String(), "/") + "/",
+		retryWaitMin:  cfg.retryWaitMin,
+		retryWaitMax:  cfg.retryWaitMax,
 		maxRetryAfter: cfg.maxRetryAfter,
 		maxRetries:    cfg.maxRetries,
 		refreshAuth:   cfg.tokenFunc != nil,
@@ -119,28 +120,15 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	if cfg.app != "" {
 		c.userAgent = cfg.app + " " + userAgent
 	}
-	c.retry = &retryablehttp.Client{
-		HTTPClient:   newHTTPClient(cfg.httpClient, &c.attemptTimeouts),
-		RetryWaitMin: cfg.retryWaitMin,
-		RetryWaitMax: cfg.retryWaitMax,
-		// checkRetry enforces each call's own limit.
-		RetryMax:     math.MaxInt,
-		CheckRetry:   c.checkRetry,
-		Backoff:      noBackoff,
-		ErrorHandler: keepLastResponse,
-		PrepareRetry: c.prepareRetry,
-	}
-	if c.logger != nil || len(c.hooks) > 0 {
-		c.retry.RequestLogHook = func(_ retryablehttp.Logger, req *http.Request, retry int) { c.attemptStart(req, retry) }
-	}
+	c.retry = c.newRetryClient(newHTTPClient(cfg.httpClient))
 	return c, nil
 }
 
 // CreatePlant stores p and returns the plant as the server recorded it.
 // opts change this call only; see [CallOption].
 //
-// Every error it returns is a [*CallError], which carries the call's
-// request id and attempt count and wraps the cause: a [*ValidationError]
+// Every error it returns is a [*CallError], which carries the call (its
+// request id and attempt count among the rest) and wraps the cause: a [*ValidationError]
 // when p has an empty Name or text that is not valid UTF-8 (nothing is
 // sent); an [*APIError] for a non-2xx answer; otherwise (connection,
 // context, an unreadable 200, a nil ctx) an error that wraps the cause,
@@ -148,8 +136,9 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // reach any of them.
 //
 // Every attempt sends the headers X-Request-Id, the call's id (random, or
-// [WithRequestID]'s), and X-Retry-Count, the attempt's number from 0, so the
-// service can tell a retry from a new create.
+// [WithRequestID]'s), and X-Retry-Count, the attempt's [Attempt.Number]
+// minus one (0 on the first attempt), so the service can tell a retry from
+// a new create.
 //
 // Attempts that fail in transport (a refused or broken connection, even one
 // that broke after the request was sent) or are answered 429, 502, 503 or
@@ -174,7 +163,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // error matches [ErrMaybeCreated].
 func (c *Client) CreatePlant(ctx context.Context, p NewPlant, opts ...CallOption) (*Plant, error) {
 	var out Plant
-	err := c.do(ctx, opCreatePlant, http.MethodPost, c.plantsURL, opts,
+	err := c.do(ctx, opCreatePlant, opts,
 		func() ([]byte, error) {
 			// 40 bytes hold the rest of the document and any ID.
 			return p.appendJSON(make([]byte, 0, 40+len(p.Name)+len(p.Tag)))
@@ -201,13 +190,17 @@ var errNilContext = errors.New("nil context")
 // errNilCallOption is what a call given a nil CallOption returns.
 var errNilCallOption = errors.New("plantstore: nil call option")
 
-// do makes one call: it applies opts, gives the call its request id, sends
-// the body encode returns to url with retries, and hands a 2xx body to
-// decode. Any error comes back as a *CallError.
-func (c *Client) do(ctx context.Context, op operation, method, url string, opts []CallOption,
+// do makes one call of op: it applies opts, gives the call its request id,
+// sends op's request (with the body encode returns, when op has a body;
+// encode may then refuse it) with retries, and hands a 2xx body to decode.
+// Any error comes back as a *CallError.
+//
+// do owns the call's state: it makes it, hands it to each step, and is
+// the only one to read it when the call is over.
+func (c *Client) do(ctx context.Context, op operation, opts []CallOption,
 	encode func() ([]byte, error), decode func([]byte) error) error {
-	st := &callState{maxRetries: c.maxRetries}
-	st.info = CallInfo{Operation: op.name, Method: method, URL: url}
+	st := &callState{maxRetries: c.maxRetries, mayCreate: op.mayCreate}
+	st.info = CallInfo{Operation: op.name, Method: op.method, URL: c.base + op.path}
 	var (
 		extra   http.Header
 		capture *CallInfo
@@ -216,43 +209,36 @@ func (c *Client) do(ctx context.Context, op operation, method, url string, opts 
 		cc := &callConfig{maxRetries: -1}
 		for _, opt := range opts {
 			if opt == nil {
-				return &CallError{Err: errNilCallOption}
+				return &CallError{Call: st.info, Err: errNilCallOption}
 			}
 			if err := opt(cc); err != nil {
-				return &CallError{Err: err}
+				return &CallError{Call: st.info, Err: err}
 			}
 		}
 		if cc.maxRetries >= 0 {
 			st.maxRetries = cc.maxRetries
 		}
 		extra, st.attemptTimeout, st.info.RequestID, capture = cc.header, cc.attemptTimeout, cc.requestID, cc.info
-		if st.attemptTimeout > 0 && !c.attemptTimeouts.Load() {
-			c.attemptTimeouts.Store(true)
-		}
 	}
 	if st.info.RequestID == "" {
 		st.info.RequestID = newRequestID()
 	}
 	st.sentID = st.info.RequestID
 	timed := capture != nil || len(c.hooks) > 0
-	st.observed = timed || c.logger != nil
 	if timed {
 		st.start = time.Now()
 	}
 
-	err := c.send(ctx, op.text, method, url, st, extra, encode, decode)
+	callCtx, err := c.send(ctx, op, st, extra, encode, decode)
 
 	if timed {
 		st.info.Duration = time.Since(st.start)
 	}
-	if err != nil && !st.observed {
-		st.noteResponseID() // put off until now: only an error needs it
-	}
 	if err != nil {
-		err = &CallError{RequestID: st.info.RequestID, Attempts: st.attempts, Err: err}
+		err = &CallError{Call: st.info, Err: err}
 	}
-	if st.ctx != nil && len(c.hooks) > 0 {
-		c.callEnd(st, err)
+	if callCtx != nil && len(c.hooks) > 0 {
+		c.callEnd(callCtx, st, err)
 	}
 	if capture != nil {
 		*capture = st.info
@@ -260,43 +246,53 @@ func (c *Client) do(ctx context.Context, op operation, method, url string, opts 
 	return err
 }
 
-// send does the work of do once the call is set up. Errors come back as
+// send does the work of do once the call is set up, and returns the call's
+// context when it got as far as the CallStart hooks. Errors come back as
 // *ValidationError, *APIError or *requestError.
-func (c *Client) send(ctx context.Context, op, method, url string, st *callState, extra http.Header,
-	encode func() ([]byte, error), decode func([]byte) error) error {
-	body, err := encode()
-	if err != nil {
-		return err
+func (c *Client) send(ctx context.Context, op operation, st *callState, extra http.Header,
+	encode func() ([]byte, error), decode func([]byte) error) (context.Context, error) {
+	var body io.Reader // nil, not a nil *bytes.Reader, when op has no body
+	if op.body {
+		data, err := encode()
+		if err != nil {
+			return nil, err
+		}
+		body = bytes.NewReader(data)
 	}
 	if ctx == nil {
 		// Every method reaches here before anything uses ctx, so none of
 		// them can panic on a nil one.
-		return &requestError{op: op, err: errNilContext}
+		return nil, &requestError{op: op.text, err: errNilContext}
 	}
 	if err := ctx.Err(); err != nil {
-		return &requestError{op: op, err: err}
+		return nil, &requestError{op: op.text, err: err}
 	}
 	if len(c.hooks) > 0 {
 		ctx = c.callStart(ctx, st)
 	}
-	ctx = httptrace.WithClientTrace(context.WithValue(ctx, callStateKey{}, st), st.trace())
-	st.ctx = ctx
+	// The request's context is the call's, traced and marked with st,
+	// outermost so that stateOf finds st at the first step.
+	callCtx := ctx
+	st.ctx = callContext{Context: httptrace.WithClientTrace(ctx, st.trace()), st: st}
+	ctx = &st.ctx
 
-	req, err := retryablehttp.NewRequestWithContext(ctx, method, url, body)
+	req, err := http.NewRequestWithContext(ctx, op.method, st.info.URL, body)
 	if err != nil {
-		return &requestError{op: op, err: err}
+		return callCtx, &requestError{op: op.text, err: err}
 	}
 	auth, err := c.authorization(ctx)
 	if err != nil {
-		return &requestError{op: op, err: err}
+		return callCtx, &requestError{op: op.text, err: err}
 	}
 	st.sent(auth)
-	// The keys are already canonical and the values share one array: this
-	// runs on every call, and http.Header.Set would canonicalise each key
-	// and allocate each value.
+	// The keys are already canonical and the values share one array, where
+	// http.Header.Set would canonicalise each key and allocate each value:
+	// BenchmarkCreatePlantCanned makes 35 allocations a call, 40 with Set.
 	vals := [...]string{"application/json", c.userAgent, auth, st.info.RequestID, "0"}
 	h := req.Header
-	h["Content-Type"] = vals[0:1:1]
+	if op.body {
+		h["Content-Type"] = vals[0:1:1]
+	}
 	h["Accept"] = vals[0:1:1]
 	h["User-Agent"] = vals[1:2:2]
 	h["Authorization"] = vals[2:3:3]
@@ -306,40 +302,63 @@ func (c *Client) send(ctx context.Context, op, method, url string, st *callState
 		h[k] = v
 	}
 
-	resp, err := c.retry.Do(req)
-	if err != nil {
-		if resp != nil {
-			resp.Body.Close()
-		}
-		return &requestError{op: op, attempts: st.attempts, maybeCreated: st.maybeCreated, retryDenied: st.retryDenied, err: redactError(err, st.tokens)}
-	}
+	// go-retryablehttp rewinds only a body it was given; prepareRetry
+	// gives each retry its own from req.GetBody instead.
+	resp, err := c.retry.Do(&retryablehttp.Request{Request: req})
+	var (
+		data    []byte
+		readErr error
+	)
 	buf := bodyBuffers.Get().(*[]byte)
-	data, readErr := wire.ReadBody(*buf, resp.Body)
-	resp.Body.Close()
 	defer func() {
-		if cap(data) <= maxPooledBuffer {
+		// Keep the larger of the buffer and what the body grew it to, if
+		// that is not too large; nothing refers to either once send returns.
+		if cap(data) > cap(*buf) && cap(data) <= maxPooledBuffer {
 			*buf = data[:0]
-			bodyBuffers.Put(buf)
 		}
+		bodyBuffers.Put(buf)
 	}()
-
+	if resp != nil {
+		if err == nil {
+			// The answer that ends the call: its body is read within the
+			// attempt's context, which closes after it.
+			data, readErr = wire.ReadBody((*buf)[:0], resp.Body)
+			if readErr != nil && st.attemptTimedOut(ctx) {
+				readErr = &attemptTimeoutError{d: st.attemptTimeout, err: readErr}
+			}
+		}
+		resp.Body.Close()
+	}
+	if st.actx != nil {
+		// The last attempt is still open: checkRetry left it so.
+		a := Attempt{Number: st.attempts, Err: st.lastErr, RetryDenied: st.retryDenied}
+		if resp != nil && err == nil && (len(c.hooks) > 0 || c.logger != nil) {
+			a.StatusCode = resp.StatusCode
+			a.RetryAfter, _ = retryAfter(resp)
+		}
+		c.attemptClose(st, a)
+	}
+	if err != nil {
+		return callCtx, &requestError{op: op.text, attempts: st.attempts, maybeCreated: st.maybeCreated, retryDenied: st.retryDenied, err: redactError(err, st.tokens)}
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return newAPIError(op, resp, data, st)
+		return callCtx, newAPIError(op.text, resp, data, st.tokens, st.attempts, st.maybeCreated, st.retryDenied)
 	}
 	if readErr != nil {
-		return &requestError{op: op, attempts: st.attempts, maybeCreated: true, err: fmt.Errorf("read response: %w", redactError(readErr, st.tokens))}
+		return callCtx, &requestError{op: op.text, attempts: st.attempts, maybeCreated: op.mayCreate, err: fmt.Errorf("read response: %w", redactError(readErr, st.tokens))}
 	}
 	if err := decode(data); err != nil {
-		return &requestError{op: op, attempts: st.attempts, maybeCreated: true,
+		return callCtx, &requestError{op: op.text, attempts: st.attempts, maybeCreated: op.mayCreate,
 			err: fmt.Errorf("decode response: %w (body: %q)", err, snippet(redact(data, st.tokens)))}
 	}
-	return nil
+	return callCtx, nil
 }
 
 // bodyBuffers holds buffers for response bodies, which are read whole and
 // decoded; decoding copies what it keeps, so a buffer can be reused as soon
 // as the call is done with it. Buffers that grew past maxPooledBuffer are
-// left to the garbage collector.
+// left to the garbage collector. BenchmarkCreatePlantCanned: 2,928 B and 35
+// allocations a call, against 3,440 B and 36 with a new buffer each call.
 var bodyBuffers = sync.Pool{New: func() any {
 	b := make([]byte, 0, 512)
 	return &b

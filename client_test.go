@@ -126,6 +126,26 @@ func newTestClient(t *testing.T, url string, opts ...Option) *Client {
 
 var monstera = NewPlant{ID: 7, Name: "Monstera", Tag: "indoor"}
 
+// attemptsOf returns the attempts of the call that err, a *CallError,
+// ended; -1 if err is not one.
+func attemptsOf(err error) int {
+	var callErr *CallError
+	if !errors.As(err, &callErr) {
+		return -1
+	}
+	return callErr.Call.Attempts
+}
+
+// requestIDOf returns the request id of the call that err, a *CallError,
+// ended.
+func requestIDOf(err error) string {
+	var callErr *CallError
+	if !errors.As(err, &callErr) {
+		return "(not a *CallError)"
+	}
+	return callErr.Call.RequestID
+}
+
 func TestCreatePlantRequest(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

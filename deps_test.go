@@ -10,8 +10,9 @@ import (
 )
 
 // TestDependencies checks what a program built on this package links
-// besides the standard library: go-retryablehttp and go-cleanhttp, and
-// nothing else; in particular nothing of OpenTelemetry, which lives in
+// besides the standard library: go-retryablehttp, which runs the retries,
+// and go-cleanhttp, which it imports, and nothing else; in particular
+// nothing of OpenTelemetry, which lives in
 // module github.com/plantstore/plantstore-go/otel so that only its users
 // download it.
 func TestDependencies(t *testing.T) {

@@ -13,29 +13,11 @@ import (
 	"unicode/utf8"
 )
 
-// Error classes that [errors.Is] matches against an [*APIError], so that
-// callers can branch without comparing status codes.
-var (
-	// ErrUnauthorized matches a 401 response: the token is missing, wrong or
-	// expired.
-	ErrUnauthorized = errors.New("plantstore: unauthorized")
-	// ErrForbidden matches a 403 response: the token is valid but not allowed
-	// to create plants.
-	ErrForbidden = errors.New("plantstore: forbidden")
-	// ErrNotFound matches a 404 response, which usually means the base URL is
-	// wrong.
-	ErrNotFound = errors.New("plantstore: not found")
-	// ErrRateLimited matches a 429 response that was still failing after the
-	// retries, or whose Retry-After was longer than the client may wait.
-	ErrRateLimited = errors.New("plantstore: rate limited")
-	// ErrServer matches any 5xx response.
-	ErrServer = errors.New("plantstore: server error")
-)
-
-// ErrMaybeCreated matches a failed [Client.CreatePlant] when the plant may
-// nevertheless have been stored: some attempt was written to the network and
-// then failed without an answer, or was answered with a 5xx, or a 200 came
-// back that could not be read. It does not match when every attempt certainly
+// ErrMaybeCreated matches a failed call of a method that creates, such as
+// [Client.CreatePlant], when the plant may nevertheless have been stored:
+// some attempt was written to the network and then failed without an
+// answer, or was answered with a 5xx, or a 200 came back that could not be
+// read. It does not match when every attempt certainly
 // failed before reaching the server (a refused connection, a DNS or TLS
 // failure) or was answered with a 4xx. The text of every error that matches
 // it ends with "(the plant may have been created)".
@@ -55,12 +37,8 @@ var ErrMaybeCreated = errors.New("plantstore: plant may have been created")
 // [ErrMaybeCreated], so that a logged error tells what errors.Is does.
 const maybeCreatedNote = " (the plant may have been created)"
 
-// ErrInvalidPlant matches a [*ValidationError]: the plant was rejected before
-// anything was sent.
-var ErrInvalidPlant = errors.New("plantstore: invalid plant")
-
 // ValidationError reports a [NewPlant] that [Client.CreatePlant] refused to
-// send. Nothing reached the server. It matches [ErrInvalidPlant].
+// send. Nothing reached the server. Find it with [errors.As].
 type ValidationError struct {
 	Field  string // the JSON name of the offending field, e.g. "name"
 	Reason string // what is wrong with it, e.g. "is required"
@@ -71,16 +49,17 @@ func (e *ValidationError) Error() string {
 	return "plantstore: invalid plant: " + e.Field + " " + e.Reason
 }
 
-// Is reports whether target is [ErrInvalidPlant].
-func (e *ValidationError) Is(target error) bool { return target == ErrInvalidPlant }
-
 // APIError is the error a [Client] method returns when the server answers
 // with a status other than 2xx: after the retries ran out, for a status that
-// is not retried, or when the server asked to wait longer than allowed.
+// is not retried, when the server asked to wait longer than allowed, or when
+// the Client's retry budget refused the retry.
 //
-// Use [errors.As] to read it and [errors.Is] with [ErrUnauthorized],
-// [ErrForbidden], [ErrNotFound], [ErrRateLimited], [ErrServer] or
-// [ErrMaybeCreated] to classify it.
+// Use [errors.As] to read it, and branch on StatusCode (and Code, the
+// service's own error code); [errors.Is] with [ErrMaybeCreated] tells
+// whether the failed call may nevertheless have stored the plant, and with
+// [ErrRetryBudgetExhausted] whether a retry was refused by the budget. The call
+// it ended, its request id and attempts included, is the [CallError] that
+// wraps it.
 type APIError struct {
 	// StatusCode is the HTTP status of the last response.
 	StatusCode int
@@ -94,22 +73,19 @@ type APIError struct {
 	// RetryAfter is how long the server asked the client to wait, from the
 	// Retry-After header; zero when there was none.
 	RetryAfter time.Duration
-	// Attempts is how many requests the call made, retries included.
-	Attempts int
-	// RequestID is the response's X-Request-Id when the server sent one,
-	// else the id the client sent in X-Request-Id: the one to quote to the
-	// service's operators.
-	RequestID string
 
 	op           string // the failed operation, e.g. "create plant"
+	attempts     int    // for the text; CallError.Call.Attempts has it
 	maybeCreated bool
 	retryDenied  bool // the retry budget refused a retry
 }
 
 // Error returns, for example,
 // "plantstore: create plant: 400 Bad Request: name is required (error 3)",
-// followed by " (after 3 attempts)" when the call made several, and by
-// " (the plant may have been created)" when e matches [ErrMaybeCreated].
+// followed by " (after 3 attempts)" when the call made several, by
+// " (not retried: the client's retry budget is exhausted)" when e matches
+// [ErrRetryBudgetExhausted], and by " (the plant may have been created)"
+// when e matches [ErrMaybeCreated].
 // It never contains the token: the Client's own text never quotes it, and
 // where the server's text (a proxy's page that echoes request headers, say)
 // contains a token of 8 bytes or more that the call sent, as written,
@@ -137,8 +113,8 @@ func (e *APIError) Error() string {
 	if e.RetryAfter > 0 {
 		fmt.Fprintf(&b, " (retry after %v)", e.RetryAfter)
 	}
-	if e.Attempts > 1 {
-		fmt.Fprintf(&b, " (after %d attempts)", e.Attempts)
+	if e.attempts > 1 {
+		fmt.Fprintf(&b, " (after %d attempts)", e.attempts)
 	}
 	if e.retryDenied {
 		b.WriteString(retryBudgetNote)
@@ -149,47 +125,30 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
-// Is reports whether the response falls into the class target names; see the
-// Err variables of this package.
+// Is reports whether target is [ErrMaybeCreated] and the call may
+// nevertheless have stored the plant, or [ErrRetryBudgetExhausted] and the
+// Client's retry budget refused the retry that would have followed.
 func (e *APIError) Is(target error) bool {
-	switch target {
-	case ErrUnauthorized:
-		return e.StatusCode == http.StatusUnauthorized
-	case ErrForbidden:
-		return e.StatusCode == http.StatusForbidden
-	case ErrNotFound:
-		return e.StatusCode == http.StatusNotFound
-	case ErrRateLimited:
-		return e.StatusCode == http.StatusTooManyRequests
-	case ErrServer:
-		return e.StatusCode >= 500 && e.StatusCode <= 599
-	case ErrMaybeCreated:
-		return e.maybeCreated
-	case ErrRetryBudgetExhausted:
-		return e.retryDenied
-	}
-	return false
+	return target == ErrMaybeCreated && e.maybeCreated ||
+		target == ErrRetryBudgetExhausted && e.retryDenied
 }
 
 // CallError is the error every [Client] method returns: it says which call
-// failed, by the request id the client sent in X-Request-Id (or the one the
-// server answered with), and how many attempts it made, and wraps the cause
-// (an [*APIError], a [*ValidationError], or a transport or context error).
-// [errors.As] and [errors.Is] see through it, so
+// failed, as a [CallInfo] (its request id, attempts, last status and
+// duration), and wraps the cause (an [*APIError], a [*ValidationError], or
+// a transport or context error). [errors.As] and [errors.Is] see through
+// it, so
 //
 //	var apiErr *plantstore.APIError
 //	if errors.As(err, &apiErr) { … }
 //
 // works as ever; read the CallError itself with errors.As(err, &callErr) to
-// log the request id of any failure.
+// log callErr.Call.RequestID, the id to quote, for any failure.
 type CallError struct {
-	// RequestID is the response's X-Request-Id when the server sent one,
-	// else the id the client sent or, when nothing was sent (Attempts is
-	// zero), would have sent. It is empty when a CallOption was invalid.
-	RequestID string
-	// Attempts is how many requests the call made, retries included; zero
-	// when it failed before sending any.
-	Attempts int
+	// Call is the failed call, as [WithCallInfo] would record it. When
+	// nothing was sent (Call.Attempts is zero) its RequestID is the id the
+	// call would have sent; it is empty when a CallOption was invalid.
+	Call CallInfo
 	// Err is the cause; never nil.
 	Err error
 }
@@ -233,7 +192,8 @@ func (e *requestError) Error() string {
 func (e *requestError) Unwrap() error { return e.err }
 
 func (e *requestError) Is(target error) bool {
-	return target == ErrMaybeCreated && e.maybeCreated || target == ErrRetryBudgetExhausted && e.retryDenied
+	return target == ErrMaybeCreated && e.maybeCreated ||
+		target == ErrRetryBudgetExhausted && e.retryDenied
 }
 
 const (
@@ -243,20 +203,19 @@ const (
 	messageBytes = 1024
 )
 
-// newAPIError describes a non-2xx response. The body is used when it is an
-// Error document, and quoted otherwise; a redirect without a body names its
-// target.
-func newAPIError(op string, resp *http.Response, data []byte, st *callState) *APIError {
-	tokens := st.tokens // what this call sent, to keep out of the error
-	st.noteResponseID()
+// newAPIError describes a non-2xx response, the last of a call that sent
+// tokens over its attempts. The body is used when it is an Error document,
+// and quoted otherwise; a redirect without a body names its target.
+func newAPIError(op string, resp *http.Response, data []byte, tokens []string, attempts int, maybeCreated, retryDenied bool) *APIError {
 	e := &APIError{
 		StatusCode:   resp.StatusCode,
-		RetryAfter:   st.retryAfter,
-		Attempts:     st.attempts,
-		RequestID:    st.info.RequestID,
 		op:           op,
-		maybeCreated: st.maybeCreated,
-		retryDenied:  st.retryDenied,
+		attempts:     attempts,
+		maybeCreated: maybeCreated,
+		retryDenied:  retryDenied,
+	}
+	if d, ok := retryAfter(resp); ok {
+		e.RetryAfter = d
 	}
 	var body struct {
 		Code    *int32  `json:"error"`

@@ -22,94 +22,104 @@ import (
 func TestCreatePlantAPIError(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name    string
-		reply   reply
-		want    *APIError
-		wantMsg string
-		is      []error
-		isNot   []error
+		name     string
+		reply    reply
+		want     *APIError
+		attempts int
+		wantMsg  string
+		is       []error
+		isNot    []error
 	}{
 		{
-			name:    "400 Error body",
-			reply:   reply{status: 400, body: `{"error":3,"message":"name is required"}`},
-			want:    &APIError{StatusCode: 400, Code: 3, Message: "name is required", Attempts: 1},
-			wantMsg: "plantstore: create plant: 400 Bad Request: name is required (error 3)",
-			isNot:   []error{ErrUnauthorized, ErrServer, ErrMaybeCreated, ErrRateLimited},
+			name:     "400 Error body",
+			reply:    reply{status: 400, body: `{"error":3,"message":"name is required"}`},
+			want:     &APIError{StatusCode: 400, Code: 3, Message: "name is required"},
+			attempts: 1,
+			wantMsg:  "plantstore: create plant: 400 Bad Request: name is required (error 3)",
+			isNot:    []error{ErrMaybeCreated},
 		},
 		{
-			name:    "401",
-			reply:   reply{status: 401, body: `{"error":16,"message":"bad token"}`},
-			want:    &APIError{StatusCode: 401, Code: 16, Message: "bad token", Attempts: 1},
-			wantMsg: "plantstore: create plant: 401 Unauthorized: bad token (error 16)",
-			is:      []error{ErrUnauthorized},
-			isNot:   []error{ErrForbidden, ErrMaybeCreated},
+			name:     "401",
+			reply:    reply{status: 401, body: `{"error":16,"message":"bad token"}`},
+			want:     &APIError{StatusCode: 401, Code: 16, Message: "bad token"},
+			attempts: 1,
+			wantMsg:  "plantstore: create plant: 401 Unauthorized: bad token (error 16)",
+			isNot:    []error{ErrMaybeCreated},
 		},
 		{
-			name:    "403 empty body",
-			reply:   reply{status: 403},
-			want:    &APIError{StatusCode: 403, Attempts: 1},
-			wantMsg: "plantstore: create plant: 403 Forbidden",
-			is:      []error{ErrForbidden},
+			name:     "403 empty body",
+			reply:    reply{status: 403},
+			want:     &APIError{StatusCode: 403},
+			attempts: 1,
+			wantMsg:  "plantstore: create plant: 403 Forbidden",
 		},
 		{
-			name:    "404 HTML from a proxy",
-			reply:   reply{status: 404, header: map[string]string{"Content-Type": "text/html"}, body: "<h1>Not Found</h1>\n"},
-			want:    &APIError{StatusCode: 404, Message: "<h1>Not Found</h1>", Attempts: 1},
-			wantMsg: "plantstore: create plant: 404 Not Found: <h1>Not Found</h1>",
-			is:      []error{ErrNotFound},
+			name:     "404 HTML from a proxy",
+			reply:    reply{status: 404, header: map[string]string{"Content-Type": "text/html"}, body: "<h1>Not Found</h1>\n"},
+			want:     &APIError{StatusCode: 404, Message: "<h1>Not Found</h1>"},
+			attempts: 1,
+			wantMsg:  "plantstore: create plant: 404 Not Found: <h1>Not Found</h1>",
 		},
 		{
 			name: "problem+json",
 			reply: reply{status: 422, header: map[string]string{"Content-Type": "application/problem+json"},
 				body: `{"title":"Unprocessable","status":422}`},
-			want:    &APIError{StatusCode: 422, Message: `{"title":"Unprocessable","status":422}`, Attempts: 1},
-			wantMsg: `plantstore: create plant: 422 Unprocessable Entity: {"title":"Unprocessable","status":422}`,
+			want:     &APIError{StatusCode: 422, Message: `{"title":"Unprocessable","status":422}`},
+			attempts: 1,
+			wantMsg:  `plantstore: create plant: 422 Unprocessable Entity: {"title":"Unprocessable","status":422}`,
 		},
 		{
-			name:    "500 is not retried",
-			reply:   reply{status: 500, body: `{"error":1,"message":"boom"}`},
-			want:    &APIError{StatusCode: 500, Code: 1, Message: "boom", Attempts: 1},
-			wantMsg: "plantstore: create plant: 500 Internal Server Error: boom (error 1)",
-			is:      []error{ErrServer, ErrMaybeCreated},
+			name:     "500 is not retried",
+			reply:    reply{status: 500, body: `{"error":1,"message":"boom"}`},
+			want:     &APIError{StatusCode: 500, Code: 1, Message: "boom"},
+			attempts: 1,
+			wantMsg:  "plantstore: create plant: 500 Internal Server Error: boom (error 1)",
+			is:       []error{ErrMaybeCreated},
 		},
 		{
-			name:    "Error body missing message is quoted",
-			reply:   reply{status: 400, body: `{"error":3}`},
-			want:    &APIError{StatusCode: 400, Message: `{"error":3}`, Attempts: 1},
-			wantMsg: `plantstore: create plant: 400 Bad Request: {"error":3}`,
+			name:     "Error body missing message is quoted",
+			reply:    reply{status: 400, body: `{"error":3}`},
+			want:     &APIError{StatusCode: 400, Message: `{"error":3}`},
+			attempts: 1,
+			wantMsg:  `plantstore: create plant: 400 Bad Request: {"error":3}`,
 		},
 		{
-			name:    "non-UTF-8 body is made valid",
-			reply:   reply{status: 400, body: "bad \xff byte"},
-			want:    &APIError{StatusCode: 400, Message: "bad \uFFFD byte", Attempts: 1},
-			wantMsg: "plantstore: create plant: 400 Bad Request: bad \uFFFD byte",
+			name:     "non-UTF-8 body is made valid",
+			reply:    reply{status: 400, body: "bad \xff byte"},
+			want:     &APIError{StatusCode: 400, Message: "bad \uFFFD byte"},
+			attempts: 1,
+			wantMsg:  "plantstore: create plant: 400 Bad Request: bad \uFFFD byte",
 		},
 		{
-			name:    "control characters become spaces",
-			reply:   reply{status: 502, header: map[string]string{"Content-Type": "text/html"}, body: "<html>\n<body>bad gateway\nlevel=ERROR msg=forged</body>\r\n"},
-			want:    &APIError{StatusCode: 502, Message: "<html> <body>bad gateway level=ERROR msg=forged</body>", Attempts: 3},
-			wantMsg: "plantstore: create plant: 502 Bad Gateway: <html> <body>bad gateway level=ERROR msg=forged</body> (after 3 attempts)",
-			is:      []error{ErrServer, ErrMaybeCreated},
+			name:     "control characters become spaces",
+			reply:    reply{status: 502, header: map[string]string{"Content-Type": "text/html"}, body: "<html>\n<body>bad gateway\nlevel=ERROR msg=forged</body>\r\n"},
+			want:     &APIError{StatusCode: 502, Message: "<html> <body>bad gateway level=ERROR msg=forged</body>"},
+			attempts: 3,
+			wantMsg:  "plantstore: create plant: 502 Bad Gateway: <html> <body>bad gateway level=ERROR msg=forged</body> (after 3 attempts)",
+			is:       []error{ErrMaybeCreated},
 		},
 		{
-			name:    "long Error message is cut",
-			reply:   reply{status: 400, body: `{"error":2,"message":"` + strings.Repeat("é", 600) + `"}`},
-			want:    &APIError{StatusCode: 400, Code: 2, Message: strings.Repeat("é", messageBytes/2) + "…", Attempts: 1},
-			wantMsg: "plantstore: create plant: 400 Bad Request: ééé",
+			name:     "long Error message is cut",
+			reply:    reply{status: 400, body: `{"error":2,"message":"` + strings.Repeat("é", 600) + `"}`},
+			want:     &APIError{StatusCode: 400, Code: 2, Message: strings.Repeat("é", messageBytes/2) + "…"},
+			attempts: 1,
+			wantMsg:  "plantstore: create plant: 400 Bad Request: ééé",
 		},
 		{
-			name:    "text after many blank lines is kept",
-			reply:   reply{status: 502, body: strings.Repeat("\r\n", 300) + "<h1>Bad Gateway</h1>"},
-			want:    &APIError{StatusCode: 502, Message: "<h1>Bad Gateway</h1>", Attempts: 3},
-			wantMsg: "plantstore: create plant: 502 Bad Gateway: <h1>Bad Gateway</h1> (after 3 attempts)",
-			is:      []error{ErrServer, ErrMaybeCreated},
+			name:     "text after many blank lines is kept",
+			reply:    reply{status: 502, body: strings.Repeat("\r\n", 300) + "<h1>Bad Gateway</h1>"},
+			want:     &APIError{StatusCode: 502, Message: "<h1>Bad Gateway</h1>"},
+			attempts: 3,
+			wantMsg:  "plantstore: create plant: 502 Bad Gateway: <h1>Bad Gateway</h1> (after 3 attempts)",
+			is:       []error{ErrMaybeCreated},
 		},
 		{
-			name:    "oversized body is cut to a snippet",
-			reply:   reply{status: 502, body: strings.Repeat("y", 2<<20)},
-			want:    &APIError{StatusCode: 502, Message: strings.Repeat("y", snippetBytes) + "…", Attempts: 3},
-			wantMsg: "plantstore: create plant: 502 Bad Gateway: yyy",
-			is:      []error{ErrServer, ErrMaybeCreated},
+			name:     "oversized body is cut to a snippet",
+			reply:    reply{status: 502, body: strings.Repeat("y", 2<<20)},
+			want:     &APIError{StatusCode: 502, Message: strings.Repeat("y", snippetBytes) + "…"},
+			attempts: 3,
+			wantMsg:  "plantstore: create plant: 502 Bad Gateway: yyy",
+			is:       []error{ErrMaybeCreated},
 		},
 	}
 	for _, tt := range tests {
@@ -121,7 +131,10 @@ func TestCreatePlantAPIError(t *testing.T) {
 			if !errors.As(err, &got) {
 				t.Fatalf("CreatePlant(%+v) error = %v, want an *APIError", monstera, err)
 			}
-			tt.want.RequestID = srv.lastRequestID(t)
+			var callErr *CallError
+			if !errors.As(err, &callErr) || callErr.Call.Attempts != tt.attempts || callErr.Call.RequestID != srv.lastRequestID(t) {
+				t.Errorf("CreatePlant(%+v) error = %#v, want a *CallError with %d attempts and the request id sent", monstera, err, tt.attempts)
+			}
 			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreUnexported(APIError{})); diff != "" {
 				t.Errorf("CreatePlant(%+v) error mismatch (-want +got):\n%s", monstera, diff)
 			}

@@ -76,11 +76,12 @@ func ExampleAPIError() {
 		fmt.Println("status:", apiErr.StatusCode)
 		fmt.Println("message:", apiErr.Message)
 	}
-	// Classify without comparing numbers.
+	// Branch on the status.
 	switch {
-	case errors.Is(err, plantstore.ErrUnauthorized):
+	case apiErr == nil:
+	case apiErr.StatusCode == http.StatusUnauthorized:
 		fmt.Println("check the token")
-	case errors.Is(err, plantstore.ErrRateLimited), errors.Is(err, plantstore.ErrServer):
+	case apiErr.StatusCode == http.StatusTooManyRequests, apiErr.StatusCode >= 500:
 		fmt.Println("try again later")
 	}
 	// Output:
@@ -100,10 +101,10 @@ func ExampleValidationError() {
 	if errors.As(err, &invalid) {
 		fmt.Println("field:", invalid.Field)
 	}
-	fmt.Println(errors.Is(err, plantstore.ErrInvalidPlant), err)
+	fmt.Println(err)
 	// Output:
 	// field: name
-	// true plantstore: invalid plant: name is required
+	// plantstore: invalid plant: name is required
 }
 
 func ExampleClient_CreatePlant_retries() {
@@ -277,7 +278,7 @@ func ExampleCallError() {
 	var callErr *plantstore.CallError
 	if errors.As(err, &callErr) {
 		// Quote the request id to the service's operators.
-		fmt.Printf("request %s failed after %d attempts\n", callErr.RequestID, callErr.Attempts)
+		fmt.Printf("request %s failed after %d attempts\n", callErr.Call.RequestID, callErr.Call.Attempts)
 	}
 	var apiErr *plantstore.APIError
 	if errors.As(err, &apiErr) {
@@ -294,7 +295,7 @@ func ExampleWithHooks() {
 
 	hooks := plantstore.Hooks{
 		AttemptEnd: func(_ context.Context, call *plantstore.CallInfo, a plantstore.Attempt) {
-			fmt.Printf("%s attempt %d: %d\n", call.Operation, a.Retry, a.StatusCode)
+			fmt.Printf("%s attempt %d: %d\n", call.Operation, a.Number, a.StatusCode)
 		},
 		CallEnd: func(_ context.Context, call *plantstore.CallInfo, err error) {
 			fmt.Printf("%s done after %d attempt(s), error: %v\n", call.Operation, call.Attempts, err)
@@ -309,7 +310,7 @@ func ExampleWithHooks() {
 		log.Fatal(err)
 	}
 	// Output:
-	// CreatePlant attempt 0: 200
+	// CreatePlant attempt 1: 200
 	// CreatePlant done after 1 attempt(s), error: <nil>
 }
 
@@ -335,7 +336,8 @@ func ExampleWithRetryBudget() {
 	}
 	// The sixth call was not retried: its error is still the 503, and says why.
 	var apiErr *plantstore.APIError
-	fmt.Println(errors.As(err, &apiErr), apiErr.StatusCode, apiErr.Attempts)
+	var callErr *plantstore.CallError
+	fmt.Println(errors.As(err, &apiErr), apiErr.StatusCode, errors.As(err, &callErr), callErr.Call.Attempts)
 	fmt.Println(err)
 	// Output:
 	// false
@@ -344,6 +346,6 @@ func ExampleWithRetryBudget() {
 	// false
 	// false
 	// true
-	// true 503 1
+	// true 503 true 1
 	// plantstore: create plant: 503 Service Unavailable: injected fault: 503 Service Unavailable (error 9) (not retried: the client's retry budget is exhausted) (the plant may have been created)
 }

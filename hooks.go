@@ -17,14 +17,23 @@ type CallInfo struct {
 	// never carries credentials.
 	Method string
 	URL    string
-	// RequestID is the id to quote to the service's operators: the
+	// RequestID is the id to quote to the service's operators: the last
 	// response's X-Request-Id when the server sent one, else the id the
 	// client sent in X-Request-Id (its own random one, or [WithRequestID]'s).
+	// At CallStart, before any response, it is the id every attempt sends.
+	// A token the call sent that the server echoed in it reads REDACTED,
+	// in the forms [APIError.Error] redacts, so it is safe to log. This is
+	// the one place the SDK gives the request id.
 	RequestID string
-	// Attempts is how many requests the call made so far, retries included.
+	// Attempts is how many attempts the call has made so far, retries
+	// included, counted as [Attempt.Number] counts: from AttemptStart on it
+	// equals the attempt's Number; zero when nothing was sent. This is the
+	// one place the SDK gives the count.
 	Attempts int
 	// StatusCode and Header are the last response's status and headers;
-	// zero and nil when no attempt got a response.
+	// zero and nil when no attempt got a response. Header is as the server
+	// sent it: unlike RequestID it is not redacted, so log the headers you
+	// need rather than all of them.
 	StatusCode int
 	Header     http.Header
 	// Duration is how long the call took, waits between attempts included;
@@ -34,9 +43,11 @@ type CallInfo struct {
 
 // Attempt describes one attempt of a call, as [Hooks] see it.
 type Attempt struct {
-	// Retry is 0 for the first attempt, 1 for the first retry, and so on:
-	// the value sent in X-Retry-Count.
-	Retry int
+	// Number is 1 for the first attempt, 2 for the first retry, and so on,
+	// counted as [CallInfo.Attempts] counts: in the hooks of an attempt,
+	// call.Attempts equals its Number. The attempt sends Number-1 in
+	// X-Retry-Count.
+	Number int
 	// StatusCode is the response's status, or zero when the attempt got
 	// none; Err is then why. Both are zero when the attempt starts.
 	StatusCode int
@@ -78,12 +89,18 @@ type Hooks struct {
 	// caller's context.
 	CallStart func(ctx context.Context, call *CallInfo) context.Context
 	// AttemptStart runs before each attempt with the call's context; the
-	// context it returns, if not nil, is that attempt's request context.
-	// It must derive from ctx: one that does not is ignored.
+	// context it returns, if not nil, is that attempt's request context,
+	// and bounds that attempt only: whether to retry, and the wait before
+	// a retry, go by the call's context. It must derive from ctx: one that
+	// does not is ignored.
 	AttemptStart func(ctx context.Context, call *CallInfo, a Attempt) context.Context
-	// AttemptEnd runs after each attempt, with the attempt's context, once
-	// its response headers arrived or it failed, and before any wait for
-	// the next attempt.
+	// AttemptEnd runs after each attempt, with the attempt's context: once
+	// the attempt failed, or got an answer that is retried (and drained up
+	// to 4 KiB of its body, so that its connection can be reused), or read
+	// the whole of the answer that ends the call; and before any wait for
+	// the next attempt. The client is done with the attempt's context when
+	// AttemptEnd runs, so AttemptEnd may cancel a context AttemptStart made
+	// (a span's, a deadline's).
 	AttemptEnd func(ctx context.Context, call *CallInfo, a Attempt)
 	// CallEnd runs once per call that reached CallStart, as the method
 	// returns, with the call's context and the error the method returns
@@ -117,30 +134,80 @@ func (c *Client) callStart(ctx context.Context, st *callState) context.Context {
 	return ctx
 }
 
-// attemptStart runs before each attempt: go-retryablehttp's request hook.
-// It starts the attempt's clock for the log and gives the attempt the
-// context the AttemptStart hooks return.
-func (c *Client) attemptStart(req *http.Request, retry int) {
-	st := stateOf(req.Context())
+// callKey is the key under which a call's context answers with its state;
+// see [stateOf].
+type callKey struct{}
+
+// callContext is a call's context, marked with the call's state. It lives
+// in the callState, so that marking costs no allocation: hooks that do
+// nothing cost none (TestNoHooksNoAllocations).
+type callContext struct {
+	context.Context
+	st *callState
+}
+
+func (c *callContext) Value(key any) any {
+	if _, ok := key.(callKey); ok {
+		return c.st
+	}
+	return c.Context.Value(key)
+}
+
+// stateOf returns the state of the call whose context ctx is or derives
+// from, or nil. It is how go-retryablehttp's hooks, which see only the
+// request, and the transport find the call they serve; see [callState].
+func stateOf(ctx context.Context) *callState {
+	st, _ := ctx.Value(callKey{}).(*callState)
+	return st
+}
+
+// attemptStart runs before each attempt, with ctx, the call's context. It
+// counts the attempt, starts its clock for the log and opens the attempt's
+// context: ctx as the AttemptStart hooks return it, bounded by the call's
+// attempt timeout. The transport sends the attempt with that context (see
+// [attemptTransport]); go-retryablehttp's request keeps the call's, so
+// that the retry decision and the wait go by the call's alone.
+func (c *Client) attemptStart(ctx context.Context, st *callState) {
+	st.attempts++
+	st.info.Attempts = st.attempts
 	if c.logger != nil {
 		st.attemptStart = time.Now()
 	}
-	if len(c.hooks) == 0 {
-		return
-	}
-	ctx := st.ctx // each attempt's context derives from the call's, not the last attempt's
+	actx := ctx
 	for i := range c.hooks {
 		if f := c.hooks[i].AttemptStart; f != nil {
 			// A context that does not derive from ctx would detach the
 			// attempt from the caller's deadline, and from the call.
-			if next := f(ctx, &st.info, Attempt{Retry: retry}); next != nil && next.Value(callStateKey{}) == any(st) {
-				ctx = next
+			if next := f(actx, &st.info, Attempt{Number: st.attempts}); next != nil && stateOf(next) == st {
+				actx = next
 			}
 		}
 	}
-	if ctx != req.Context() {
-		*req = *req.WithContext(ctx)
+	if st.attemptTimeout > 0 {
+		// The redirects an attempt follows share its context, and so its
+		// deadline.
+		actx, st.cancel = context.WithTimeoutCause(actx, st.attemptTimeout, errAttemptTimeout)
 	}
+	st.actx = actx
+}
+
+// attemptTimedOut reports whether the open attempt's context ended at its
+// attempt timeout while ctx, the call's, did not.
+func (st *callState) attemptTimedOut(ctx context.Context) bool {
+	return st.cancel != nil && context.Cause(st.actx) == errAttemptTimeout && ctx.Err() == nil
+}
+
+// attemptClose ends the open attempt: it reports a to the hooks and the
+// log, when there are any, with the attempt's context, and then releases
+// that context.
+func (c *Client) attemptClose(st *callState, a Attempt) {
+	if len(c.hooks) > 0 || c.logger != nil {
+		c.attemptEnd(st.actx, st, a)
+	}
+	if st.cancel != nil {
+		st.cancel()
+	}
+	st.actx, st.cancel = nil, nil
 }
 
 // attemptEnd reports an attempt's outcome to the hooks and the log.
@@ -155,11 +222,11 @@ func (c *Client) attemptEnd(ctx context.Context, st *callState, a Attempt) {
 	}
 }
 
-// callEnd reports the call's outcome to the hooks.
-func (c *Client) callEnd(st *callState, err error) {
+// callEnd reports the call's outcome to the hooks, with the call's context.
+func (c *Client) callEnd(ctx context.Context, st *callState, err error) {
 	for i := range c.hooks {
 		if f := c.hooks[i].CallEnd; f != nil {
-			f(st.ctx, &st.info, err)
+			f(ctx, &st.info, err)
 		}
 	}
 }

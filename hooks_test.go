@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -36,8 +38,8 @@ func (r *hookRecorder) hooks() Hooks {
 			return context.WithValue(ctx, hookKey{}, "call")
 		},
 		AttemptStart: func(ctx context.Context, call *CallInfo, a Attempt) context.Context {
-			r.add("attempt %d start in %v", a.Retry, ctx.Value(hookKey{}))
-			return context.WithValue(ctx, hookKey{}, fmt.Sprintf("attempt %d", a.Retry))
+			r.add("attempt %d start in %v attempts=%d", a.Number, ctx.Value(hookKey{}), call.Attempts)
+			return context.WithValue(ctx, hookKey{}, fmt.Sprintf("attempt %d", a.Number))
 		},
 		AttemptEnd: func(ctx context.Context, call *CallInfo, a Attempt) {
 			outcome := fmt.Sprint(a.StatusCode)
@@ -45,7 +47,7 @@ func (r *hookRecorder) hooks() Hooks {
 				outcome = "error"
 			}
 			r.add("attempt %d end in %v: %s retry=%v wait=%v retry-after=%v attempts=%d",
-				a.Retry, ctx.Value(hookKey{}), outcome, a.WillRetry, a.Wait, a.RetryAfter, call.Attempts)
+				a.Number, ctx.Value(hookKey{}), outcome, a.WillRetry, a.Wait, a.RetryAfter, call.Attempts)
 		},
 		CallEnd: func(ctx context.Context, call *CallInfo, err error) {
 			r.add("call end in %v: status=%d attempts=%d err=%v timed=%v", ctx.Value(hookKey{}), call.StatusCode, call.Attempts, err != nil, call.Duration > 0)
@@ -66,12 +68,12 @@ func TestHooks(t *testing.T) {
 	}
 	want := []string{
 		"call start CreatePlant POST attempts=0",
-		"attempt 0 start in call",
-		"attempt 0 end in attempt 0: 429 retry=true wait=0s retry-after=0s attempts=1",
-		"attempt 1 start in call",
-		"attempt 1 end in attempt 1: error retry=true wait=0s retry-after=0s attempts=2",
-		"attempt 2 start in call",
-		"attempt 2 end in attempt 2: 200 retry=false wait=0s retry-after=0s attempts=3",
+		"attempt 1 start in call attempts=1",
+		"attempt 1 end in attempt 1: 429 retry=true wait=0s retry-after=0s attempts=1",
+		"attempt 2 start in call attempts=2",
+		"attempt 2 end in attempt 2: error retry=true wait=0s retry-after=0s attempts=2",
+		"attempt 3 start in call attempts=3",
+		"attempt 3 end in attempt 3: 200 retry=false wait=0s retry-after=0s attempts=3",
 		"call end in call: status=200 attempts=3 err=false timed=true",
 	}
 	if diff := cmp.Diff(want, rec.events); diff != "" {
@@ -212,5 +214,112 @@ func TestAttemptStartContextNotDerived(t *testing.T) {
 	}))
 	if _, err := c.CreatePlant(ctx, monstera); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("CreatePlant(ctx with a deadline, stalled server) error = %v, want context.DeadlineExceeded", err)
+	}
+}
+
+type attemptCancelKey struct{}
+
+// boundedAttempts returns hooks that give each attempt a context of its own
+// with timeout d, and release it in AttemptEnd: the usual way to bound an
+// attempt from a hook.
+func boundedAttempts(d time.Duration) Hooks {
+	return Hooks{
+		AttemptStart: func(ctx context.Context, _ *CallInfo, _ Attempt) context.Context {
+			ctx, cancel := context.WithTimeout(ctx, d)
+			return context.WithValue(ctx, attemptCancelKey{}, cancel)
+		},
+		AttemptEnd: func(ctx context.Context, _ *CallInfo, _ Attempt) {
+			ctx.Value(attemptCancelKey{}).(context.CancelFunc)()
+		},
+	}
+}
+
+// TestAttemptContextBoundsOnlyItsAttempt checks that the context an
+// AttemptStart hook returns ends only its attempt: the retry decision, the
+// wait before a retry and the reading of the final answer use the call's
+// context, so a hook that cancels its attempt's context in AttemptEnd, or
+// gives it a deadline shorter than the server's Retry-After, changes
+// nothing.
+func TestAttemptContextBoundsOnlyItsAttempt(t *testing.T) {
+	t.Parallel()
+	ok := reply{status: 200, body: `{"name":"Monstera"}`}
+	tests := []struct {
+		name    string
+		timeout time.Duration
+		first   reply
+		minWait time.Duration
+	}{
+		{"cancelled in AttemptEnd", 5 * time.Second, reply{status: 503}, 0},
+		{"deadline shorter than Retry-After", 300 * time.Millisecond,
+			reply{status: 503, header: map[string]string{"Retry-After": "1"}}, time.Second},
+		// and the attempt's context does bound its attempt:
+		{"stalled attempt ended by its deadline", 100 * time.Millisecond, reply{stall: true}, 100 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newStubServer(t, tt.first, ok)
+			c := newTestClient(t, srv.URL, WithHooks(boundedAttempts(tt.timeout)))
+			var info CallInfo
+			start := time.Now()
+			p, err := c.CreatePlant(context.Background(), monstera, WithCallInfo(&info))
+			if err != nil {
+				t.Fatalf("CreatePlant(%+v) error: %v, want the 200 of the retry", monstera, err)
+			}
+			if p.Name != "Monstera" || info.Attempts != 2 || len(srv.requests()) != 2 {
+				t.Errorf("CreatePlant(%+v) = %+v after %d attempts (%d requests), want Monstera after 2",
+					monstera, p, info.Attempts, len(srv.requests()))
+			}
+			if elapsed := time.Since(start); elapsed < tt.minWait {
+				t.Errorf("CreatePlant(%+v) took %v, want at least the Retry-After of %v", monstera, elapsed, tt.minWait)
+			}
+		})
+	}
+}
+
+// TestAttemptEndCancelKeepsConnection checks that a retried answer's body
+// is drained before AttemptEnd runs: a hook that cancels its attempt's
+// context there (as boundedAttempts does) must not cost the connection, so
+// the retry goes over the same one.
+func TestAttemptEndCancelKeepsConnection(t *testing.T) {
+	t.Parallel()
+	var (
+		mu    sync.Mutex
+		conns int
+		calls int
+	)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		calls++
+		first := calls == 1
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if first {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, `{"error":503,"message":"busy, try again"}`)
+			return
+		}
+		io.WriteString(w, `{"id":7,"name":"Monstera","tag":"indoor"}`)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			mu.Lock()
+			conns++
+			mu.Unlock()
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	c := newTestClient(t, srv.URL, WithHooks(boundedAttempts(5*time.Second)))
+	t.Cleanup(c.CloseIdleConnections)
+	var info CallInfo
+	if _, err := c.CreatePlant(context.Background(), monstera, WithCallInfo(&info)); err != nil {
+		t.Fatalf("CreatePlant(%+v) error: %v, want the 200 of the retry", monstera, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if info.Attempts != 2 || conns != 1 {
+		t.Errorf("CreatePlant(%+v) made %d attempts over %d connections, want 2 over 1", monstera, info.Attempts, conns)
 	}
 }

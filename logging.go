@@ -9,8 +9,9 @@ import (
 
 // logAttempt writes the log lines [WithLogger] promises for an attempt: one
 // at debug level for every attempt, and one at info level when it is
-// retried or at warn level when the retry budget refused its retry. The attributes come in a fixed order, and never include a header
-// (so neither the token nor a WithHeader value can appear).
+// retried, or at warn level when the retry budget refused its retry. The
+// attributes come in a fixed order, and never include a header (so neither
+// the token nor a WithHeader value can appear).
 func (c *Client) logAttempt(ctx context.Context, st *callState, a Attempt) {
 	var outcome slog.Attr
 	if a.Err != nil {
@@ -22,7 +23,7 @@ func (c *Client) logAttempt(ctx context.Context, st *callState, a Attempt) {
 		slog.String("method", st.info.Method),
 		slog.String("url", st.info.URL),
 		slog.String("request_id", st.info.RequestID),
-		slog.Int("attempt", a.Retry+1),
+		slog.Int("attempt", a.Number),
 		outcome,
 		slog.Duration("duration", time.Since(st.attemptStart)))
 	if !a.WillRetry && !a.RetryDenied {
@@ -37,7 +38,7 @@ func (c *Client) logAttempt(ctx context.Context, st *callState, a Attempt) {
 			slog.String("method", st.info.Method),
 			slog.String("url", st.info.URL),
 			slog.String("request_id", st.info.RequestID),
-			slog.Int("attempt", a.Retry+1),
+			slog.Int("attempt", a.Number),
 			slog.String("reason", reason))
 		return
 	}
@@ -45,7 +46,7 @@ func (c *Client) logAttempt(ctx context.Context, st *callState, a Attempt) {
 		slog.String("method", st.info.Method),
 		slog.String("url", st.info.URL),
 		slog.String("request_id", st.info.RequestID),
-		slog.Int("attempt", a.Retry+1),
+		slog.Int("attempt", a.Number),
 		slog.String("reason", reason),
 		slog.Duration("wait", a.Wait),
 		slog.Duration("retry_after", a.RetryAfter))

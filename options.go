@@ -51,7 +51,8 @@ func defaultConfig() config {
 // WithToken authenticates every request with the bearer token t. The token
 // must be non-empty and consist of visible ASCII characters. It replaces any
 // earlier [WithTokenFunc]. The token never appears in errors or logs, even
-// when a server echoes it back (see [APIError.Error]).
+// when a server echoes it back, in its body, a redirect or its
+// X-Request-Id (see [APIError.Error]).
 func WithToken(t string) Option {
 	return func(c *config) error {
 		if problem := wire.TokenProblem(t); problem != "" {
@@ -123,8 +124,9 @@ func WithMaxRetries(n int) Option {
 }
 
 // WithRetryBackoff sets the exponential backoff between attempts: the wait
-// before retry k (from 0) is drawn at random from the upper half of
-// min(limit, base·2^k). The defaults are 250ms and 5s. A base of zero
+// after attempt n (numbered from 1, as [Attempt.Number] is) is drawn at
+// random from the upper half of min(limit, base·2^(n-1)), so base, then
+// 2·base, and so on. The defaults are 250ms and 5s. A base of zero
 // retries at once; a negative base, or a limit below base, is an error. A
 // longer Retry-After from the server takes precedence.
 func WithRetryBackoff(base, limit time.Duration) Option {
@@ -161,9 +163,8 @@ func WithMaxRetryAfter(d time.Duration) Option {
 // when the server sent none); and when the Client's retry budget refused
 // a retry (see [WithRetryBudget]), a warn record "plantstore: retry budget
 // exhausted" with method, url, request_id, attempt and reason. Attributes
-// always come in that order. No
-// header is logged, so neither the token nor a [WithHeader] value can
-// appear. The default, like a nil l, logs nothing.
+// always come in that order. No header is logged, so neither the token nor
+// a [WithHeader] value can appear. The default, like a nil l, logs nothing.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) error {
 		c.logger = l

@@ -3,12 +3,16 @@ package plantstore
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/plantstore/plantstore-go/internal/syncbuf"
 )
 
 var hexID = regexp.MustCompile(`^[0-9a-f]{32}$`)
@@ -85,15 +89,15 @@ func TestErrorsCarryRequestID(t *testing.T) {
 			if !errors.As(err, &callErr) {
 				t.Fatalf("CreatePlant(%+v) error = %v, want a *CallError", monstera, err)
 			}
-			if callErr.RequestID != want || callErr.Attempts != tt.wantAttempts {
-				t.Errorf("CallError = {RequestID: %q, Attempts: %d}, want {%q, %d}", callErr.RequestID, callErr.Attempts, want, tt.wantAttempts)
+			if callErr.Call.RequestID != want || callErr.Call.Attempts != tt.wantAttempts {
+				t.Errorf("CallError = {RequestID: %q, Attempts: %d}, want {%q, %d}", callErr.Call.RequestID, callErr.Call.Attempts, want, tt.wantAttempts)
 			}
 			var apiErr *APIError
 			if got := errors.As(err, &apiErr); got != tt.wantAPIError {
 				t.Fatalf("errors.As(%v, *APIError) = %v, want %v", err, got, tt.wantAPIError)
 			}
-			if tt.wantAPIError && apiErr.RequestID != want {
-				t.Errorf("APIError.RequestID = %q, want %q", apiErr.RequestID, want)
+			if tt.wantAPIError && requestIDOf(err) != want {
+				t.Errorf("APIError.RequestID = %q, want %q", requestIDOf(err), want)
 			}
 			if err.Error() != callErr.Err.Error() {
 				t.Errorf("CallError.Error() = %q, want the cause's %q", err, callErr.Err)
@@ -107,11 +111,11 @@ func TestValidationErrorIsCallError(t *testing.T) {
 	c := newTestClient(t, "http://127.0.0.1:1")
 	_, err := c.CreatePlant(context.Background(), NewPlant{ID: 1})
 	var callErr *CallError
-	if !errors.As(err, &callErr) || callErr.Attempts != 0 || !hexID.MatchString(callErr.RequestID) {
+	if !errors.As(err, &callErr) || callErr.Call.Attempts != 0 || !hexID.MatchString(callErr.Call.RequestID) {
 		t.Fatalf("CreatePlant(no name) error = %#v, want a *CallError with no attempts and the id it would have sent", err)
 	}
 	var valErr *ValidationError
-	if !errors.As(err, &valErr) || !errors.Is(err, ErrInvalidPlant) {
+	if !errors.As(err, &valErr) {
 		t.Errorf("CreatePlant(no name) error = %v, want it to wrap a *ValidationError", err)
 	}
 }
@@ -137,11 +141,24 @@ func TestRequestIDProblem(t *testing.T) {
 	}
 }
 
-func TestResponseRequestIDIsPrintable(t *testing.T) {
+func TestRequestIDToQuote(t *testing.T) {
 	t.Parallel()
-	h := http.Header{"X-Request-Id": {"a\x01b"}}
-	if got := responseRequestID(h); got != "a b" {
-		t.Errorf("responseRequestID(%q) = %q, want %q", h, got, "a b")
+	tests := []struct {
+		name string
+		h    http.Header
+		want string
+	}{
+		{"none from the server", http.Header{}, "sent-1"},
+		{"empty from the server", http.Header{"X-Request-Id": {""}}, "sent-1"},
+		{"the server's", http.Header{"X-Request-Id": {"srv-1"}}, "srv-1"},
+		{"made printable", http.Header{"X-Request-Id": {"a\x01b"}}, "a b"},
+		{"only spaces once printable", http.Header{"X-Request-Id": {"\x01 \x02"}}, "sent-1"},
+		{"token redacted", http.Header{"X-Request-Id": {"id-" + testToken}}, "id-REDACTED"},
+	}
+	for _, tt := range tests {
+		if got := requestIDToQuote("sent-1", tt.h, []string{testToken}); got != tt.want {
+			t.Errorf("%s: requestIDToQuote(%q, %q) = %q, want %q", tt.name, "sent-1", tt.h, got, tt.want)
+		}
 	}
 }
 
@@ -161,5 +178,74 @@ func TestNewRequestIDUsesEveryDigit(t *testing.T) {
 	}
 	if len(ids) != 200 || len(seen) != 16 {
 		t.Errorf("200 ids: %d distinct, %d distinct digits; want 200 and 16", len(ids), len(seen))
+	}
+}
+
+// TestEchoedTokenAsRequestID checks that a server that answers with the
+// call's bearer token as its X-Request-Id, as written or escaped the ways
+// the error texts redact, gets it into no log record and no request id the
+// caller reads: not CallError's, APIError's, WithCallInfo's nor the hooks'.
+func TestEchoedTokenAsRequestID(t *testing.T) {
+	t.Parallel()
+	percent, html, jsonEsc := "", "", ""
+	for i := 0; i < len(testToken); i++ {
+		percent += fmt.Sprintf("%%%02X", testToken[i])
+		html += fmt.Sprintf("&#x%x;", testToken[i])
+		jsonEsc += fmt.Sprintf(`\u%04x`, testToken[i])
+	}
+	tests := []struct{ name, echoed, want string }{
+		{"as written", testToken, "REDACTED"},
+		{"inside an id", "req-" + testToken + "-1", "req-REDACTED-1"},
+		{"percent-encoded", percent, "REDACTED"},
+		{"HTML-escaped", html, "REDACTED"},
+		{"JSON-escaped", jsonEsc, "REDACTED"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			echo := map[string]string{"X-Request-Id": tt.echoed}
+			srv := newStubServer(t, reply{status: 503, header: echo}, reply{status: 400, header: echo})
+			var logs syncbuf.Buffer
+			var hookIDs []string
+			c := newTestClient(t, srv.URL, WithRetryBackoff(0, 0),
+				WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))),
+				WithHooks(Hooks{
+					AttemptEnd: func(_ context.Context, call *CallInfo, _ Attempt) { hookIDs = append(hookIDs, call.RequestID) },
+					CallEnd:    func(_ context.Context, call *CallInfo, _ error) { hookIDs = append(hookIDs, call.RequestID) },
+				}))
+			var info CallInfo
+			_, err := c.CreatePlant(context.Background(), monstera, WithCallInfo(&info))
+			var callErr *CallError
+			var apiErr *APIError
+			if !errors.As(err, &callErr) || !errors.As(err, &apiErr) || apiErr.StatusCode != 400 {
+				t.Fatalf("CreatePlant(%+v) error = %v, want the 400 in a *CallError", monstera, err)
+			}
+			got := map[string]string{
+				"CallError.RequestID": callErr.Call.RequestID,
+				"APIError.RequestID":  requestIDOf(err),
+				"CallInfo.RequestID":  info.RequestID,
+			}
+			want := map[string]string{
+				"CallError.RequestID": tt.want,
+				"APIError.RequestID":  tt.want,
+				"CallInfo.RequestID":  tt.want,
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("request ids after an echoed token (-want +got):\n%s", diff)
+			}
+			for i, id := range hookIDs {
+				if id != tt.want {
+					t.Errorf("hook %d saw CallInfo.RequestID %q, want %q", i, id, tt.want)
+				}
+			}
+			for _, form := range []string{testToken, percent, html, jsonEsc} {
+				if strings.Contains(logs.String(), form) {
+					t.Errorf("log holds the token (as %q):\n%s", form, logs.String())
+				}
+			}
+			if n := strings.Count(logs.String(), "request_id="+tt.want); n != 3 {
+				t.Errorf("log has %d records with request_id=%s, want 3 (two attempts, one retry):\n%s", n, tt.want, logs.String())
+			}
+		})
 	}
 }

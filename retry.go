@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -14,64 +15,70 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
 )
 
-// callState is what one call learns across its attempts. It travels in the
-// request's context because go-retryablehttp's hooks are shared by every
-// call of a Client and see only the request or its context.
+// callState is what one call learns across its attempts. [Client.do]
+// makes it and owns it, and hands it to [Client.send]. go-retryablehttp
+// runs the attempts; its hooks (see [Client.newRetryClient]) and the
+// client's transport ([attemptTransport]), shared by every call of a
+// Client, see only the request. Each finds the state of the call it serves
+// by the request's context, once, with [stateOf], and hands it to the one
+// step of the call it stands for; nothing else looks it up.
 type callState struct {
 	attempts     int
 	maybeCreated bool
-	retryAfter   time.Duration
+	// mayCreate is the operation's: whether a failed attempt may have
+	// stored something.
+	mayCreate bool
+	// retryDenied is set when the Client's retry budget refused the call
+	// a retry, which ends the call: the last attempt is the one refused.
+	// (Next to the other bools, in what would be padding: the state keeps
+	// its size class.)
+	retryDenied bool
 
-	// Set before the first attempt: the call's context (with this state in
-	// it, after the CallStart hooks), its retry budget and attempt timeout.
-	ctx            context.Context
+	// Set before the first attempt: the call's limit of retries and its
+	// attempt timeout.
 	maxRetries     int
 	attemptTimeout time.Duration
-	// attemptDeadline is when the attempt under way times out: set by its
-	// first round trip, shared by the redirects it follows, and cleared by
-	// checkRetry.
-	attemptDeadline time.Time
 
-	// info is the call as hooks, logs and WithCallInfo see it. Only its
-	// Operation, Method, URL and RequestID are kept up to date on a call
-	// that nobody observes.
+	// ctx is the request's context: the call's, once the CallStart hooks
+	// ran, with the trace below and marked with this state; see [stateOf].
+	ctx callContext
+
+	// actx is the context of the attempt under way, from
+	// [Client.attemptStart] until [Client.attemptClose], and cancel
+	// releases it when the attempt has a timeout. The last attempt stays
+	// open until [Client.send] has read its answer; lastErr is then the
+	// attempt's error as its hooks see it. (Three fields, not an Attempt:
+	// the state is allocated once a call, and these keep it in a 288-byte
+	// size class, BenchmarkCreatePlantCanned's 2,928 B a call, where an
+	// Attempt would take it to 352.)
+	actx    context.Context
+	cancel  context.CancelFunc
+	lastErr error
+
+	// info is the call as hooks, logs, WithCallInfo and the CallError see
+	// it.
 	info CallInfo
 	// start and attemptStart are set only when someone reads durations.
 	start, attemptStart time.Time
-	// observed is set when hooks, a logger or WithCallInfo read info
-	// during the call, which must then be kept up to date as it goes.
-	observed bool
-	// sentID is the id the client sent, kept for when info.RequestID has
+	// sentID is the id the client sends, kept for when info.RequestID has
 	// been replaced by the one of a response.
 	sentID string
 
 	// tokens are the bearer tokens the call has sent, to be redacted from
 	// the server's text: one, or more if a token func changed it between
-	// attempts. tokenBuf holds the first without an allocation.
-	tokens   []string
-	tokenBuf [1]string
+	// attempts.
+	tokens []string
 
-	// Set by the httptrace hooks during an attempt, and read and cleared by
-	// checkRetry: whether the transport asked for a connection (so it
+	// Set by the httptrace hooks during an attempt, and read and cleared
+	// after it: whether the transport asked for a connection (so it
 	// supports tracing) and whether it got one (so it may have written the
 	// request). Atomic because a transport may call hooks from its own
 	// goroutines.
 	askedConn, gotConn atomic.Bool
-
-	// retryDenied is set when the Client's retry budget refused a retry.
-	retryDenied bool
-}
-
-// noteResponseID makes info.RequestID the last response's X-Request-Id
-// when it has one, else the id the client sent.
-func (st *callState) noteResponseID() {
-	if id := responseRequestID(st.info.Header); id != "" {
-		st.info.RequestID = id
-	} else {
-		st.info.RequestID = st.sentID
-	}
 }
 
 // trace returns hooks that record in st whether an attempt got as far as a
@@ -83,56 +90,135 @@ func (st *callState) trace() *httptrace.ClientTrace {
 	}
 }
 
-type callStateKey struct{}
-
-// stateOf returns the state do put in ctx; go-retryablehttp hands every
-// hook the request's own context, so it is always there.
-func stateOf(ctx context.Context) *callState {
-	return ctx.Value(callStateKey{}).(*callState)
+// newRetryClient returns the go-retryablehttp client that runs the
+// attempts of every call of c over hc. Its hooks are the steps of a call:
+// each finds the call's state with [stateOf] and hands it on.
+// go-retryablehttp's request keeps the call's context throughout, so its
+// loop checks retries and waits by the call's context; an attempt's own
+// context is applied below it, by [attemptTransport].
+func (c *Client) newRetryClient(hc *http.Client) *retryablehttp.Client {
+	return &retryablehttp.Client{
+		HTTPClient: hc,
+		// judge enforces each call's own limit.
+		RetryMax: math.MaxInt,
+		RequestLogHook: func(_ retryablehttp.Logger, req *http.Request, _ int) {
+			c.attemptStart(req.Context(), stateOf(req.Context()))
+		},
+		CheckRetry: func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+			return c.checkRetry(ctx, stateOf(ctx), resp, err)
+		},
+		Backoff:      noBackoff,
+		ErrorHandler: keepLastResponse,
+		PrepareRetry: func(req *http.Request) error {
+			return c.prepareRetry(req.Context(), stateOf(req.Context()), req)
+		},
+	}
 }
 
-// checkRetry is the retry policy, called after every attempt. It records,
-// for the call's error, how many attempts were made and whether any may
-// have stored the plant; reports the attempt to the hooks and the log; and,
-// when it retries, waits here rather than in go-retryablehttp (whose
-// Backoff cannot see the call), so that the wait the hooks are told is the
-// wait taken.
-func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	st := stateOf(ctx)
-	st.attempts++
+// checkRetry runs after every attempt, with ctx, the call's context, and
+// the attempt's outcome, resp or err. It has [Client.judge] decide, records
+// the outcome in st, and returns go-retryablehttp's answer: whether to
+// retry and, when not, the error that ends the call (none after an
+// answer; else the attempt's error, or the call context's when that ended
+// first). An attempt that is retried is closed here (its response drained,
+// its hooks told, its context released), and the wait before the retry is
+// taken here too, so that the wait the hooks are told is the wait taken;
+// go-retryablehttp's Backoff, which cannot see the call, adds nothing. The
+// last attempt is left open for [Client.send] to close once the answer's
+// body is read.
+func (c *Client) checkRetry(ctx context.Context, st *callState, resp *http.Response, err error) (bool, error) {
+	if err != nil && st.attemptTimedOut(ctx) {
+		err = &attemptTimeoutError{d: st.attemptTimeout, err: err}
+	}
+	v := c.judge(ctx, st, resp, err)
+	st.maybeCreated = st.maybeCreated || st.mayCreate && v.maybeStored
+	if resp != nil {
+		st.info.StatusCode, st.info.Header = resp.StatusCode, resp.Header
+		st.info.RequestID = requestIDToQuote(st.sentID, resp.Header, st.tokens)
+	}
+	if !v.retry {
+		st.lastErr, st.retryDenied = v.err, v.denied
+		if v.stop != nil {
+			return false, v.stop
+		}
+		return false, err
+	}
+	if resp != nil {
+		// Give the connection back to the pool before waiting.
+		io.CopyN(io.Discard, resp.Body, drainBytes)
+		resp.Body.Close()
+	}
+	a := Attempt{Number: st.attempts, Err: v.err, RetryAfter: v.retryAfter, WillRetry: true, Wait: v.wait}
+	if resp != nil {
+		a.StatusCode = resp.StatusCode
+	}
+	c.attemptClose(st, a)
+	if err := wait(ctx, v.wait); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// noBackoff is go-retryablehttp's Backoff: checkRetry has already waited.
+func noBackoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return 0 }
+
+// keepLastResponse replaces go-retryablehttp's default ErrorHandler, which
+// discards the last response and returns a bare "giving up" error. The
+// call gets the error that ended it, and the last response, from which
+// send makes an *APIError.
+func keepLastResponse(resp *http.Response, err error, _ int) (*http.Response, error) {
+	return resp, err
+}
+
+// A verdict is what the retry policy makes of an attempt.
+type verdict struct {
+	// retry says whether to make another attempt, after wait.
+	retry bool
+	wait  time.Duration
+	// retryAfter is the response's Retry-After, or zero.
+	retryAfter time.Duration
+	// maybeStored says whether the attempt may have stored something.
+	maybeStored bool
+	// err is the attempt's error as the hooks and the log see it, with
+	// the call's tokens redacted.
+	err error
+	// stop is a reason to end the call other than the attempt's own
+	// outcome: the call's context ended while the attempt failed.
+	stop error
+	// denied says that the retry policy would have retried but the
+	// Client's retry budget refused; retry is then false.
+	denied bool
+}
+
+// judge is the retry policy: it says what an attempt's outcome, resp or
+// err, means for the call whose context is ctx. A retry whose wait, at its
+// longest, would reach ctx's deadline is not made, nor one the Client's
+// retry budget refuses. judge is also where the budget learns of the
+// call: its first attempt counts as a call, each retry allowed as a retry.
+func (c *Client) judge(ctx context.Context, st *callState, resp *http.Response, err error) verdict {
 	if st.attempts == 1 {
 		c.budget.called()
 	}
 	askedConn, gotConn := st.askedConn.Swap(false), st.gotConn.Swap(false)
-	st.retryAfter = 0
-	st.attemptDeadline = time.Time{}
-	st.info.Attempts = st.attempts
-	retry := false
-	var stop error // a reason to end the call other than the attempt's own outcome
+	var v verdict
 	if err != nil {
 		redactURLError(err, st.tokens)
-		err = redactError(err, st.tokens) // for the hooks and the log
+		v.err = redactError(err, st.tokens)
 		// A redirect that was not followed was an answer that stored
 		// nothing. Otherwise a request that got a connection may have been
 		// written; without trace events (a transport that does not support
 		// httptrace) fall back to what the error says.
 		var redirErr *redirectError
 		if !errors.As(err, &redirErr) && (gotConn || !askedConn && !certainlyNotSent(err)) {
-			st.maybeCreated = true
+			v.maybeStored = true
 		}
-		if stop = ctx.Err(); stop == nil {
-			retry = retryableError(err)
+		if v.stop = ctx.Err(); v.stop == nil {
+			v.retry = retryableError(err)
 		}
 	} else {
-		if resp.StatusCode >= 500 {
-			st.maybeCreated = true
-		}
+		v.maybeStored = resp.StatusCode >= 500
 		if d, ok := retryAfter(resp); ok {
-			st.retryAfter = d
-		}
-		st.info.StatusCode, st.info.Header = resp.StatusCode, resp.Header
-		if st.observed {
-			st.noteResponseID()
+			v.retryAfter = d
 		}
 		switch resp.StatusCode {
 		case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
@@ -140,62 +226,57 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 			// outlast what the caller allows: the caller can reschedule
 			// with the server's figure. A cancelled context keeps it too;
 			// it is the best answer there is.
-			retry = st.retryAfter <= c.maxRetryAfter && ctx.Err() == nil
+			v.retry = v.retryAfter <= c.maxRetryAfter && ctx.Err() == nil
 		}
 	}
-	// A retry whose longest wait would reach the deadline is not made.
-	retry = retry && st.attempts <= st.maxRetries && c.nextWait(st) < timeLeft(ctx)
+	longest := max(v.retryAfter, backoffCeiling(c.retryWaitMin, c.retryWaitMax, st.attempts-1))
+	v.retry = v.retry && st.attempts <= st.maxRetries && longest < timeLeft(ctx)
 	// The budget is asked last, so that it counts only retries made.
-	if retry && !c.budget.allow() {
-		retry, st.retryDenied = false, true
+	if v.retry && !c.budget.allow() {
+		v.retry, v.denied = false, true
 	}
-	var wait time.Duration
-	if retry {
-		wait = backoff(c.retry.RetryWaitMin, c.retry.RetryWaitMax, st.attempts-1, st.retryAfter)
+	if v.retry {
+		v.wait = backoff(c.retryWaitMin, c.retryWaitMax, st.attempts-1, v.retryAfter)
 	}
-	if len(c.hooks) > 0 || c.logger != nil {
-		a := Attempt{Retry: st.attempts - 1, Err: err, RetryAfter: st.retryAfter, WillRetry: retry, Wait: wait, RetryDenied: st.retryDenied}
-		if resp != nil {
-			a.StatusCode = resp.StatusCode
-		}
-		c.attemptEnd(ctx, st, a)
+	return v
+}
+
+// wait waits d, or until ctx ends, which it then reports.
+func wait(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
 	}
-	if !retry {
-		return false, stop
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
-	if resp != nil {
-		// Give the connection back to the pool before waiting.
-		io.CopyN(io.Discard, resp.Body, drainBytes)
-		resp.Body.Close()
-	}
-	if wait > 0 {
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-			return false, ctx.Err()
-		case <-t.C:
-		}
-	}
-	return true, nil
 }
 
 // drainBytes is how much of a retried response's body is read so that its
 // connection can be reused; a longer body costs the connection instead.
 const drainBytes = 4096
 
-// noBackoff is go-retryablehttp's Backoff: checkRetry has already waited.
-func noBackoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return 0 }
-
-// prepareRetry readies the request for a retry: its own header map (the
-// last attempt's may still be in use by the transport) with the retry's
-// number, and a fresh token when a token func supplies them.
-func (c *Client) prepareRetry(req *http.Request) error {
-	st := stateOf(req.Context())
+// prepareRetry readies req, go-retryablehttp's copy of the last
+// attempt's request (the transport may still be closing the original's
+// body), for the next attempt of the call whose context is ctx: a fresh
+// body, its own header map with the retry's number, and a fresh token when
+// a token func supplies them.
+func (c *Client) prepareRetry(ctx context.Context, st *callState, req *http.Request) error {
+	if req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			return err
+		}
+		req.Body = body
+	}
 	req.Header = req.Header.Clone()
 	req.Header[headerRetryCount] = []string{strconv.Itoa(st.attempts)}
 	if c.refreshAuth {
-		auth, err := c.authorization(req.Context())
+		auth, err := c.authorization(ctx)
 		if err != nil {
 			return err
 		}
@@ -203,13 +284,6 @@ func (c *Client) prepareRetry(req *http.Request) error {
 		st.sent(auth)
 	}
 	return nil
-}
-
-// nextWait is the longest wait [backoff] may choose before the next
-// attempt. Checking it, not the shortest, against the deadline means a
-// retry never sleeps into the deadline and loses the answer it has.
-func (c *Client) nextWait(st *callState) time.Duration {
-	return max(st.retryAfter, backoffCeiling(c.retry.RetryWaitMin, c.retry.RetryWaitMax, st.attempts-1))
 }
 
 // timeLeft is how long ctx has before its deadline; "forever" without one.
@@ -269,13 +343,6 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	return max(t.Sub(now), 0), true
-}
-
-// keepLastResponse replaces go-retryablehttp's default, which discards the
-// last response when retries run out and returns a bare "giving up" error.
-// The caller gets the response, and from it an *APIError.
-func keepLastResponse(resp *http.Response, err error, _ int) (*http.Response, error) {
-	return resp, err
 }
 
 // retryableError reports whether a transport error may go away on its own.

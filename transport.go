@@ -3,21 +3,18 @@ package plantstore
 import (
 	"context"
 	"errors"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"time"
 )
 
 // newHTTPClient returns the client that carries the attempts: a copy of
-// base, or of a client with a pooled transport, with two changes. The
-// transport hides CloseIdleConnections, which go-retryablehttp calls after
-// every failed call and which would tear down the pool every other goroutine
-// is using. And redirects to another origin lose the Authorization header.
-func newHTTPClient(base *http.Client, timeouts *atomic.Bool) *http.Client {
+// base, or of a client with a pooled transport, with two changes. Its
+// transport is an [attemptTransport] around base's. And redirects to
+// another origin lose the Authorization header.
+func newHTTPClient(base *http.Client) *http.Client {
 	var hc http.Client
 	if base != nil {
 		hc = *base
@@ -28,9 +25,25 @@ func newHTTPClient(base *http.Client, timeouts *atomic.Bool) *http.Client {
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	hc.Transport = keepIdleConns{rt: rt, timeouts: timeouts}
+	hc.Transport = attemptTransport{rt: rt}
 	hc.CheckRedirect = stripAuthOnRedirect(hc.CheckRedirect)
 	return &hc
+}
+
+// attemptTransport is the transport every attempt goes through, rt doing
+// the work. It sends each round trip of an attempt (the redirects it
+// follows too) with the attempt's context, which go-retryablehttp never
+// sees: its request keeps the call's context, by which it decides on
+// retries and waits. And it has no CloseIdleConnections, which
+// go-retryablehttp calls after every failed call and which would tear down
+// the pool every other goroutine is using.
+type attemptTransport struct{ rt http.RoundTripper }
+
+func (t attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if st := stateOf(req.Context()); st != nil && st.actx != nil && st.actx != req.Context() {
+		req = req.WithContext(st.actx)
+	}
+	return t.rt.RoundTrip(req)
 }
 
 // maxResponseHeaderBytes bounds the response headers the default transport
@@ -66,56 +79,13 @@ func newTransport() *http.Transport {
 // before the idle timeout (90s) does. With [WithHTTPClient] it closes the
 // idle connections of the caller's transport.
 func (c *Client) CloseIdleConnections() {
-	if t, ok := c.retry.HTTPClient.Transport.(keepIdleConns).rt.(interface{ CloseIdleConnections() }); ok {
+	if t, ok := c.retry.HTTPClient.Transport.(attemptTransport).rt.(interface{ CloseIdleConnections() }); ok {
 		t.CloseIdleConnections()
 	}
 }
 
-// keepIdleConns is a RoundTripper without CloseIdleConnections, so that
-// http.Client.CloseIdleConnections does nothing.
-type keepIdleConns struct {
-	rt http.RoundTripper
-	// timeouts is set once a call of the Client has had an attempt
-	// timeout, so that the calls of a Client that never uses one skip
-	// looking for it.
-	timeouts *atomic.Bool
-}
-
-// RoundTrip sends req through the wrapped transport, bounded by the call's
-// attempt timeout when it has one (see [WithAttemptTimeout]). The bound is
-// applied here, around the transport, because go-retryablehttp waits
-// between attempts on the request's own context, which must outlive any one
-// attempt.
-func (t keepIdleConns) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t.timeouts.Load() {
-		if st, _ := req.Context().Value(callStateKey{}).(*callState); st != nil && st.attemptTimeout > 0 {
-			// The redirects an attempt follows come here too, on the
-			// calling goroutine, and share the attempt's deadline.
-			if st.attemptDeadline.IsZero() {
-				st.attemptDeadline = time.Now().Add(st.attemptTimeout)
-			}
-			return roundTripWithin(t.rt, req, st.attemptDeadline, st.attemptTimeout)
-		}
-	}
-	return t.rt.RoundTrip(req)
-}
-
-// roundTripWithin sends req through rt and cancels it, body and all, at
-// deadline, the end of an attempt timeout of d.
-func roundTripWithin(rt http.RoundTripper, req *http.Request, deadline time.Time, d time.Duration) (*http.Response, error) {
-	ctx, cancel := context.WithDeadlineCause(req.Context(), deadline, errAttemptTimeout)
-	resp, err := rt.RoundTrip(req.WithContext(ctx))
-	if err != nil {
-		cancel()
-		if context.Cause(ctx) == errAttemptTimeout {
-			err = &attemptTimeoutError{d: d, err: err}
-		}
-		return nil, err
-	}
-	resp.Body = &cancelOnClose{ReadCloser: resp.Body, ctx: ctx, cancel: cancel, d: d}
-	return resp, nil
-}
-
+// errAttemptTimeout is the cause of an attempt's context ending at
+// [WithAttemptTimeout]'s bound.
 var errAttemptTimeout = errors.New("attempt timed out")
 
 // attemptTimeoutError is an attempt that ran out of its own time. It
@@ -131,29 +101,6 @@ func (e *attemptTimeoutError) Error() string {
 func (e *attemptTimeoutError) Unwrap() error { return e.err }
 func (e *attemptTimeoutError) Is(target error) bool {
 	return target == context.DeadlineExceeded
-}
-
-// cancelOnClose ends an attempt's context when its body is closed, and says
-// so when a read fails because the attempt ran out of time.
-type cancelOnClose struct {
-	io.ReadCloser
-	ctx    context.Context
-	cancel context.CancelFunc
-	d      time.Duration
-}
-
-func (b *cancelOnClose) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err != nil && err != io.EOF && context.Cause(b.ctx) == errAttemptTimeout {
-		err = &attemptTimeoutError{d: b.d, err: err}
-	}
-	return n, err
-}
-
-func (b *cancelOnClose) Close() error {
-	err := b.ReadCloser.Close()
-	b.cancel()
-	return err
 }
 
 // redirectError is a redirect the client refused to follow.

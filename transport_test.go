@@ -197,9 +197,9 @@ func TestWithHTTPClient(t *testing.T) {
 func TestDefaultTransport(t *testing.T) {
 	t.Parallel()
 	c := newTestClient(t, "https://plants.example.com")
-	tr, ok := c.retry.HTTPClient.Transport.(keepIdleConns).rt.(*http.Transport)
+	tr, ok := c.retry.HTTPClient.Transport.(attemptTransport).rt.(*http.Transport)
 	if !ok {
-		t.Fatalf("default transport is %T, want *http.Transport behind keepIdleConns", c.retry.HTTPClient.Transport)
+		t.Fatalf("default transport is %T, want *http.Transport behind attemptTransport", c.retry.HTTPClient.Transport)
 	}
 	if tr.MaxIdleConnsPerHost < 32 || tr.ResponseHeaderTimeout == 0 || tr.TLSHandshakeTimeout == 0 || tr.Proxy == nil {
 		t.Errorf("default transport = %+v, want pooled idle connections, timeouts and proxy support", tr)

@@ -24,6 +24,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -140,24 +141,37 @@ type serverUnderTest struct {
 var serversUnderTest = []serverUnderTest{
 	{name: "bare", journaled: func(testing.TB) (http.Handler, func(testing.TB, int)) { return bareHandler(), nil }},
 	{name: "fake", journaled: newJournaledFake, store: newFakeStore},
-	{name: "mock", journaled: newMock},
+	{name: "mock", journaled: func(tb testing.TB) (http.Handler, func(testing.TB, int)) { return newMock(tb, false) }},
+	{name: "mock-log", journaled: func(tb testing.TB) (http.Handler, func(testing.TB, int)) { return newMock(tb, true) }},
 }
 
 // newMock is the whole handler of cmd/plantstore-mock with its defaults:
 // the control API in front of the fake, the journal keeping the last
 // mockserver.DefaultJournal requests with bodies cut at
-// mockserver.JournalBodyLimit, the store bounded, and one log line per
-// request (written to io.Discard here, to stderr by the command). Keep the
-// options in step with newHandler in cmd/plantstore-mock/main.go.
-func newMock(tb testing.TB) (http.Handler, func(testing.TB, int)) {
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h := plantstoretest.NewHandler(
+// mockserver.JournalBodyLimit, the store bounded, and, at the default
+// -log-level info, no request log. With logRequests, as -log-level debug,
+// one log line per request, written to /dev/null (a file, as stderr is for
+// the command, so the write's system call counts). Keep the options in step
+// with newHandler in cmd/plantstore-mock/main.go.
+func newMock(tb testing.TB, logRequests bool) (http.Handler, func(testing.TB, int)) {
+	opts := []plantstoretest.Option{
 		plantstoretest.WithToken(baseline.Token),
-		plantstoretest.WithLogger(logger),
 		plantstoretest.WithJournalLimit(mockserver.DefaultJournal),
 		plantstoretest.WithJournalBodyLimit(mockserver.JournalBodyLimit),
 		plantstoretest.WithMaxPlants(mockserver.DefaultMaxPlants),
-	)
+	}
+	var out io.Writer = io.Discard
+	if logRequests {
+		devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+		if err != nil {
+			tb.Fatalf("opening %s: %v", os.DevNull, err)
+		}
+		tb.Cleanup(func() { devNull.Close() })
+		out = devNull
+		opts = append(opts, plantstoretest.WithLogger(slog.New(slog.NewTextHandler(out, nil))))
+	}
+	logger := slog.New(slog.NewTextHandler(out, nil))
+	h := plantstoretest.NewHandler(opts...)
 	tb.Cleanup(h.Close)
 	mock, err := mockserver.New(h, mockserver.Config{Loopback: true, ListenAddr: "127.0.0.1:0", Logger: logger})
 	if err != nil {
@@ -379,8 +393,9 @@ func retry503(create createFunc) createFunc {
 // isExhausted503 reports whether err is a 503 answered to every attempt.
 func isExhausted503(err error) bool {
 	var apiErr *plantstore.APIError
-	if errors.As(err, &apiErr) {
-		return apiErr.StatusCode == http.StatusServiceUnavailable && apiErr.Attempts == reuseAttempts
+	var callErr *plantstore.CallError
+	if errors.As(err, &apiErr) && errors.As(err, &callErr) {
+		return apiErr.StatusCode == http.StatusServiceUnavailable && callErr.Call.Attempts == reuseAttempts
 	}
 	var se *baseline.StatusError
 	return errors.As(err, &se) && se.StatusCode == http.StatusServiceUnavailable

@@ -14,10 +14,13 @@
 // the call's context; every attempt becomes a child span of that one, named
 // after the HTTP method. Both carry the HTTP semantic-convention attributes
 // (http.request.method, server.address, server.port, url.full,
-// http.response.status_code, http.request.resend_count, error.type) and the
-// request id as http.request.header.x-request-id; a wait before a retry is
-// an event "plantstore.retry" on the call's span. No header but X-Request-Id
-// is recorded, so the token never appears in telemetry. A call refused
+// http.response.status_code, http.request.resend_count, error.type), the
+// request id the client sent as http.request.header.x-request-id and, when
+// the server answered with a different one, that one as
+// http.response.header.x-request-id; a wait before a retry is an event
+// "plantstore.retry" on the call's span. No header but X-Request-Id is
+// recorded, and the client redacts a token a server echoes in it, so the
+// token never appears in telemetry; the metrics carry no request id. A call refused
 // before sending (an invalid plant or call option) makes no span.
 //
 // Two histograms measure the calls: plantstore.client.call.duration
@@ -141,9 +144,35 @@ type telemetry struct {
 	denied   metric.Int64Counter
 }
 
-// callSpanKey finds the call's span from an attempt's context, whose own
+// callKey finds the call's telemetry from an attempt's context, whose own
 // span is the attempt's.
-type callSpanKey struct{}
+type callKey struct{}
+
+// callData is what the hooks keep of a call: its span, and the request id
+// the client sends on every attempt (CallInfo.RequestID at CallStart; later
+// it may be the id of a response).
+type callData struct {
+	span   trace.Span
+	sentID string
+}
+
+// sentID returns the request id the call's attempts send.
+func sentID(ctx context.Context, call *plantstore.CallInfo) string {
+	if d, ok := ctx.Value(callKey{}).(*callData); ok {
+		return d.sentID
+	}
+	return call.RequestID
+}
+
+// responseID returns the attribute that records the server's request id,
+// when the last response carried one that differs from the id sent. The
+// client has already made it printable and redacted any token in it.
+func responseID(call *plantstore.CallInfo, sent string) (attribute.KeyValue, bool) {
+	if call.StatusCode == 0 || call.RequestID == sent {
+		return attribute.KeyValue{}, false
+	}
+	return attribute.StringSlice("http.response.header.x-request-id", []string{call.RequestID}), true
+}
 
 // requestAttrs are the attributes that describe a call's request, for its
 // span, its attempts' spans and its metrics.
@@ -173,14 +202,14 @@ func (t *telemetry) callStart(ctx context.Context, call *plantstore.CallInfo) co
 		attribute.StringSlice("http.request.header.x-request-id", []string{call.RequestID}))
 	ctx, span := t.tracer.Start(ctx, "plantstore."+call.Operation,
 		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
-	return context.WithValue(ctx, callSpanKey{}, span)
+	return context.WithValue(ctx, callKey{}, &callData{span: span, sentID: call.RequestID})
 }
 
 func (t *telemetry) attemptStart(ctx context.Context, call *plantstore.CallInfo, a plantstore.Attempt) context.Context {
 	attrs := append(requestAttrs(call),
-		attribute.StringSlice("http.request.header.x-request-id", []string{call.RequestID}))
-	if a.Retry > 0 {
-		attrs = append(attrs, attribute.Int("http.request.resend_count", a.Retry))
+		attribute.StringSlice("http.request.header.x-request-id", []string{sentID(ctx, call)}))
+	if a.Number > 1 {
+		attrs = append(attrs, attribute.Int("http.request.resend_count", a.Number-1))
 	}
 	ctx, _ = t.tracer.Start(ctx, call.Method,
 		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
@@ -189,6 +218,11 @@ func (t *telemetry) attemptStart(ctx context.Context, call *plantstore.CallInfo,
 
 func (t *telemetry) attemptEnd(ctx context.Context, call *plantstore.CallInfo, a plantstore.Attempt) {
 	span := trace.SpanFromContext(ctx)
+	if a.StatusCode != 0 {
+		if kv, ok := responseID(call, sentID(ctx, call)); ok {
+			span.SetAttributes(kv)
+		}
+	}
 	if a.RetryDenied {
 		t.retryDenied(ctx, call, a)
 		span.SetAttributes(attribute.Bool("plantstore.retry.budget_exhausted", true))
@@ -209,9 +243,9 @@ func (t *telemetry) attemptEnd(ctx context.Context, call *plantstore.CallInfo, a
 	if !a.WillRetry {
 		return
 	}
-	if callSpan, ok := ctx.Value(callSpanKey{}).(trace.Span); ok {
+	if d, ok := ctx.Value(callKey{}).(*callData); ok {
 		attrs := []attribute.KeyValue{
-			attribute.Int("plantstore.retry.attempt", a.Retry+1),
+			attribute.Int("plantstore.retry.attempt", a.Number),
 			attribute.Float64("plantstore.retry.wait", a.Wait.Seconds()),
 		}
 		if a.Err != nil {
@@ -222,7 +256,7 @@ func (t *telemetry) attemptEnd(ctx context.Context, call *plantstore.CallInfo, a
 		if a.RetryAfter > 0 {
 			attrs = append(attrs, attribute.Float64("plantstore.retry.retry_after", a.RetryAfter.Seconds()))
 		}
-		callSpan.AddEvent("plantstore.retry", trace.WithAttributes(attrs...))
+		d.span.AddEvent("plantstore.retry", trace.WithAttributes(attrs...))
 	}
 }
 
@@ -257,9 +291,13 @@ func (t *telemetry) callEnd(ctx context.Context, call *plantstore.CallInfo, err 
 	t.duration.Record(ctx, call.Duration.Seconds(), metric.WithAttributeSet(set))
 	t.attempts.Record(ctx, int64(call.Attempts), metric.WithAttributeSet(set))
 
-	span, _ := ctx.Value(callSpanKey{}).(trace.Span)
-	if span == nil {
+	d, _ := ctx.Value(callKey{}).(*callData)
+	if d == nil {
 		return
+	}
+	span := d.span
+	if kv, ok := responseID(call, d.sentID); ok {
+		attrs = append(attrs, kv)
 	}
 	if call.Attempts > 1 {
 		attrs = append(attrs, attribute.Int("http.request.resend_count", call.Attempts-1))

@@ -224,8 +224,9 @@ func TestSpanForAFailedCall(t *testing.T) {
 func TestNoSpanForAnInvalidPlant(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, scripted(t, 200).URL)
-	if _, err := f.client.CreatePlant(context.Background(), plantstore.NewPlant{ID: 1}); !errors.Is(err, plantstore.ErrInvalidPlant) {
-		t.Fatalf("CreatePlant(no name) error = %v, want ErrInvalidPlant", err)
+	var invalid *plantstore.ValidationError
+	if _, err := f.client.CreatePlant(context.Background(), plantstore.NewPlant{ID: 1}); !errors.As(err, &invalid) {
+		t.Fatalf("CreatePlant(no name) error = %v, want a *ValidationError", err)
 	}
 	if n := len(f.spans.Started()); n != 0 {
 		t.Errorf("%d spans started for a call that sent nothing, want 0", n)
@@ -361,5 +362,107 @@ func TestRetryDenied(t *testing.T) {
 		u.Hostname() + ",server.port=" + u.Port() + " 1"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("plantstore.client.retry.denied (-want +got):\n%s", diff)
+	}
+}
+
+// idServer answers 503 with X-Request-Id: first, then 200 with none.
+func idServer(t *testing.T, first string) *httptest.Server {
+	t.Helper()
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			w.Header().Set("X-Request-Id", first)
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte(`{"id":7,"name":"Monstera","tag":"indoor"}`))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestAttemptSpansRecordTheSentRequestID checks that each attempt span
+// records, as the request header, the id that attempt sent, and the
+// server's id, where it differs, as the response header: after a 503 with
+// the server's own id, the retry still sent the client's.
+func TestAttemptSpansRecordTheSentRequestID(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, idServer(t, "srv-assigned-1").URL)
+	if _, err := f.client.CreatePlant(context.Background(), monstera, plantstore.WithRequestID("client-7")); err != nil {
+		t.Fatalf("CreatePlant(%+v) error: %v", monstera, err)
+	}
+	spans := f.spans.Ended()
+	if len(spans) != 3 {
+		t.Fatalf("%d spans ended, want 3 (two attempts, then the call)", len(spans))
+	}
+	ids := func(s sdktrace.ReadOnlySpan) map[string]any {
+		m := map[string]any{}
+		for k, v := range attrs(s.Attributes()) {
+			if strings.HasSuffix(k, ".header.x-request-id") {
+				m[k] = v
+			}
+		}
+		return m
+	}
+	got := map[string]map[string]any{"first": ids(spans[0]), "retry": ids(spans[1]), "call": ids(spans[2])}
+	want := map[string]map[string]any{
+		"first": {
+			"http.request.header.x-request-id":  []string{"client-7"},
+			"http.response.header.x-request-id": []string{"srv-assigned-1"},
+		},
+		"retry": {"http.request.header.x-request-id": []string{"client-7"}},
+		"call":  {"http.request.header.x-request-id": []string{"client-7"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("request id attributes of the spans (-want +got):\n%s", diff)
+	}
+}
+
+// TestTokenEchoedAsRequestIDStaysOutOfTelemetry has the server answer with
+// the bearer token as its X-Request-Id: no span and no metric may carry it.
+func TestTokenEchoedAsRequestIDStaysOutOfTelemetry(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, idServer(t, token).URL)
+	if _, err := f.client.CreatePlant(context.Background(), monstera); err != nil {
+		t.Fatalf("CreatePlant(%+v) error: %v", monstera, err)
+	}
+	spans := f.spans.Ended()
+	if len(spans) != 3 {
+		t.Fatalf("%d spans ended, want 3", len(spans))
+	}
+	checkNoToken(t, spans)
+	if got := attrs(spans[0].Attributes())["http.response.header.x-request-id"]; !cmp.Equal(got, []string{"REDACTED"}) {
+		t.Errorf("first attempt's http.response.header.x-request-id = %v, want [REDACTED]", got)
+	}
+	var rm metricdata.ResourceMetrics
+	if err := f.reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatalf("Collect error: %v", err)
+	}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			var sets []attribute.Set
+			switch data := m.Data.(type) {
+			case metricdata.Histogram[float64]:
+				for _, dp := range data.DataPoints {
+					sets = append(sets, dp.Attributes)
+				}
+			case metricdata.Histogram[int64]:
+				for _, dp := range data.DataPoints {
+					sets = append(sets, dp.Attributes)
+				}
+			case metricdata.Sum[int64]:
+				for _, dp := range data.DataPoints {
+					sets = append(sets, dp.Attributes)
+				}
+			}
+			for _, set := range sets {
+				for _, kv := range set.ToSlice() {
+					if strings.Contains(kv.Value.Emit(), token) {
+						t.Errorf("metric %s attribute %s holds the token", m.Name, kv.Key)
+					}
+				}
+			}
+		}
 	}
 }

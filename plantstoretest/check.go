@@ -16,9 +16,10 @@ import (
 type rejection struct {
 	status    int
 	body      ErrorBody
-	challenge string // the WWW-Authenticate value of a 401
-	allow     string // the Allow value of a 405
-	repanic   string // a rule's panic to go on with, without a test; see callbackPanicked
+	challenge string    // the WWW-Authenticate value of a 401
+	allow     string    // the Allow value of a 405
+	repanic   string    // a rule's panic to go on with, without a test; see callbackPanicked
+	profiled  *profiled // the reply WithProfile dictates instead, or nil
 }
 
 func rejectf(status int, code int32, format string, args ...any) *rejection {
@@ -27,7 +28,7 @@ func rejectf(status int, code int32, format string, args ...any) *rejection {
 
 // reply is the reply that answers the request rej refused.
 func (rej *rejection) reply() reply {
-	return reply{status: rej.status, body: &rej.body, challenge: rej.challenge, allow: rej.allow}
+	return reply{status: rej.status, body: &rej.body, challenge: rej.challenge, allow: rej.allow, profiled: rej.profiled}
 }
 
 // check routes the request and runs the stateless checks documented on
@@ -111,14 +112,14 @@ func (h *Handler) authorize(header http.Header) *rejection {
 	token, problem := wire.ParseBearer(header)
 	switch problem {
 	case wire.BearerMissing:
-		return unauthorized("", "missing Authorization header")
+		return h.profileAuth(unauthorized("", "missing Authorization header"), problem, false)
 	case wire.BearerRepeated:
-		return unauthorized("invalid_request", "more than one Authorization header")
+		return h.profileAuth(unauthorized("invalid_request", "more than one Authorization header"), problem, false)
 	case wire.BearerMalformed:
-		return unauthorized("invalid_request", `Authorization header must be "Bearer <token>"`)
+		return h.profileAuth(unauthorized("invalid_request", `Authorization header must be "Bearer <token>"`), problem, false)
 	}
 	if subtle.ConstantTimeCompare([]byte(token), h.token) != 1 {
-		return unauthorized("invalid_token", "invalid token")
+		return h.profileAuth(unauthorized("invalid_token", "invalid token"), problem, true)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/strictjson"
 )
 
 // decodePlant decodes body as a NewPlant, strictly, as documented on
@@ -124,7 +125,7 @@ type plantFields struct {
 func objectFields(obj []byte) (plantFields, *ErrorBody) {
 	var (
 		fields plantFields
-		names  nameSet
+		names  strictjson.NameSet
 	)
 	i := skipSpace(obj, 1) // after the opening brace
 	if obj[i] == '}' {
@@ -133,7 +134,7 @@ func objectFields(obj []byte) (plantFields, *ErrorBody) {
 	for {
 		end := skipString(obj, i)
 		name := unescape(obj[i:end])
-		if names.add(name) {
+		if names.Add(name) {
 			return plantFields{}, invalidJSON("field %q appears more than once", string(name))
 		}
 		i = skipSpace(obj, skipSpace(obj, end)+1) // after the colon
@@ -152,41 +153,6 @@ func objectFields(obj []byte) (plantFields, *ErrorBody) {
 		}
 		i = skipSpace(obj, i+1) // after the comma
 	}
-}
-
-// nameSet is the set of field names seen so far in an object. It compares
-// the first few names directly, which for the fields of a plant is cheaper
-// than a map and allocates nothing, and moves to a map past those, so that
-// an object with many thousands of fields still takes linear time.
-type nameSet struct {
-	few  [8][]byte
-	n    int                 // names in few
-	many map[string]struct{} // every name, once few is full
-}
-
-// add adds name to s and reports whether it was there already.
-func (s *nameSet) add(name []byte) (dup bool) {
-	if s.many == nil {
-		for _, seen := range s.few[:s.n] {
-			if bytes.Equal(seen, name) {
-				return true
-			}
-		}
-		if s.n < len(s.few) {
-			s.few[s.n] = name
-			s.n++
-			return false
-		}
-		s.many = make(map[string]struct{}, 2*len(s.few))
-		for _, seen := range s.few {
-			s.many[string(seen)] = struct{}{}
-		}
-	}
-	if _, ok := s.many[string(name)]; ok {
-		return true
-	}
-	s.many[string(name)] = struct{}{}
-	return false
 }
 
 // The functions below step over the parts of JSON text that json.Valid

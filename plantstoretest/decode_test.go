@@ -137,7 +137,7 @@ var decodeBodies = []string{
 	`{"id":1,"name":"Fern","tag":""}`, `{"id":1,"name":"Fern","tag":"\udfff"}`, `{"id":1,"name":"Fern","tag":"a\tb"}`,
 	`{"id":1.5,"name":null,"id":2}`, `{"name":null,"name":1}`, `{"tag":1,"id":1,"name":"Fern"}`,
 	`{"id":1,"name":"Fern","tag":"t","tag":"u"}`,
-	// More fields than nameSet compares directly.
+	// More fields than strictjson.NameSet compares directly.
 	`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"id":1,"name":"Fern","tag":"t"}`,
 	`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"a":9}`,
 	`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"h":10}`,
@@ -158,7 +158,7 @@ func TestDecodePlantMatchesReference(t *testing.T) {
 			`{"id":1,"name":"Fern","x":`+strings.Repeat(`{"a":`, depth),
 		)
 	}
-	// An object of many fields, which nameSet keeps in a map.
+	// An object of many fields, which strictjson.NameSet keeps in a map.
 	var many strings.Builder
 	many.WriteString(`{"id":1,"name":"Fern"`)
 	for i := range 20000 {

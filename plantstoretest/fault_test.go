@@ -522,7 +522,8 @@ func TestFaultTimes(t *testing.T) {
 	c := s.Client(plantstore.WithMaxRetries(0))
 	for i, wantPending := range []int{2, 1, 0} {
 		in := plantstore.NewPlant{ID: int64(i), Name: "Fern"}
-		if _, err := c.CreatePlant(context.Background(), in); !errors.Is(err, plantstore.ErrServer) {
+		var apiErr *plantstore.APIError
+		if _, err := c.CreatePlant(context.Background(), in); !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusServiceUnavailable {
 			t.Errorf("CreatePlant(%+v) error = %v, want a 503", in, err)
 		}
 		if got := repliesLeft(s.Faults()); got != wantPending {

@@ -83,6 +83,7 @@ type Handler struct {
 	limiter     *rateLimiter                     // nil without WithRateLimit
 	chaos       *chaos                           // nil without WithChaos
 	now         func() time.Time                 // time.Now, but for tests of the rate limit
+	profile     *Profile                         // nil without WithProfile
 
 	done      chan struct{} // closed by Close
 	closeOnce sync.Once
@@ -135,6 +136,7 @@ func newHandler(c *config) *Handler {
 		logger:      c.logger,
 		tb:          c.tb,
 		now:         time.Now,
+		profile:     c.profile,
 		done:        make(chan struct{}),
 	}
 	if !c.allowDupIDs {
@@ -392,7 +394,7 @@ func (h *Handler) createPlant(p plantstore.NewPlant, commit bool) reply {
 	}
 	if h.ids != nil {
 		if _, dup := h.ids[p.ID]; dup {
-			return badRequest(CodeDuplicateID, duplicateMessage(p.ID))
+			return h.duplicateReply(p)
 		}
 	}
 	if len(h.plants) >= h.maxPlants {

@@ -39,6 +39,7 @@ type config struct {
 	chaosSeed  int64
 	chaosSet   bool
 	serverOnly []string // options that only NewServer can honour, by name
+	profile    *Profile // WithProfile; nil for none
 }
 
 // DefaultMaxPlants is how many plants a [Handler] stores at most unless
@@ -73,6 +74,11 @@ func (c *config) check() error {
 		}
 		if c.ratePer/time.Duration(c.rateN) == 0 {
 			return fmt.Errorf("plantstoretest: WithRateLimit(%d, %v): more than one request per nanosecond", c.rateN, c.ratePer)
+		}
+	}
+	if c.profile != nil {
+		if err := c.profile.Check(); err != nil {
+			return err
 		}
 	}
 	if c.chaosSet && !(c.chaos >= 0 && c.chaos <= 1) { // also rejects NaN

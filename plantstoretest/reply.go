@@ -16,6 +16,7 @@ type reply struct {
 	challenge  string     // the WWW-Authenticate value of a 401
 	allow      string     // the Allow value of a 405
 	retryAfter string     // the Retry-After value of a 429
+	profiled   *profiled  // the reply WithProfile dictates instead, or nil
 }
 
 func badRequest(code int32, msg string) reply {
@@ -24,6 +25,9 @@ func badRequest(code int32, msg string) reply {
 
 // write sends rep, with extra headers added, and returns the status.
 func (rep reply) write(w http.ResponseWriter, extra http.Header) int {
+	if rep.profiled != nil {
+		return rep.profiled.write(w, extra)
+	}
 	switch rep.status {
 	case http.StatusUnauthorized:
 		w.Header().Set("WWW-Authenticate", rep.challenge)

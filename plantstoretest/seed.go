@@ -1,10 +1,9 @@
 package plantstoretest
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-
+	"slices"
 	"unicode/utf8"
 
 	"github.com/plantstore/plantstore-go"
@@ -68,11 +67,27 @@ func (h *Handler) SeedJSON(data []byte) error {
 	if err != nil {
 		return err
 	}
-	return h.Seed(plants)
+	for i, p := range plants {
+		if e := h.checkPlant(p); e != nil {
+			return &SeedError{Index: i, Body: *e}
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.plants) == 0 {
+		// The slice is SeedJSON's own: the store can keep it rather than
+		// a copy, which a large seed into an empty store would double.
+		return h.seedOwned(plants)
+	}
+	return h.seed(plants)
 }
 
 // decodeSeed decodes a JSON array of plants, each element as a POST /plants
-// body.
+// body. Its memory follows what it keeps: it checks every element before it
+// allocates the plants, so a seed refused at its last element costs no more
+// than one refused at its first, and the elements are decoded where they lie
+// in data, never copied. The slice it returns is exactly as long as the
+// array.
 func decodeSeed(data []byte) ([]plantstore.NewPlant, error) {
 	whole := func(e *ErrorBody) error { return &SeedError{Index: -1, Body: *e} }
 	if !json.Valid(data) {
@@ -80,30 +95,68 @@ func decodeSeed(data []byte) ([]plantstore.NewPlant, error) {
 		e.Message = "want a JSON array of plants: " + e.Message
 		return nil, whole(e)
 	}
-	if v := data[skipSpace(data, 0):]; v[0] != '[' {
+	start := skipSpace(data, 0)
+	if v := data[start:]; v[0] != '[' {
 		return nil, whole(invalidJSON("want a JSON array of plants, got %s", kindOf(v)))
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if _, err := dec.Token(); err != nil { // the '[', which json.Valid saw
-		return nil, whole(invalidJSON("reading the array: %v", err))
-	}
-	var plants []plantstore.NewPlant
-	for i := 0; dec.More(); i++ {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, &SeedError{Index: i, Body: *invalidJSON("%v", err)}
-		}
-		if len(raw) > maxBodyBytes {
-			return nil, &SeedError{Index: i, Body: ErrorBody{Code: CodeTooLarge,
+	// Once to check each element, and count them; once more to keep them.
+	n := 0
+	err := eachElement(data, start, func(i int, elem []byte) error {
+		if len(elem) > maxBodyBytes {
+			return &SeedError{Index: i, Body: ErrorBody{Code: CodeTooLarge,
 				Message: fmt.Sprintf("plant is larger than %d bytes, the most POST /plants accepts", maxBodyBytes)}}
 		}
-		p, e := decodePlant(raw)
-		if e != nil {
-			return nil, &SeedError{Index: i, Body: *e}
+		if _, e := decodePlant(elem); e != nil {
+			return &SeedError{Index: i, Body: *e}
 		}
-		plants = append(plants, p)
+		n++
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	plants := make([]plantstore.NewPlant, 0, n)
+	_ = eachElement(data, start, func(_ int, elem []byte) error {
+		p, _ := decodePlant(elem) // checked above
+		plants = append(plants, p)
+		return nil
+	})
 	return plants, nil
+}
+
+// eachElement calls f with each element of the array at data[start], in a
+// body that json.Valid accepted, and its index, until f returns an error,
+// which it returns.
+func eachElement(data []byte, start int, f func(i int, elem []byte) error) error {
+	i := skipSpace(data, start+1) // after the opening bracket
+	for n := 0; data[i] != ']'; n++ {
+		end := skipElement(data, i)
+		if err := f(n, data[i:end]); err != nil {
+			return err
+		}
+		i = skipSpace(data, end)
+		if data[i] == ',' {
+			i = skipSpace(data, i+1)
+		}
+	}
+	return nil
+}
+
+// skipElement steps over the array element that starts at b[i]: as
+// skipValue, but a number, true, false or null in an array may also end at
+// its closing bracket.
+func skipElement(b []byte, i int) int {
+	switch b[i] {
+	case '"', '{', '[':
+		return skipValue(b, i)
+	}
+	for {
+		switch b[i] {
+		case ',', ']', ' ', '\t', '\r', '\n':
+			return i
+		}
+		i++
+	}
 }
 
 // checkPlant runs the stateless checks of POST /plants on a plant that did
@@ -131,30 +184,85 @@ func (h *Handler) checkPlant(p plantstore.NewPlant) *ErrorBody {
 // seed stores plants, which passed checkPlant, if their ids and the room
 // in the store allow, and otherwise stores nothing. h.mu must be held.
 func (h *Handler) seed(plants []plantstore.NewPlant) error {
-	var batch map[int64]int // id → index, for duplicates within plants
-	if h.ids != nil {
-		batch = make(map[int64]int, len(plants))
+	if err := h.seedCheck(plants); err != nil {
+		return err
+	}
+	h.plants = append(h.plants, plants...)
+	h.addIDs(plants)
+	return nil
+}
+
+// seedCheck returns the error for the first of plants that an id already
+// stored or earlier in plants, or the room in the store, refuses. h.mu
+// must be held.
+func (h *Handler) seedCheck(plants []plantstore.NewPlant) error {
+	if n := h.maxPlants - len(h.plants); len(plants) > n {
+		if n < 0 {
+			n = 0
+		}
+		// A duplicate id up to the first plant without room is the
+		// first error, if any.
+		if err := h.seedCheckIDs(plants[:n+1]); err != nil {
+			return err
+		}
+		return &SeedError{Index: n, Body: ErrorBody{Code: CodeStoreFull, Message: h.storeFullMessage()}}
+	}
+	return h.seedCheckIDs(plants)
+}
+
+// seedCheckIDs returns the error for the first of plants whose id is
+// stored already or appears earlier in plants, or nil. It costs 8 bytes a
+// plant, not a map: seeds may be large. h.mu must be held.
+func (h *Handler) seedCheckIDs(plants []plantstore.NewPlant) error {
+	if h.ids == nil {
+		return nil
+	}
+	sorted := make([]int64, len(plants))
+	for i, p := range plants {
+		sorted[i] = p.ID
+	}
+	slices.Sort(sorted)
+	var repeated map[int64]int // id → first index, for the ids that repeat
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i] == sorted[i-1] {
+			if repeated == nil {
+				repeated = make(map[int64]int)
+			}
+			repeated[sorted[i]] = -1
+		}
 	}
 	for i, p := range plants {
-		if h.ids != nil {
-			if _, dup := h.ids[p.ID]; dup {
-				return &SeedError{Index: i, Body: ErrorBody{Code: CodeDuplicateID, Message: duplicateMessage(p.ID)}}
-			}
-			if j, dup := batch[p.ID]; dup {
+		if _, dup := h.ids[p.ID]; dup {
+			return &SeedError{Index: i, Body: ErrorBody{Code: CodeDuplicateID, Message: duplicateMessage(p.ID)}}
+		}
+		if j, ok := repeated[p.ID]; ok {
+			if j >= 0 {
 				return &SeedError{Index: i, Body: ErrorBody{Code: CodeDuplicateID,
 					Message: fmt.Sprintf("plant %d appears twice, at index %d and %d", p.ID, j, i)}}
 			}
-			batch[p.ID] = i
-		}
-		if len(h.plants)+i >= h.maxPlants {
-			return &SeedError{Index: i, Body: ErrorBody{Code: CodeStoreFull, Message: h.storeFullMessage()}}
-		}
-	}
-	h.plants = append(h.plants, plants...)
-	for _, p := range plants {
-		if h.ids != nil {
-			h.ids[p.ID] = struct{}{}
+			repeated[p.ID] = i
 		}
 	}
 	return nil
+}
+
+// seedOwned is seed for a store that is empty, keeping plants, which no
+// one else holds, as the store. h.mu must be held.
+func (h *Handler) seedOwned(plants []plantstore.NewPlant) error {
+	if err := h.seedCheck(plants); err != nil {
+		return err
+	}
+	h.plants = plants
+	h.addIDs(plants)
+	return nil
+}
+
+// addIDs records the ids of plants, just stored. h.mu must be held.
+func (h *Handler) addIDs(plants []plantstore.NewPlant) {
+	if h.ids == nil {
+		return
+	}
+	for _, p := range plants {
+		h.ids[p.ID] = struct{}{}
+	}
 }

@@ -36,7 +36,10 @@
 // service's; it accepts exactly one token, which never expires; and the
 // error codes in its bodies ([CodeInvalidJSON] and the rest) are its own,
 // because the specification does not say which values the real service uses.
-// Branch on the HTTP status in production code, not on these codes.
+// Branch on the HTTP status in production code, not on these codes. Package
+// plantstoretest/conformance shows where a deployment answers differently,
+// and [WithProfile] makes the fake answer a repeated id and refused
+// credentials as the deployment does.
 package plantstoretest
 
 import (

@@ -42,7 +42,13 @@ check() {
 	fi
 }
 check "health" "$(code "$url/__plantstore/health")" 200
-check "inject a 503" "$(code -d '{"status":503,"headers":{"Retry-After":"1"}}' "$url/__plantstore/faults")" 201
+# A browser's simple cross-site request, and a DNS-rebinding page's, are
+# refused without changing anything; curl's default form type too.
+check "a simple cross-site fault" "$(code -H 'Content-Type: text/plain' -H 'Origin: http://evil.example' -d '{"status":503}' "$url/__plantstore/faults")" 403
+check "a rebinding page's reset" "$(code -X POST -H 'Host: rebind.evil.example' "$url/__plantstore/reset")" 403
+check "a fault as a form" "$(code -d '{"status":503}' "$url/__plantstore/faults")" 415
+check "no fault queued" "$(curl -s "$url/__plantstore/faults")" "[]"
+check "inject a 503" "$(code -H 'Content-Type: application/json' -d '{"status":503,"headers":{"Retry-After":"1"}}' "$url/__plantstore/faults")" 201
 check "create answered by the fault" "$(code "${create[@]}")" 503
 check "create" "$(code "${create[@]}")" 200
 check "journal" "$(curl -s "$url/__plantstore/requests" | grep -o '"status":[0-9]*' | tr '\n' ' ')" '"status":503 "status":200 '

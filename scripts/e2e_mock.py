@@ -174,6 +174,32 @@ def test_bad_control_requests_change_nothing():
         expect(pending, [], "pending faults after bad requests")
 
 
+def test_web_pages_cannot_drive_the_open_control_api():
+    with Mock() as m:
+        m.create({"id": 1, "name": "Fern"})
+        refused = [
+            # A browser's "simple" cross-site request: no preflight.
+            ("POST", "/__plantstore/faults", '{"status": 503}', {"Content-Type": "text/plain", "Origin": "http://evil.example"}, 403),
+            ("POST", "/__plantstore/reset", None, {"Origin": "http://evil.example"}, 403),
+            ("DELETE", "/__plantstore/requests", None, {"Sec-Fetch-Site": "cross-site"}, 403),
+            # A DNS-rebinding page: its own name, now resolving to 127.0.0.1.
+            ("POST", "/__plantstore/reset", None, {"Host": "rebind.evil.example"}, 403),
+            # A body that is not JSON, from anyone.
+            ("POST", "/__plantstore/faults", '{"status": 503}', {"Content-Type": "text/plain"}, 415),
+            ("POST", "/__plantstore/plants", '[{"id": 2, "name": "Ivy"}]', {"Content-Type": "application/x-www-form-urlencoded"}, 415),
+        ]
+        for method, path, body, headers, want in refused:
+            status, _, err = m.call(method, path, body, headers=headers)
+            expect(status, want, f"{method} {path} with {headers}")
+            assert set(err) == {"error", "message"} and err["message"], err
+        _, _, plants = m.call("GET", "/__plantstore/plants")
+        expect([p["id"] for p in plants], [1], "plants after the refused requests")
+        _, _, pending = m.call("GET", "/__plantstore/faults")
+        expect(pending, [], "faults after the refused requests")
+        _, _, journal = m.call("GET", "/__plantstore/requests")
+        expect(len(journal), 1, "journal entries after the refused requests")
+
+
 def test_reset_clears_plants_journal_and_faults():
     with Mock() as m:
         m.create({"id": 1, "name": "Fern"})

@@ -8,8 +8,10 @@ only, and checks what Containerfile promises: a non-root user (65532:65532),
 port 8080, an entrypoint that listens on 0.0.0.0:8080, one layer holding a
 static binary and the repository's LICENSE, unchanged. Then it extracts the
 binary, runs it with the image's entrypoint (plus -addr 127.0.0.1:0, since
-the port may be taken here), and serves a create and a health probe with
-it. Exits 0 when all holds.
+the port may be taken here), serves a create and a health probe with it,
+and runs the conformance kit against it (conformance_check.py: every spec
+check passes, and the observed answers are the fake's). Exits 0 when all
+holds.
 """
 
 import io
@@ -110,9 +112,16 @@ def main(path):
                 check(resp.status == 200 and json.load(resp) == {"name": "Monstera"}, "it serves a create: 200 {\"name\": \"Monstera\"}")
             with urllib.request.urlopen(url + "/__plantstore/health", timeout=10) as resp:
                 check(resp.status == 200, "it answers the health probe")
+            # The compose healthcheck: the image has no curl, so the binary
+            # checks itself.
+            hc = subprocess.run([exe, "-healthcheck", "-addr", url.removeprefix("http://")], env=env, timeout=10)
+            check(hc.returncode == 0, "-healthcheck exits 0 while it serves")
         finally:
             proc.terminate()
             check(proc.wait(timeout=30) == 0, "it exits with status 0 on SIGTERM")
+        # The conformance kit, from the image's own binary against itself.
+        import conformance_check
+        conformance_check.check_binary(exe, check)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,11 @@
 // Usage:
 //
 //	plantstore-mock [flags]
+//	plantstore-mock conformance -url URL [flags]
+//
+// The second form runs the conformance kit against the Plant Store API at
+// URL and prints a report (see conformance.go, and the README's "Is the
+// fake telling the truth?").
 //
 // It serves POST /plants as plantstoretest's Handler does, and the control
 // API under /__plantstore/ on the same port: health, the stored plants,
@@ -13,12 +18,17 @@
 // server" section documents each, and the control API, in full.
 //
 // It prints "listening on URL" on standard output once it accepts
-// connections, with a URL a client on this machine can use (with -addr :0
-// the port is chosen for it, and an unspecified host becomes 127.0.0.1 or
-// localhost). On standard error it says whether the control API is open,
-// needs the admin token, or is off (on a non-loopback address without an
-// admin token), and logs one line per request (method, path, status and
-// duration; never a token).
+// connections, with a URL a client on this machine can use (with -addr
+// 127.0.0.1:0 the port is chosen for it; an unspecified host, as in :0,
+// listens on every address and becomes 127.0.0.1 or localhost in the URL).
+// On standard error it says whether the control API is open, needs the
+// admin token, or is off (on a non-loopback address without an admin
+// token), and, at -log-level debug only, logs one line per request
+// (method, path, status and duration; never a token).
+//
+// With -healthcheck it serves nothing: it asks the mock at -addr for
+// /__plantstore/health and exits 0 if it is healthy, 1 if not, within a
+// second, for a container's health check.
 //
 // The token defaults to $PLANTSTORE_TOKEN, or to plantstoretest.DefaultToken
 // when that is unset; the admin token to $PLANTSTORE_ADMIN_TOKEN. The two
@@ -85,6 +95,9 @@ type flags struct {
 	chaos       float64
 	chaosSeed   int64
 	chaosSeeded bool // -chaos-seed was given
+	logLevel    slog.Level
+	healthcheck bool
+	profile     *plantstoretest.Profile // read from the -profile file; nil for none
 }
 
 // parseFlags parses args, with the environment's defaults. It returns the
@@ -94,7 +107,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 	fs := flag.NewFlagSet("plantstore-mock", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: plantstore-mock [flags]\n\n"+
+		fmt.Fprintf(fs.Output(), "Usage: plantstore-mock [flags]\n"+
+			"       plantstore-mock conformance -url URL [flags]  (the conformance kit; -h for its flags)\n\n"+
 			"Serves the fake Plant Store API (package plantstoretest), and its control API\n"+
 			"under /__plantstore/, until SIGINT or SIGTERM.\n\n")
 		fs.PrintDefaults()
@@ -111,6 +125,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 	fs.IntVar(&f.maxConns, "max-conns", mockserver.DefaultMaxConns, "serve at most `N` connections at once; more wait their turn")
 	fs.Var(&f.rate, "rate-limit", "answer API requests over `RATE` (N/s, N/m, N/h or N/duration, like 50/s or 10/1500ms) with 429 (default no limit)")
 	fs.Float64Var(&f.chaos, "chaos", 0, "answer this `fraction` (0 to 1) of API requests with a random fault")
+	fs.TextVar(&f.logLevel, "log-level", slog.LevelInfo, "log at `level` and above: debug (one line per API and control request), info (start-up and shutdown), warn or error")
+	fs.BoolVar(&f.healthcheck, "healthcheck", false, "check the health of the mock at -addr (GET /__plantstore/health, 1s at most) and exit: 0 healthy, 1 not; for a container's HEALTHCHECK")
+	profilePath := fs.String("profile", "", "answer a repeated id and refused credentials as the profile in `file` says (written by plantstore-mock conformance -profile-out)")
 	fs.Int64Var(&f.chaosSeed, "chaos-seed", 0, "the `seed` of -chaos's choices; the same seed gives the same sequence (default a random seed, printed)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -142,12 +159,28 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 		fmt.Fprintf(stderr, "plantstore-mock: %s\n", msg)
 		return nil, 2
 	}
+	if *profilePath != "" {
+		p, err := loadProfile(*profilePath)
+		if err != nil {
+			fmt.Fprintf(stderr, "plantstore-mock: %v\n", err)
+			return nil, 2
+		}
+		f.profile = p
+	}
 	return &f, -1
 }
 
 // check reports what is wrong with f, or "". No message quotes a token.
 func (f *flags) check(set map[string]bool) string {
 	switch {
+	case wire.TokenProblem(f.token) != "":
+		// Checked here, before plantstoretest.NewHandler (which panics on
+		// a bad token), naming where the token came from; never quoting it.
+		from := "$PLANTSTORE_TOKEN"
+		if set["token"] {
+			from = "-token"
+		}
+		return from + " " + wire.TokenProblem(f.token)
 	case set["admin-token"] && f.adminToken == "":
 		return "-admin-token must not be empty; leave it out for no admin token"
 	case f.adminToken != "" && wire.TokenProblem(f.adminToken) != "":
@@ -176,6 +209,9 @@ func (f *flags) check(set map[string]bool) string {
 // run is the whole command; it returns the exit status. It serves until ctx
 // ends.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "conformance" {
+		return runConformance(ctx, args[1:], getenv, stdout, stderr)
+	}
 	f, status := parseFlags(args, getenv, stderr)
 	if status >= 0 {
 		return status
@@ -183,16 +219,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if f.version {
 		return printVersion(stdout)
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	if f.healthcheck {
+		return healthcheck(ctx, f.addr, stderr)
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: f.logLevel}))
 	if f.chaos > 0 && !f.chaosSeeded {
 		f.chaosSeed = time.Now().UnixNano()
 		fmt.Fprintf(stderr, "plantstore-mock: -chaos %v with seed %d; pass -chaos-seed %d to repeat this run\n", f.chaos, f.chaosSeed, f.chaosSeed)
 	}
-	h, err := newHandler(f, logger)
-	if err != nil {
-		fmt.Fprintf(stderr, "plantstore-mock: %v\n", err)
-		return 2
-	}
+	h := newHandler(f, logger)
 	defer h.Close()
 	if f.seed != "" {
 		if err := seed(h, f.seed); err != nil {
@@ -250,21 +285,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return 0
 }
 
-// newHandler is the fake the command serves, configured by f. The panic
-// plantstoretest.NewHandler reports invalid options with (a bad -token)
-// becomes an error.
-func newHandler(f *flags, logger *slog.Logger) (h *plantstoretest.Handler, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%v", r)
-		}
-	}()
+// newHandler is the fake the command serves, configured by f, which
+// parseFlags checked. It logs each API request at debug level, and only
+// when that level is on: a request log costs throughput under load.
+func newHandler(f *flags, logger *slog.Logger) *plantstoretest.Handler {
 	opts := []plantstoretest.Option{
 		plantstoretest.WithToken(f.token),
-		plantstoretest.WithLogger(logger),
 		plantstoretest.WithJournalLimit(f.journal),
 		plantstoretest.WithJournalBodyLimit(mockserver.JournalBodyLimit),
 		plantstoretest.WithMaxPlants(f.maxPlants),
+	}
+	if logger.Enabled(context.Background(), slog.LevelDebug) {
+		opts = append(opts, plantstoretest.WithLogger(slog.New(atLevel{logger.Handler(), slog.LevelDebug})))
 	}
 	if f.rate.n > 0 {
 		opts = append(opts, plantstoretest.WithRateLimit(f.rate.n, f.rate.per))
@@ -272,7 +304,34 @@ func newHandler(f *flags, logger *slog.Logger) (h *plantstoretest.Handler, err e
 	if f.chaos > 0 {
 		opts = append(opts, plantstoretest.WithChaos(f.chaos, f.chaosSeed))
 	}
-	return plantstoretest.NewHandler(opts...), nil
+	if f.profile != nil {
+		opts = append(opts, plantstoretest.WithProfile(*f.profile))
+	}
+	return plantstoretest.NewHandler(opts...)
+}
+
+// atLevel is a slog.Handler that records everything at one level: the
+// fake logs its requests at info, which the command treats as debug.
+type atLevel struct {
+	slog.Handler
+	level slog.Level
+}
+
+func (h atLevel) Enabled(ctx context.Context, _ slog.Level) bool {
+	return h.Handler.Enabled(ctx, h.level)
+}
+
+func (h atLevel) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = h.level
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h atLevel) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return atLevel{h.Handler.WithAttrs(attrs), h.level}
+}
+
+func (h atLevel) WithGroup(name string) slog.Handler {
+	return atLevel{h.Handler.WithGroup(name), h.level}
 }
 
 // seed stores the plants of the JSON file at path, all or none.

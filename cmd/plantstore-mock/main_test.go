@@ -61,7 +61,7 @@ func TestMock(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 
-			cmd := exec.CommandContext(ctx, exe, append([]string{"-addr", "127.0.0.1:0"}, tt.args...)...)
+			cmd := exec.CommandContext(ctx, exe, append([]string{"-addr", "127.0.0.1:0", "-log-level", "debug"}, tt.args...)...)
 			cmd.Env = withoutToken(os.Environ())
 			if tt.env != "" {
 				cmd.Env = append(cmd.Env, "PLANTSTORE_TOKEN="+tt.env)
@@ -114,7 +114,8 @@ func TestMock(t *testing.T) {
 			if err != nil {
 				t.Fatalf("NewClient(%q) error = %v", url, err)
 			}
-			if _, err := c2.CreatePlant(ctx, in); !errors.Is(err, plantstore.ErrUnauthorized) {
+			var apiErr *plantstore.APIError
+			if _, err := c2.CreatePlant(ctx, in); !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusUnauthorized {
 				t.Errorf("CreatePlant(%+v) with a wrong token error = %v, want a 401", in, err)
 			}
 
@@ -165,7 +166,8 @@ func TestRunRejectsBadUsage(t *testing.T) {
 	}{
 		{"help", []string{"-h"}, 0, "Usage: plantstore-mock"},
 		{"empty token", []string{"-token", ""}, 2, "token must not be empty"},
-		{"token with space", []string{"-token", "a b"}, 2, "invalid character"},
+		{"token with space", []string{"-token", "a b"}, 2, "-token has an invalid character at byte 1"},
+		{"log level unknown", []string{"-log-level", "loud"}, 2, `invalid value "loud" for flag -log-level`},
 		{"unknown flag", []string{"-port", "80"}, 2, "flag provided but not defined"},
 		{"extra argument", []string{"serve"}, 2, "unexpected arguments"},
 		{"bad address", []string{"-addr", "127.0.0.1:99999"}, 1, "invalid port"},
@@ -273,5 +275,10 @@ func TestRunServesUntilCancelled(t *testing.T) {
 	}
 	if logs := stderr.String(); !strings.Contains(logs, "shutting down") || strings.Contains(logs, "in-process-token") {
 		t.Errorf("stderr = %q, want a shutdown line and no token", logs)
+	}
+	// At the default level, info, requests are not logged: under load the
+	// log costs throughput. Start-up and shutdown lines stay.
+	if logs := stderr.String(); strings.Contains(logs, "plantstoretest request") || !strings.Contains(logs, "control API at /__plantstore/ is open") {
+		t.Errorf("stderr at the default log level = %q, want the start-up line and no request lines", logs)
 	}
 }

@@ -38,10 +38,13 @@ type Inventory struct {
 }
 
 // New returns an Inventory that stores plants through store, usually a
-// *plantstore.Client. duplicateCode is the "error" code of the 400 with
-// which your deployment rejects a create whose ID is already stored: ask its
-// operators, since the specification leaves codes open (plantstoretest uses
-// plantstoretest.CodeDuplicateID).
+// *plantstore.Client. duplicateCode is the "error" code of the 4xx with
+// which your deployment rejects a create whose ID is already stored. The
+// specification leaves codes open: take it from a conformance run against
+// the deployment (plantstore-mock conformance prints "repeated id: status
+// S, error code C"; plantstoretest.Profile.DuplicateIDError reads it from
+// the profile). plantstoretest's own is plantstoretest.CodeDuplicateID,
+// with status 400.
 func New(store PlantCreator, duplicateCode int32) *Inventory {
 	return &Inventory{store: store, duplicateCode: duplicateCode}
 }
@@ -58,20 +61,25 @@ func (inv *Inventory) Register(ctx context.Context, id int64, name, tag string) 
 		// The plant may or may not be stored: ask again with the same ID.
 		_, err = inv.store.CreatePlant(ctx, p)
 	}
-	var apiErr *plantstore.APIError
+	var (
+		apiErr  *plantstore.APIError
+		invalid *plantstore.ValidationError
+	)
 	switch {
 	case err == nil, inv.isDuplicate(err):
 		// A duplicate was stored before: by an earlier call, or by an
 		// attempt whose answer was lost.
 		return nil
-	case errors.As(err, &apiErr) && apiErr.StatusCode == 400, errors.Is(err, plantstore.ErrInvalidPlant):
+	case errors.As(err, &apiErr) && apiErr.StatusCode == 400, errors.As(err, &invalid):
 		return fmt.Errorf("%w: plant %d: %v", ErrRejected, id, err)
 	}
 	return fmt.Errorf("inventory: register plant %d: %w", id, err)
 }
 
-// isDuplicate reports whether err is the store's answer that the ID exists.
+// isDuplicate reports whether err is the store's answer that the ID exists:
+// a 4xx with the duplicate code (400 from plantstoretest; a deployment may
+// answer 409, say, as its calibration shows).
 func (inv *Inventory) isDuplicate(err error) bool {
 	var apiErr *plantstore.APIError
-	return errors.As(err, &apiErr) && apiErr.StatusCode == 400 && apiErr.Code == inv.duplicateCode
+	return errors.As(err, &apiErr) && apiErr.StatusCode/100 == 4 && apiErr.Code == inv.duplicateCode
 }

@@ -71,7 +71,7 @@ func TestRegister(t *testing.T) {
 			// the plant and tries again: three more attempts.
 			faults:       []plantstoretest.Fault{{Status: http.StatusServiceUnavailable, Times: 6}},
 			plant:        monstera,
-			wantErr:      plantstore.ErrServer,
+			wantErr:      plantstore.ErrMaybeCreated, // a 503, to every attempt
 			wantRequests: 6,
 		},
 	}

@@ -3,7 +3,12 @@ package mockserver
 import (
 	"crypto/subtle"
 	"fmt"
+	"mime"
+	"net"
 	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
 
 	"github.com/plantstore/plantstore-go/internal/wire"
 	"github.com/plantstore/plantstore-go/plantstoretest"
@@ -74,4 +79,74 @@ func offMessage(listenAddr string) string {
 	return fmt.Sprintf("the control API is off: plantstore-mock listens on %s, which is not a loopback address, "+
 		"and has no admin token; restart it with -admin-token TOKEN (or PLANTSTORE_ADMIN_TOKEN=TOKEN) "+
 		"and send Authorization: Bearer TOKEN, or listen on 127.0.0.1", listenAddr)
+}
+
+// CodeForeignRequest is the "error" code of the 403 the open control API
+// answers a request that may come from a web page rather than from this
+// machine's tools: a Host that is not a loopback name or address (a DNS
+// rebinding page names its own host), or a browser's request from another
+// origin (Origin not the mock's own, or Sec-Fetch-Site cross-site or
+// same-site).
+const CodeForeignRequest int32 = 101
+
+// checkLocal returns the 403 for a request to the open control API that
+// does not come from this machine's own tools, or nil. Without an admin
+// token, being on loopback is the control API's only protection, and a
+// browser on this machine can reach loopback on a web page's behalf.
+func checkLocal(r *http.Request) *controlError {
+	host := r.Host
+	if !loopbackHost(host) {
+		return errorf(http.StatusForbidden, CodeForeignRequest,
+			"Host %q is not a loopback name or address: without an admin token the control API answers only requests "+
+				"for localhost, 127.0.0.1 or [::1] (a web page rebinding its own name to this machine sends its own); "+
+				"set -admin-token to reach it by another name", host)
+	}
+	if origin, ok := r.Header["Origin"]; ok {
+		if len(origin) != 1 || origin[0] != "http://"+host {
+			return errorf(http.StatusForbidden, CodeForeignRequest,
+				"Origin %q is not the mock's own (http://%s): without an admin token the control API refuses "+
+					"requests a web page from another origin sends", strings.Join(origin, ", "), host)
+		}
+	}
+	switch site := r.Header.Get("Sec-Fetch-Site"); site {
+	case "cross-site", "same-site":
+		return errorf(http.StatusForbidden, CodeForeignRequest,
+			"Sec-Fetch-Site is %s: without an admin token the control API refuses requests a web page from another origin sends", site)
+	}
+	return nil
+}
+
+// loopbackHost reports whether host, a Host header with or without a port,
+// names this machine's loopback: localhost, an address in 127.0.0.0/8, or
+// ::1 in brackets.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	} else if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+		host = host[1 : len(host)-1]
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Zone() == "" && ip.Unmap().IsLoopback()
+}
+
+// checkContentType returns the 415 for a control request with a body whose
+// Content-Type is not application/json, or nil. No web page can send
+// application/json to another origin without a CORS preflight, which the
+// mock never grants; so this holds whatever the access mode.
+func checkContentType(r *http.Request) *controlError {
+	ct := r.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && mt == "application/json" && len(r.Header.Values("Content-Type")) == 1 {
+		return nil
+	}
+	if ct == "" {
+		ct = "none"
+	} else {
+		ct = strconv.Quote(ct)
+	}
+	return errorf(http.StatusUnsupportedMediaType, plantstoretest.CodeContentType,
+		"Content-Type is %s; control request bodies must be application/json (curl: --json, or -H 'Content-Type: application/json')", ct)
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/plantstore/plantstore-go/internal/strictjson"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
@@ -31,6 +32,11 @@ const (
 	// is read whole, so that the refusal keeps the connection open; past
 	// the bound net/http closes it, as for any body over its limit.
 	maxEmptyBody = 4 << 10
+	// maxValues bounds the JSON values (objects, arrays, their members and
+	// elements, and the scalars) of a control body that is decoded whole: a
+	// fault's. A fault needs a few dozen; the bound keeps the memory a
+	// decoded body takes in proportion to its size.
+	maxValues = 1000
 )
 
 // CodeBadControlRequest is the "error" code of a 400 from the control API
@@ -63,12 +69,13 @@ func badRequest(format string, args ...any) *controlError {
 }
 
 // readBody reads r's body, at most limit bytes of it, into memory that
-// grows with the bytes received.
+// grows with the bytes received: a buffer that doubles as it fills, made to
+// measure, so it never holds more than twice what arrived.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *controlError) {
 	if r.Body == nil {
 		return nil, nil
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	body, err := readAtMost(http.MaxBytesReader(w, r.Body, limit), limit)
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge) && limit == maxEmptyBody:
@@ -82,50 +89,118 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *con
 	return body, nil
 }
 
+// readAtMost reads r to its end. Its buffer starts at 512 bytes and doubles
+// when full, but never past limit+1 bytes (which tells a body at the limit
+// from a longer one, as r reports): io.ReadAll's growth rounds up past that.
+func readAtMost(r io.Reader, limit int64) ([]byte, error) {
+	var buf []byte
+	for {
+		if len(buf) == cap(buf) {
+			grown := make([]byte, len(buf), min(max(2*int64(cap(buf)), 512), limit+1))
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// checkJSON checks that body is one JSON value in UTF-8, and not null,
+// without decoding it: the checks cost no memory, however many values the
+// body holds. want names what the endpoint takes, for messages. Every
+// problem is a 400 with [plantstoretest.CodeInvalidJSON] and a message
+// naming it.
+func checkJSON(body []byte, want string) *controlError {
+	switch trimmed := bytes.TrimSpace(body); {
+	case len(trimmed) == 0:
+		return invalidJSON("empty body; want %s", want)
+	case string(trimmed) == "null":
+		// Decode would leave v as it is, taking null for an empty request.
+		return invalidJSON("want %s, got null", want)
+	case !utf8.Valid(body):
+		return invalidJSON("body is not valid UTF-8")
+	case want == "a JSON array" && trimmed[0] != '[':
+		return invalidJSON("want an array, got JSON %s", kindName(trimmed[0]))
+	}
+	// Unmarshal checks the syntax before it decodes, and skipJSON decodes
+	// nothing.
+	var syntaxErr *json.SyntaxError
+	switch err := json.Unmarshal(body, new(skipJSON)); {
+	case err == nil:
+		return nil
+	case errors.As(err, &syntaxErr) && strings.Contains(err.Error(), "after top-level value"):
+		return invalidJSON("invalid JSON: data after the value")
+	case errors.As(err, &syntaxErr) && strings.Contains(err.Error(), "unexpected end of JSON input"):
+		return invalidJSON("invalid JSON: the body ends early")
+	case errors.As(err, &syntaxErr):
+		return invalidJSON("invalid JSON at byte %d: %v", syntaxErr.Offset, err)
+	default:
+		return invalidJSON("invalid JSON: %v", strings.TrimPrefix(err.Error(), "json: "))
+	}
+}
+
+// skipJSON takes any JSON value and keeps nothing of it.
+type skipJSON struct{}
+
+func (*skipJSON) UnmarshalJSON([]byte) error { return nil }
+
+// kindName names the kind of JSON value that starts with c.
+func kindName(c byte) string {
+	switch c {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+func invalidJSON(format string, args ...any) *controlError {
+	return errorf(http.StatusBadRequest, plantstoretest.CodeInvalidJSON, format, args...)
+}
+
 // decodeStrict decodes body, one JSON value in UTF-8, into v, and rejects
 // null, fields v does not have, values of the wrong type and anything after the
 // value. Every problem is a 400 with [plantstoretest.CodeInvalidJSON] and a
 // message naming it.
 func decodeStrict(body []byte, v any) *controlError {
-	invalid := func(format string, args ...any) *controlError {
-		return errorf(http.StatusBadRequest, plantstoretest.CodeInvalidJSON, format, args...)
-	}
+	invalid := invalidJSON
 	want := "a JSON object"
 	if reflect.TypeOf(v).Elem().Kind() == reflect.Slice {
 		want = "a JSON array"
 	}
-	switch trimmed := bytes.TrimSpace(body); {
-	case len(trimmed) == 0:
-		return invalid("empty body; want %s", want)
-	case string(trimmed) == "null":
-		// Decode would leave v as it is, taking null for an empty request.
-		return invalid("want %s, got null", want)
+	if err := checkJSON(body, want); err != nil {
+		return err
 	}
-	if !utf8.Valid(body) {
-		return invalid("body is not valid UTF-8")
+	// The walk refuses repeated and unknown fields and bounds the values;
+	// then Unmarshal decodes body where it lies (a json.Decoder would
+	// buffer it again, growing by doubling).
+	var strictErr *strictjson.Error
+	if err := strictjson.CheckFor(body, maxValues, v); errors.As(err, &strictErr) {
+		return invalid("%s (at byte %d)", strictErr.Msg, strictErr.Offset)
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var syntaxErr *json.SyntaxError
+	if err := json.Unmarshal(body, v); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		switch {
-		case errors.As(err, &syntaxErr):
-			return invalid("invalid JSON at byte %d: %v", syntaxErr.Offset, err)
 		case errors.As(err, &typeErr) && typeErr.Field != "":
 			return invalid("field %q: want %s, got JSON %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
 		case errors.As(err, &typeErr):
 			return invalid("want %s, got JSON %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return invalid("invalid JSON: the body ends early")
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			return invalid("unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
 		default:
 			return invalid("invalid JSON: %v", strings.TrimPrefix(err.Error(), "json: "))
 		}
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return invalid("invalid JSON: data after the value")
 	}
 	return nil
 }
@@ -149,18 +224,15 @@ func jsonKind(kind string) string {
 	return "another type"
 }
 
-// writeJSON sends v as the JSON body of a reply with status.
+// writeJSON sends v as the JSON body of a reply with status. The control
+// API's replies are plain structs that always marshal, so the encoder
+// writes straight to w: a fault's echoed body is not held twice.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		// The control API's replies are plain structs that always marshal.
-		panic(fmt.Sprintf("mockserver: marshal %T: %v", v, err))
-	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // A client that went away gets nothing either way.
 }
 
 // writeJSONArray sends the n values that at(i) gives as a JSON array, one

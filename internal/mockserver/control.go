@@ -77,6 +77,10 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) (int, *control
 			if err := s.authorize(r.Header); err != nil {
 				return 0, err
 			}
+		case accessOpen:
+			if err := checkLocal(r); err != nil {
+				return 0, err
+			}
 		}
 	}
 	methods, ok := routes[path]
@@ -98,6 +102,11 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) (int, *control
 	}
 	if err := checkQuery(r.URL, ep.query); err != nil {
 		return 0, err
+	}
+	if ep.bodyLimit > 0 {
+		if err := checkContentType(r); err != nil {
+			return 0, err
+		}
 	}
 	limit := ep.bodyLimit
 	if limit == 0 {

@@ -20,7 +20,7 @@ type faultJSON struct {
 	Headers map[string]json.RawMessage `json:"headers"`
 	// Body is the scripted reply's body; null or absent sends an ErrorBody
 	// with CodeFault, "" sends none.
-	Body *string `json:"body"`
+	Body *jsonText `json:"body"`
 	// Delay is a Go duration, like "250ms" or "2s"; "" is none.
 	Delay string     `json:"delay"`
 	Hang  bool       `json:"hang"`
@@ -116,7 +116,7 @@ func (fj *faultJSON) fault() (plantstoretest.Fault, *controlError) {
 		}
 	}
 	if fj.Body != nil {
-		f.Body = []byte(*fj.Body)
+		f.Body = []byte(*fj.Body)[:len(*fj.Body):len(*fj.Body)]
 	}
 	if fj.Delay != "" {
 		d, err := time.ParseDuration(fj.Delay)
@@ -254,7 +254,13 @@ func (s *Server) addFault(w http.ResponseWriter, _ *http.Request, body []byte) (
 		times = 1
 	}
 	f.Header = f.Header.Clone() // the reply must not share the map the Handler keeps
-	writeJSON(w, http.StatusCreated, newFaultStatus(plantstoretest.InjectedFault{ID: id, Fault: f, Times: times, Left: times}, fj.Match))
+	f.Body = nil                // the reply echoes fj.Body as it streams, not a copy
+	reply := newFaultStatus(plantstoretest.InjectedFault{ID: id, Fault: f, Times: times, Left: times}, fj.Match)
+	if fj.Body == nil {
+		writeJSON(w, http.StatusCreated, reply)
+	} else {
+		writeJSONWithBody(w, http.StatusCreated, reply, *fj.Body)
+	}
 	return http.StatusCreated, nil
 }
 

@@ -2,6 +2,7 @@ package mockserver
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -234,6 +235,7 @@ func TestAddFaultRejectsBadJSONFields(t *testing.T) {
 		{`{"status": 503, "match": {"path": 1}}`, plantstoretest.CodeInvalidJSON, `field "match.path": want a string`},
 		{`{"delay": "soon"}`, CodeBadControlRequest, `delay "soon" is not a Go duration`},
 		{`{"delay": 250}`, plantstoretest.CodeInvalidJSON, `field "delay": want a string`},
+		{`{"status": 503, "body": 5}`, plantstoretest.CodeInvalidJSON, `field "body": want a string, got JSON number`},
 		{`{"status": 503, "headers": {"Bad Name": "x"}}`, CodeBadControlRequest, `"Bad Name" is not a valid header name`},
 		{`{"status": 503, "headers": {"X": "a\r\nInjected: 1"}}`, CodeBadControlRequest, `"X": a value holds a control character`},
 		{`{"status": 503, "headers": {"X": 1}}`, CodeBadControlRequest, `"X": want a string or a non-empty array of strings`},
@@ -246,6 +248,15 @@ func TestAddFaultRejectsBadJSONFields(t *testing.T) {
 		{`{"status": 503} {}`, plantstoretest.CodeInvalidJSON, "data after the value"},
 		{`[]`, plantstoretest.CodeInvalidJSON, "want an object, got JSON array"},
 		{` null `, plantstoretest.CodeInvalidJSON, "want a JSON object, got null"},
+		// One strictness rule for every body, as POST /plants: a repeated
+		// field is refused, not taken last-wins.
+		{`{"status": 503, "status": 200}`, plantstoretest.CodeInvalidJSON, `field "status" appears more than once`},
+		{`{"status": 503, "st\u0061tus": 200}`, plantstoretest.CodeInvalidJSON, `field "status" appears more than once`},
+		{`{"status": 503, "headers": {"X-A": "1", "X-A": "2"}}`, plantstoretest.CodeInvalidJSON, `field "X-A" appears more than once`},
+		{`{"status": 503, "match": {"id": 1, "id": 2}}`, plantstoretest.CodeInvalidJSON, `field "id" appears more than once`},
+		// A bounded number of values, so that a small body cannot decode
+		// into a large fault.
+		{`{"status": 503, "headers": {"X-A": [` + strings.Repeat(`"a",`, maxValues) + `"a"]}}`, plantstoretest.CodeInvalidJSON, fmt.Sprintf("more than %d JSON values", maxValues)},
 	}
 	for _, tt := range tests {
 		srv, h := openMock(t)

@@ -40,8 +40,8 @@ type Config struct {
 	// ListenAddr is the address the server listens on, as messages name it.
 	ListenAddr string
 
-	// Logger, if not nil, gets one line per control request: method, path
-	// and status, never a token or a body.
+	// Logger, if not nil, gets one line per control request at debug
+	// level: method, path and status, never a token or a body.
 	Logger *slog.Logger
 }
 
@@ -111,8 +111,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	status := s.control(w, r)
-	if s.logger != nil {
-		s.logger.LogAttrs(r.Context(), slog.LevelInfo, "plantstore-mock control",
+	if s.logger != nil && s.logger.Enabled(r.Context(), slog.LevelDebug) {
+		s.logger.LogAttrs(r.Context(), slog.LevelDebug, "plantstore-mock control",
 			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", status))
 	}
 }

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/plantstore/plantstore-go/plantstoretest/conformance"
+)
+
+// conformanceUsage heads the -h output of plantstore-mock conformance.
+const conformanceUsage = `Usage: plantstore-mock conformance -url URL [flags]
+
+Runs the conformance kit (package plantstoretest/conformance) against the
+Plant Store API at URL, and against the fake in-process, and prints a report:
+spec checks (which any server that follows the specification passes) and
+observed checks (the answers the specification leaves open, the target's next
+to the fake's). It exits with 0 when every spec check passed, 1 when one
+failed, and 2 for bad usage or a target it refuses.
+
+A URL that is not on loopback is taken to be a real deployment, and needs
+-live: the run creates up to -max-creates plants there, with ids from
+9000000000000000000 up and names starting "conformance-", and the API has no
+delete. -profile-out writes what it observed as a profile for
+plantstore-mock -profile and plantstoretest.WithProfile.
+
+`
+
+// runConformance is plantstore-mock conformance; it returns the exit status.
+func runConformance(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("plantstore-mock conformance", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), conformanceUsage)
+		fs.PrintDefaults()
+	}
+	var (
+		t          conformance.Target
+		controlURL string
+		adminToken string
+		asJSON     bool
+		profileOut string
+	)
+	fs.StringVar(&t.URL, "url", "", "the API's base `URL` (default $PLANTSTORE_URL)")
+	fs.StringVar(&t.Token, "token", "", "the API's bearer `token` (default $PLANTSTORE_TOKEN)")
+	fs.BoolVar(&t.Live, "live", false, "allow a URL that is not on loopback: a real deployment, where the run leaves its plants")
+	fs.StringVar(&controlURL, "control-url", "", "the target's control API, such as URL/__plantstore, if it has one (a real deployment has none)")
+	fs.StringVar(&adminToken, "admin-token", "", "the control API's bearer `token` (default $PLANTSTORE_ADMIN_TOKEN)")
+	fs.IntVar(&t.MaxCreates, "max-creates", conformance.DefaultMaxCreates, "create at most `N` plants")
+	fs.Int64Var(&t.FirstID, "first-id", 0, "the first plant `id` to use (default a random one from 9000000000000000000 up)")
+	fs.StringVar(&t.NamePrefix, "name-prefix", "", "start every plant name with `prefix` (default conformance-<8 hex digits>-)")
+	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	fs.StringVar(&profileOut, "profile-out", "", "write the observed answers a profile can reproduce to `file`, for plantstore-mock -profile")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "plantstore-mock conformance: unexpected arguments: %q\n", fs.Args())
+		return 2
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if !set["url"] {
+		t.URL = getenv("PLANTSTORE_URL")
+	}
+	if !set["token"] {
+		t.Token = getenv("PLANTSTORE_TOKEN")
+	}
+	if !set["admin-token"] {
+		adminToken = getenv("PLANTSTORE_ADMIN_TOKEN")
+	}
+	switch {
+	case t.URL == "":
+		fmt.Fprintln(stderr, "plantstore-mock conformance: -url (or $PLANTSTORE_URL) is required")
+		return 2
+	case t.Token == "":
+		fmt.Fprintln(stderr, "plantstore-mock conformance: -token (or $PLANTSTORE_TOKEN) is required")
+		return 2
+	case set["admin-token"] && controlURL == "":
+		fmt.Fprintln(stderr, "plantstore-mock conformance: -admin-token needs -control-url")
+		return 2
+	}
+	if controlURL != "" {
+		t.Control = &conformance.Control{URL: controlURL, AdminToken: adminToken}
+	}
+	rep, err := conformance.RunReport(ctx, t)
+	if err != nil {
+		fmt.Fprintf(stderr, "plantstore-mock conformance: %s\n", strings.TrimPrefix(err.Error(), "conformance: "))
+		return 2
+	}
+	if profileOut != "" {
+		b, err := json.MarshalIndent(rep.Profile(), "", "  ")
+		if err == nil {
+			err = os.WriteFile(profileOut, append(b, '\n'), 0o644)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "plantstore-mock conformance: -profile-out: %v\n", err)
+			return 2
+		}
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(rep)
+	} else {
+		err = rep.WriteText(stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "plantstore-mock conformance: writing the report: %v\n", err)
+		return 2
+	}
+	if !rep.Passed {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/plantstore/plantstore-go/internal/mockserver"
+)
+
+// healthTimeout bounds the whole health check: connect, request and reply.
+const healthTimeout = time.Second
+
+// healthcheck asks the mock listening at addr (a -addr value) for its
+// health, and returns 0 if it answers 200 {"status":"ok"} within
+// healthTimeout, else 1 with the reason on stderr. An unspecified host
+// (":8080", "0.0.0.0:8080") is asked on loopback, as a container's health
+// check runs beside the server.
+func healthcheck(ctx context.Context, addr string, stderr io.Writer) int {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "plantstore-mock: healthcheck: -addr %q: %v\n", addr, err)
+		return 1
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+		if ip != nil && ip.To4() == nil {
+			host = "::1"
+		}
+	}
+	url := "http://" + net.JoinHostPort(host, port) + mockserver.Prefix + "health"
+	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "plantstore-mock: healthcheck: %v\n", err)
+		return 1
+	}
+	client := &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
+	resp, err := client.Do(req)
+	if err != nil {
+		fmt.Fprintf(stderr, "plantstore-mock: healthcheck: %v\n", err)
+		return 1
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Status string `json:"status"`
+	}
+	err = json.NewDecoder(io.LimitReader(resp.Body, 4<<10)).Decode(&body)
+	if resp.StatusCode != http.StatusOK || err != nil || body.Status != "ok" {
+		fmt.Fprintf(stderr, "plantstore-mock: healthcheck: GET %s: status %d, body status %q, want 200 and \"ok\"\n", url, resp.StatusCode, body.Status)
+		return 1
+	}
+	return 0
+}

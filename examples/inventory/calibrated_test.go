@@ -1,0 +1,47 @@
+package inventory_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/examples/inventory"
+	"github.com/plantstore/plantstore-go/plantstoretest"
+)
+
+// deployment is the calibration of a deployment that answers a repeated id
+// with 409 and its own code, as plantstore-mock conformance -profile-out
+// writes it.
+const deployment = `{
+	"source": "https://plants.example.com",
+	"duplicate_id": {"status": 409, "content_type": "application/json",
+	                 "body": "{\"error\":1009,\"message\":\"id {id} is taken\"}"}
+}`
+
+// TestRegisterCalibrated settles a create whose answer was lost against a
+// fake calibrated to answer like the deployment, with the duplicate code
+// taken from the calibration rather than from the operators.
+func TestRegisterCalibrated(t *testing.T) {
+	t.Parallel()
+	profile, err := plantstoretest.ParseProfile([]byte(deployment))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, code, ok := profile.DuplicateIDError()
+	if !ok {
+		t.Fatal("the calibration has no duplicate-id code")
+	}
+	srv := plantstoretest.NewServer(t, plantstoretest.WithProfile(profile))
+	srv.Inject(plantstoretest.Fault{Store: true, Drop: true})
+	inv := inventory.New(srv.Client(), code)
+	fern := plantstore.NewPlant{ID: 7, Name: "Fern"}
+	if err := inv.Register(context.Background(), fern.ID, fern.Name, ""); err != nil {
+		t.Fatalf("Register after a lost answer: %v", err)
+	}
+	if err := inv.Register(context.Background(), fern.ID, fern.Name, ""); err != nil {
+		t.Fatalf("Register again: %v", err)
+	}
+	if got := srv.Plants(); len(got) != 1 {
+		t.Errorf("stored %v, want the fern once", got)
+	}
+}

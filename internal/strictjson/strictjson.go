@@ -1,0 +1,267 @@
+// Package strictjson holds the one rule of JSON strictness that every body
+// the module's servers read follows beyond encoding/json's syntax: a field
+// name appears at most once in an object, names compared as they decode
+// (so "n\u0061me" repeats "name"). JSON leaves the meaning of repeated
+// names undefined, and servers differ on which one wins; encoding/json keeps
+// the last, silently. It also bounds how many values a body may hold, so
+// that a small body cannot cost memory out of proportion to its size once
+// decoded.
+//
+// The fake's POST /plants applies the same rule in its own allocation-free
+// walk (plantstoretest/decode.go), with the same [NameSet] and message; the
+// mock's control API applies it through [CheckFor], which also refuses
+// unknown fields.
+package strictjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// Error is a body [Check] refused.
+type Error struct {
+	// Offset is the byte offset in the body where the problem starts.
+	Offset int
+	// Msg says what is wrong, without a package prefix.
+	Msg string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Check walks data, one JSON value that json.Valid accepts, and returns an
+// *Error for the first field name repeated within its object, or for the
+// value past maxValues (counting every value: objects, arrays, their
+// members and elements, and the scalars). It allocates by the names of the
+// objects open at once, never by data's length: at most maxValues names.
+// Check's result for data that is not valid JSON is undefined, but it does
+// not panic.
+func Check(data []byte, maxValues int) error {
+	w := walker{data: data, max: maxValues}
+	return w.run()
+}
+
+// CheckFor is [Check], and also refuses a field name that the struct
+// encoding/json would decode it into has not, wherever v's type (a pointer)
+// gives one: at the top, in a struct's struct fields, in slice elements
+// and map values. Names match exactly, as the fake's POST /plants matches
+// them, not in any case as encoding/json does; so {"Status": 1} is an
+// unknown field where a struct has "status". Maps, interfaces,
+// json.RawMessage and types with their own UnmarshalJSON take any names.
+func CheckFor(data []byte, maxValues int, v any) error {
+	w := walker{data: data, max: maxValues, typed: true, next: shapeOf(reflect.TypeOf(v).Elem())}
+	return w.run()
+}
+
+// shape is what names a JSON value may hold, from the Go type it decodes
+// into. A nil *shape takes anything.
+type shape struct {
+	fields map[string]*shape // a struct's fields by JSON name; nil for a map
+	elem   *shape            // a map's values or a slice's elements
+	strict bool              // a struct: other names are unknown
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+func shapeOf(t reflect.Type) *shape {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(unmarshalerType) {
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		s := &shape{fields: map[string]*shape{}, strict: true}
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch name {
+			case "-":
+				continue
+			case "":
+				name = f.Name
+			}
+			s.fields[name] = shapeOf(f.Type)
+		}
+		return s
+	case reflect.Map, reflect.Slice, reflect.Array:
+		if e := shapeOf(t.Elem()); e != nil {
+			return &shape{elem: e}
+		}
+	}
+	return nil
+}
+
+type walker struct {
+	data   []byte
+	max    int
+	values int
+	// open is the stack of open containers; names holds, for each open
+	// object, the names seen so far, by their decoded text (the set
+	// plantstoretest's POST /plants uses).
+	open  []byte // '{' or '['
+	names []NameSet
+	// For CheckFor: typed, the shape of each open container (parallel to
+	// open), and the shape of the value to come.
+	typed bool
+	cont  []*shape
+	next  *shape
+}
+
+// enter notes that a container with opening c starts.
+func (w *walker) enter(c byte) {
+	if !w.typed {
+		return
+	}
+	w.cont = append(w.cont, w.next)
+	if c == '[' {
+		w.next = w.next.elemShape()
+	}
+}
+
+// leave notes that the innermost container ends.
+func (w *walker) leave() {
+	if !w.typed || len(w.cont) == 0 {
+		return
+	}
+	w.cont = w.cont[:len(w.cont)-1]
+	if len(w.open) > 0 && w.open[len(w.open)-1] == '[' {
+		w.next = w.cont[len(w.cont)-1].elemShape()
+	}
+}
+
+// member checks name, at offset i, against the innermost object's shape,
+// and makes its value's shape the one to come.
+func (w *walker) member(i int, name []byte) error {
+	if !w.typed {
+		return nil
+	}
+	obj := w.cont[len(w.cont)-1]
+	switch {
+	case obj == nil:
+		w.next = nil
+	case obj.strict:
+		s, ok := obj.fields[string(name)]
+		if !ok {
+			return &Error{Offset: i, Msg: fmt.Sprintf("unknown field %q", string(name))}
+		}
+		w.next = s
+	default:
+		w.next = obj.elem
+	}
+	return nil
+}
+
+func (s *shape) elemShape() *shape {
+	if s == nil {
+		return nil
+	}
+	return s.elem
+}
+
+func (w *walker) run() error {
+	d := w.data
+	for i := 0; i < len(d); i++ {
+		switch c := d[i]; c {
+		case ' ', '\t', '\r', '\n', ',', ':':
+		case '{', '[':
+			if err := w.value(i); err != nil {
+				return err
+			}
+			w.enter(c)
+			w.open = append(w.open, c)
+			if c == '{' {
+				w.names = append(w.names, NameSet{})
+			}
+		case '}', ']':
+			if len(w.open) == 0 {
+				return nil
+			}
+			if w.open[len(w.open)-1] == '{' {
+				w.names = w.names[:len(w.names)-1]
+			}
+			w.open = w.open[:len(w.open)-1]
+			w.leave()
+		case '"':
+			end := skipString(d, i)
+			if w.isName(end) {
+				name := unescape(d[i:end])
+				if w.names[len(w.names)-1].Add(name) {
+					return &Error{Offset: i, Msg: fmt.Sprintf("field %q appears more than once", string(name))}
+				}
+				if err := w.member(i, name); err != nil {
+					return err
+				}
+			} else if err := w.value(i); err != nil {
+				return err
+			}
+			i = end - 1
+		default: // a number, true, false or null
+			if err := w.value(i); err != nil {
+				return err
+			}
+			for i+1 < len(d) && bytes.IndexByte([]byte(" \t\r\n,]}"), d[i+1]) < 0 {
+				i++
+			}
+		}
+	}
+	return nil
+}
+
+// value counts one more value, starting at offset i.
+func (w *walker) value(i int) error {
+	w.values++
+	if w.values > w.max {
+		return &Error{Offset: i, Msg: fmt.Sprintf("more than %d JSON values", w.max)}
+	}
+	return nil
+}
+
+// isName reports whether the string that ends before end is a field name:
+// in an object, followed by a colon.
+func (w *walker) isName(end int) bool {
+	if len(w.open) == 0 || w.open[len(w.open)-1] != '{' {
+		return false
+	}
+	for j := end; j < len(w.data); j++ {
+		switch w.data[j] {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case ':':
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// skipString returns the index just past the string literal at d[i].
+func skipString(d []byte, i int) int {
+	for i++; i < len(d); i++ {
+		switch d[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(d)
+}
+
+// unescape returns the text of the string literal lit.
+func unescape(lit []byte) []byte {
+	if bytes.IndexByte(lit, '\\') < 0 && len(lit) >= 2 {
+		return lit[1 : len(lit)-1]
+	}
+	var s string
+	if err := json.Unmarshal(lit, &s); err != nil {
+		return lit
+	}
+	return []byte(s)
+}

@@ -1,0 +1,111 @@
+package strictjson
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		data    string
+		max     int
+		wantErr string // "" for none
+	}{
+		{"empty object", `{}`, 10, ""},
+		{"distinct names", `{"a": 1, "b": [1, 2, {"a": 2}], "c": {"a": 3}}`, 20, ""},
+		{"same name in sibling objects", `[{"a": 1}, {"a": 2}]`, 10, ""},
+		{"repeated name", `{"status": 503, "status": 200}`, 10, `field "status" appears more than once`},
+		{"repeated through an escape", `{"name": 1, "n\u0061me": 2}`, 10, `field "name" appears more than once`},
+		{"repeated in a nested object", `{"headers": {"A": "1", "B": "2", "A": "3"}}`, 10, `field "A" appears more than once`},
+		{"a value that looks like a name", `{"a": "b", "b": "a"}`, 10, ""},
+		{"string with quote and colon", `{"a": "x\":", "b": 1}`, 10, ""},
+		{"at the value bound", `[1, 2, 3]`, 4, ""},
+		{"past the value bound", `[1, 2, 3, 4]`, 4, "more than 4 JSON values"},
+		{"nesting counts", `[[[[[]]]]]`, 4, "more than 4 JSON values"},
+		{"names do not count", `{"a": 1, "b": 2}`, 3, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := Check([]byte(tt.data), tt.max)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Errorf("Check(%s) = %v, want nil", tt.data, err)
+				}
+				return
+			}
+			var e *Error
+			if !errors.As(err, &e) || !strings.Contains(e.Msg, tt.wantErr) {
+				t.Errorf("Check(%s) = %v, want an *Error containing %q", tt.data, err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// FuzzCheck: Check never panics, whatever the bytes.
+func FuzzCheck(f *testing.F) {
+	for _, s := range []string{`{"a":1,"a":2}`, `[`, `"\`, `{"a`, `}}]]`, `{"a":"\u00"}`} {
+		f.Add([]byte(s))
+	}
+	type shape struct {
+		A map[string][]struct{ B int }   `json:"a"`
+		C []struct{ D *struct{ E int } } `json:"c"`
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_ = Check(data, 100)
+		_ = CheckFor(data, 100, new(shape))
+	})
+}
+
+func TestCheckFor(t *testing.T) {
+	t.Parallel()
+	type inner struct {
+		ID   *int64 `json:"id,omitempty"`
+		Name string `json:"name"`
+	}
+	type outer struct {
+		Status  int                        `json:"status"`
+		Headers map[string]json.RawMessage `json:"headers"`
+		Match   *inner                     `json:"match"`
+		List    []inner                    `json:"list"`
+		Skipped int                        `json:"-"`
+		Plain   bool
+	}
+	tests := []struct {
+		name    string
+		data    string
+		wantErr string
+	}{
+		{"known fields", `{"status": 1, "headers": {"Any-Name": [1, {"x": 2}]}, "match": {"id": 1, "name": "a"}, "list": [{"name": "a"}, {"id": 2}], "Plain": true}`, ""},
+		{"unknown at the top", `{"statsu": 1}`, `unknown field "statsu"`},
+		{"names match exactly", `{"Status": 1}`, `unknown field "Status"`},
+		{"a field tagged -", `{"Skipped": 1}`, `unknown field "Skipped"`},
+		{"unknown in a nested struct", `{"match": {"nmae": "a"}}`, `unknown field "nmae"`},
+		{"unknown in a later element", `{"list": [{"name": "a"}, {"tag": "b"}]}`, `unknown field "tag"`},
+		{"after a nested object", `{"match": {"name": "a"}, "extra": 1}`, `unknown field "extra"`},
+		{"after a nested array", `{"list": [{"name": "a"}], "extra": 1}`, `unknown field "extra"`},
+		{"a map takes any name", `{"headers": {"statsu": 1, "nmae": 2}}`, ""},
+		{"a wrong type is Unmarshal's to report", `{"match": [1, 2]}`, ""},
+		{"repeated", `{"status": 1, "status": 2}`, `field "status" appears more than once`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := CheckFor([]byte(tt.data), 100, new(outer))
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Errorf("CheckFor(%s) = %v, want nil", tt.data, err)
+				}
+				return
+			}
+			var e *Error
+			if !errors.As(err, &e) || !strings.Contains(e.Msg, tt.wantErr) {
+				t.Errorf("CheckFor(%s) = %v, want an *Error containing %q", tt.data, err, tt.wantErr)
+			}
+		})
+	}
+}

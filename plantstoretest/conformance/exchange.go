@@ -1,0 +1,170 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/plantstore/plantstore-go/internal/wire"
+)
+
+// Exchange is one request the kit sent and what came back, as a report
+// shows it: the token is redacted, and bodies are cut to a snippet.
+type Exchange struct {
+	Method string `json:"method"`
+	// URL is the request's URL.
+	URL string `json:"url"`
+	// Header holds the request's headers, the credentials of Authorization
+	// replaced by "REDACTED".
+	Header map[string]string `json:"header,omitempty"`
+	// Body is the start of the request body, BodyBytes its length.
+	Body      string `json:"body,omitempty"`
+	BodyBytes int    `json:"body_bytes"`
+
+	// Status is the response's status, 0 when none came (see Error).
+	Status int `json:"status"`
+	// ResponseHeader holds the response headers a check looks at.
+	ResponseHeader map[string]string `json:"response_header,omitempty"`
+	// ResponseBody is the start of the response body.
+	ResponseBody string `json:"response_body,omitempty"`
+	// Error says why no response came, or why it could not be read.
+	Error string `json:"error,omitempty"`
+
+	body []byte // the response body, up to maxResponseBody
+}
+
+// Snippet lengths and the most of a response body the kit reads.
+const (
+	requestSnippet  = 300
+	responseSnippet = 600
+	maxResponseBody = 64 << 10
+)
+
+// responseHeaders are the response headers an Exchange keeps.
+var responseHeaders = []string{"Content-Type", "WWW-Authenticate", "Allow", "Retry-After"}
+
+// String shows e as the failure message of a check shows it.
+func (e *Exchange) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "    > %s %s\n", e.Method, e.URL)
+	for _, k := range sortedKeys(e.Header) {
+		fmt.Fprintf(&b, "    > %s: %s\n", k, e.Header[k])
+	}
+	if e.BodyBytes > 0 {
+		fmt.Fprintf(&b, "    > %s\n", quoteSnippet(e.Body, e.BodyBytes))
+	}
+	if e.Status == 0 {
+		fmt.Fprintf(&b, "    < no response: %s\n", e.Error)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "    < %d %s\n", e.Status, http.StatusText(e.Status))
+	for _, k := range sortedKeys(e.ResponseHeader) {
+		fmt.Fprintf(&b, "    < %s: %s\n", k, e.ResponseHeader[k])
+	}
+	fmt.Fprintf(&b, "    < %s\n", quoteSnippet(e.ResponseBody, len(e.body)))
+	if e.Error != "" {
+		fmt.Fprintf(&b, "    < (%s)\n", e.Error)
+	}
+	return b.String()
+}
+
+func quoteSnippet(s string, n int) string {
+	if len(s) < n {
+		return fmt.Sprintf("%s… (%d bytes)", s, n)
+	}
+	return s
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func snippet(b []byte, n int) string {
+	if len(b) > n {
+		b = b[:n]
+		for len(b) > 0 && !utf8.Valid(b) { // do not cut a character in two
+			b = b[:len(b)-1]
+		}
+	}
+	return string(b)
+}
+
+// readAll reads r to its end, or to limit bytes and an error. The buffer
+// grows with what arrives, never by what the peer declares.
+func readAll(r io.Reader, limit int) ([]byte, error) {
+	var buf bytes.Buffer
+	n, err := buf.ReadFrom(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return buf.Bytes(), err
+	}
+	if n > int64(limit) {
+		return buf.Bytes()[:limit], fmt.Errorf("body cut at %d bytes", limit)
+	}
+	return buf.Bytes(), nil
+}
+
+// do sends one request and reads at most limit bytes of the answer.
+// url is absolute. A nil header sends none but Content-Length.
+func do(ctx context.Context, client *http.Client, method, url string, header http.Header, body []byte, limit int) *Exchange {
+	e := &Exchange{Method: method, URL: url, BodyBytes: len(body), Body: snippet(body, requestSnippet)}
+	if len(header) > 0 {
+		e.Header = make(map[string]string, len(header))
+		for k, vs := range header {
+			for _, v := range vs {
+				if k == "Authorization" {
+					v = wire.RedactCredentials(v) // sent as given, shown redacted
+				}
+				if old, ok := e.Header[k]; ok {
+					v = old + ", " + v
+				}
+				e.Header[k] = v
+			}
+		}
+	}
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		e.Error = err.Error()
+		return e
+	}
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		e.Error = err.Error()
+		return e
+	}
+	defer resp.Body.Close()
+	e.Status = resp.StatusCode
+	for _, k := range responseHeaders {
+		if vs := resp.Header.Values(k); len(vs) > 0 {
+			if e.ResponseHeader == nil {
+				e.ResponseHeader = map[string]string{}
+			}
+			e.ResponseHeader[k] = strings.Join(vs, ", ")
+		}
+	}
+	b, err := readAll(resp.Body, limit)
+	if err != nil {
+		e.Error = "reading the body: " + err.Error()
+	}
+	e.body = b
+	e.ResponseBody = snippet(b, responseSnippet)
+	return e
+}

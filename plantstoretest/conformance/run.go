@@ -1,0 +1,300 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plantstore/plantstore-go/internal/mockserver"
+	"github.com/plantstore/plantstore-go/internal/wire"
+	"github.com/plantstore/plantstore-go/plantstoretest"
+)
+
+// Run checks target against the specification, with a subtest per check
+// named by its id: a spec check that does not hold fails its subtest with
+// the exchange that shows it (the token redacted); an observed check logs
+// the target's answer next to the fake's and never fails. A target Run
+// refuses (a URL not on loopback without Live, an empty token) fails the
+// test at once. With target.Report set, Run stores the report there.
+func Run(t *testing.T, target Target) {
+	t.Helper()
+	rep, err := RunReport(context.Background(), target)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	if target.Report != nil {
+		*target.Report = *rep
+	}
+	for _, c := range rep.Checks {
+		t.Run(c.ID, func(t *testing.T) {
+			switch c.Outcome {
+			case Fail:
+				var b strings.Builder
+				fmt.Fprintf(&b, "conformance: %s check %s (%s): %s\n", c.Tag, c.ID, c.Title, c.Problem)
+				for _, e := range c.Exchanges {
+					b.WriteString(e.String())
+				}
+				t.Errorf("%s", b.String())
+			case Skipped:
+				t.Skipf("%s", c.Problem)
+			case Recorded:
+				if c.Differs {
+					t.Logf("target: %s\nfake:   %s", formatAnswer(c.Answer), formatAnswer(c.Reference))
+				} else {
+					t.Logf("target (same as the fake): %s", formatAnswer(c.Answer))
+				}
+			}
+		})
+	}
+}
+
+// RunReport runs the checks against target, then against the fake
+// (plantstoretest.NewHandler, in-process, with a control API when target
+// has one), and returns the report with the two sets of observed answers
+// side by side. It fails only when target is refused (see [Target]); a
+// target that is down gives a report whose checks failed.
+func RunReport(ctx context.Context, target Target) (*Report, error) {
+	start := time.Now()
+	s, err := target.settings()
+	if err != nil {
+		return nil, err
+	}
+	rep := run(ctx, s)
+	ref, err := runReference(ctx, target, s)
+	if err != nil {
+		return nil, err
+	}
+	rep.Reference = ref.Reference
+	rep.compareWith(ref)
+	rep.Started = start
+	rep.Seconds = time.Since(start).Seconds()
+	return rep, nil
+}
+
+// runReference runs the checks against a fresh fake in-process, with the
+// target's limits, and a control API if the target has one.
+func runReference(ctx context.Context, target Target, ts *settings) (*Report, error) {
+	token := target.Token
+	if wire.TokenProblem(token) != "" {
+		token = plantstoretest.DefaultToken
+	}
+	h := plantstoretest.NewHandler(plantstoretest.WithToken(token), plantstoretest.WithJournalLimit(0))
+	defer h.Close()
+	var handler http.Handler = h
+	name := "plantstoretest.NewHandler, in-process"
+	var fake Fake
+	if target.Fake != nil {
+		fake = h
+		name += ", scripted through its Go API"
+	}
+	if target.Control != nil {
+		m, err := mockserver.New(h, mockserver.Config{Loopback: true})
+		if err != nil {
+			return nil, fmt.Errorf("conformance: the reference's control API: %v", err)
+		}
+		handler = m
+		name += ", with plantstore-mock's control API"
+	}
+	// The requests go straight to the handler, with no network between:
+	// what the checks compare is the handler's (status, headers, body),
+	// and a server would hold each connection it closes after a refused
+	// 1 MiB body for half a second (net/http's lingering close).
+	const base = "http://127.0.0.1"
+	ref := Target{URL: base, Token: token, MaxCreates: ts.maxCreates, Client: &http.Client{Transport: handlerTransport{handler}}, Fake: fake}
+	if target.Control != nil {
+		ref.Control = &Control{URL: base + strings.TrimSuffix(mockserver.Prefix, "/")}
+	}
+	s, err := ref.settings()
+	if err != nil {
+		return nil, err
+	}
+	rep := run(ctx, s)
+	rep.Reference = name
+	return rep, nil
+}
+
+// handlerTransport serves each request with a handler, in-process.
+type handlerTransport struct{ h http.Handler }
+
+func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	if r.Body == nil {
+		r.Body = http.NoBody
+	}
+	defer r.Body.Close()
+	r.RequestURI = r.URL.RequestURI()
+	rec := httptest.NewRecorder()
+	t.h.ServeHTTP(rec, r)
+	resp := rec.Result()
+	resp.Request = req
+	return resp, nil
+}
+
+// run runs every check against s's target.
+func run(ctx context.Context, s *settings) *Report {
+	r := &runner{ctx: ctx, s: s, nextID: s.firstID, memo: map[string]*Exchange{}, plants: map[string]storedPlant{}}
+	rep := &Report{
+		Target:     s.base,
+		MaxCreates: s.maxCreates,
+		FirstID:    s.firstID,
+		NamePrefix: s.prefix,
+		Control:    s.control != nil || s.fake != nil,
+		Passed:     true,
+	}
+	for _, ch := range checks {
+		c := CheckResult{ID: ch.id, Tag: ch.tag, Title: ch.title}
+		if ch.needsControl && s.control == nil && s.fake == nil {
+			c.Outcome = Skipped
+			c.Problem = "needs the target's control API (Target.Control or Target.Fake, -control-url); a real deployment has none"
+		} else {
+			ch.run(r, &c)
+		}
+		if c.Outcome == "" {
+			switch c.Tag {
+			case Spec:
+				c.Outcome = Pass
+			default:
+				c.Outcome = Recorded
+			}
+		}
+		if c.Outcome == Fail {
+			rep.Passed = false
+		}
+		for _, pc := range profileChecks {
+			c.Calibrated = c.Calibrated || (pc.id == c.ID && c.Outcome == Recorded)
+		}
+		rep.Checks = append(rep.Checks, c)
+	}
+	rep.Creates = r.used
+	rep.LastID = r.nextID - 1
+	r.s.client.CloseIdleConnections()
+	return rep
+}
+
+// runner holds a run's state: the creates it may still make, the ids and
+// names it used, and exchanges that more than one check reads.
+type runner struct {
+	ctx    context.Context
+	s      *settings
+	used   int // requests that may have stored a plant
+	nextID int64
+	memo   map[string]*Exchange   // exchanges later checks read, by check
+	plants map[string]storedPlant // the plant each of those sent
+
+	stored  []storedPlant // what the target answered 2xx to
+	refused []int64       // ids the target refused with a 4xx
+}
+
+type storedPlant struct {
+	id        int64
+	name, tag string
+	hasTag    bool
+}
+
+// id returns a fresh plant id.
+func (r *runner) id() int64 {
+	id := r.nextID
+	r.nextID++
+	return id
+}
+
+// name returns a plant name: the run's prefix and s.
+func (r *runner) name(s string) string { return r.s.prefix + s }
+
+// headers returns the headers of a create: JSON, and the bearer token.
+func (r *runner) headers() http.Header {
+	return http.Header{
+		"Authorization": {"Bearer " + r.s.token},
+		"Content-Type":  {"application/json"},
+	}
+}
+
+// send sends a request to the target's path and records it in c.
+func (r *runner) send(c *CheckResult, method, path string, header http.Header, body []byte) *Exchange {
+	e := do(r.ctx, r.s.client, method, r.s.base+path, header, body, maxResponseBody)
+	c.Exchanges = append(c.Exchanges, e)
+	return e
+}
+
+// create sends a request that might store a plant with the given id, name
+// and tag, if the run's create budget allows it; otherwise it marks c
+// skipped and returns nil. A 4xx answer gives the create back.
+func (r *runner) create(c *CheckResult, header http.Header, body []byte, p storedPlant) *Exchange {
+	if r.used >= r.s.maxCreates {
+		c.Outcome = Skipped
+		c.Problem = fmt.Sprintf("the run's %d creates (Target.MaxCreates, -max-creates) are used up", r.s.maxCreates)
+		return nil
+	}
+	r.used++
+	e := r.send(c, http.MethodPost, "/plants", header, body)
+	switch {
+	case e.Status >= 400 && e.Status <= 499:
+		r.used--
+		r.refused = append(r.refused, p.id)
+	case e.Status >= 200 && e.Status <= 299:
+		r.stored = append(r.stored, p)
+	}
+	return e
+}
+
+// plantJSON is a NewPlant body with the fields given, in order; a value is
+// raw JSON.
+func plantJSON(fields ...string) []byte {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := 0; i+1 < len(fields); i += 2 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%q:%s", fields[i], fields[i+1])
+	}
+	b.WriteByte('}')
+	return []byte(b.String())
+}
+
+// quote returns s as a JSON string.
+func quote(s string) string {
+	b, _ := json.Marshal(s) // a string cannot fail
+	return string(b)
+}
+
+func itoa(id int64) string { return strconv.FormatInt(id, 10) }
+
+// answer is the comparable form of a reply: its status and the headers and
+// body the specification leaves open, with p's id and name in the body
+// replaced by placeholders.
+func answer(e *Exchange, p storedPlant) map[string]string {
+	if e.Status == 0 {
+		return map[string]string{"status": "no response"}
+	}
+	a := map[string]string{"status": strconv.Itoa(e.Status)}
+	for k, name := range map[string]string{
+		"Content-Type":     "content_type",
+		"WWW-Authenticate": "challenge",
+		"Allow":            "allow",
+		"Retry-After":      "retry_after",
+	} {
+		if v, ok := e.ResponseHeader[k]; ok {
+			a[name] = v
+		}
+	}
+	a["body"] = normalize(string(e.body), p)
+	return a
+}
+
+// normalize replaces p's name and id in s with "{name}" and "{id}".
+func normalize(s string, p storedPlant) string {
+	if p.name != "" {
+		s = strings.ReplaceAll(s, p.name, "{name}")
+	}
+	if p.id != 0 {
+		s = strings.ReplaceAll(s, itoa(p.id), plantstoretest.IDPlaceholder)
+	}
+	return s
+}

@@ -1,0 +1,261 @@
+package plantstoretest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/wire"
+)
+
+// Profile makes the fake answer like a given deployment where the
+// specification leaves the answer open: the reply to a repeated id and the
+// replies to missing, malformed and wrong credentials. The conformance kit
+// (package plantstoretest/conformance, or plantstore-mock conformance)
+// writes one from what it observed of a deployment; [WithProfile] and
+// plantstore-mock -profile give it to the fake. A nil field keeps the fake's
+// own reply. The JSON form is the one [ParseProfile] reads:
+//
+//	{
+//	  "source": "https://plants.example.com",
+//	  "duplicate_id": {"status": 409, "content_type": "application/json",
+//	                   "body": "{\"error\":1009,\"message\":\"id {id} is taken\"}"},
+//	  "auth_missing": {"status": 401, "content_type": "application/json",
+//	                   "body": "{\"error\":401,\"message\":\"unauthorized\"}",
+//	                   "challenge": "Bearer"}
+//	}
+//
+// A profile changes replies only; the checks, and the order they run in,
+// stay the fake's (see [Handler]), and so does [Request.Invalid] in the
+// journal, which keeps the fake's own [ErrorBody].
+type Profile struct {
+	// Source says where the profile was observed, for people.
+	Source string `json:"source,omitempty"`
+	// DuplicateID is the reply to a create whose id is already stored. Its
+	// body may hold [IDPlaceholder] and [NamePlaceholder], which are
+	// replaced by the id and by the name of the plant sent (escaped as in a
+	// JSON string).
+	DuplicateID *ProfileReply `json:"duplicate_id,omitempty"`
+	// AuthMissing is the reply to a request without an Authorization
+	// header.
+	AuthMissing *ProfileReply `json:"auth_missing,omitempty"`
+	// AuthMalformed is the reply to an Authorization header that is not
+	// "Bearer <token>" (another scheme, or more than one header).
+	AuthMalformed *ProfileReply `json:"auth_malformed,omitempty"`
+	// AuthInvalid is the reply to a bearer token other than the fake's.
+	AuthInvalid *ProfileReply `json:"auth_invalid,omitempty"`
+}
+
+// ProfileReply is one reply of a [Profile], sent exactly as given.
+type ProfileReply struct {
+	// Status is the HTTP status, from 400 to 499: a profile describes how a
+	// request is refused.
+	Status int `json:"status"`
+	// ContentType is the Content-Type header; "" sends none.
+	ContentType string `json:"content_type,omitempty"`
+	// Body is the body, sent as it is; it need not be JSON. At most
+	// [MaxProfileBody] bytes.
+	Body string `json:"body"`
+	// Challenge is the WWW-Authenticate header; "" sends none.
+	Challenge string `json:"challenge,omitempty"`
+}
+
+// MaxProfileBody bounds the body of a [ProfileReply], and MaxProfileSize
+// the JSON [ParseProfile] reads.
+const (
+	MaxProfileBody = 16 << 10
+	MaxProfileSize = 128 << 10
+)
+
+// IDPlaceholder and NamePlaceholder are what a [Profile]'s DuplicateID
+// body holds where the deployment's reply held the id and the name of the
+// plant sent.
+const (
+	IDPlaceholder   = "{id}"
+	NamePlaceholder = "{name}"
+)
+
+// WithProfile makes the fake answer a repeated id and refused credentials
+// as p says (see [Profile]). An invalid p (a status outside 400 to 499, a
+// body over [MaxProfileBody], a header value with a control character) is
+// misuse: [NewServer] fails the test and [NewHandler] panics, with the
+// message [Profile.Check] returns. p is copied.
+func WithProfile(p Profile) Option {
+	p = p.clone()
+	return func(c *config) { c.profile = &p }
+}
+
+// clone returns a copy of p that shares no reply with it.
+func (p Profile) clone() Profile {
+	for _, r := range []**ProfileReply{&p.DuplicateID, &p.AuthMissing, &p.AuthMalformed, &p.AuthInvalid} {
+		if *r != nil {
+			c := **r
+			*r = &c
+		}
+	}
+	return p
+}
+
+// ParseProfile decodes a [Profile] from JSON, strictly: an unknown field, a
+// document over [MaxProfileSize] bytes or a reply that [Profile.Check]
+// refuses is an error that says where.
+func ParseProfile(data []byte) (Profile, error) {
+	var p Profile
+	if len(data) > MaxProfileSize {
+		return p, fmt.Errorf("plantstoretest: profile is %d bytes, more than the %d allowed", len(data), MaxProfileSize)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return Profile{}, fmt.Errorf("plantstoretest: profile: %v", err)
+	}
+	if dec.More() {
+		return Profile{}, fmt.Errorf("plantstoretest: profile: data after the JSON object")
+	}
+	if err := p.Check(); err != nil {
+		return Profile{}, err
+	}
+	return p, nil
+}
+
+// Check reports what makes p unusable, or nil.
+func (p *Profile) Check() error {
+	for _, r := range []struct {
+		name  string
+		reply *ProfileReply
+	}{
+		{"duplicate_id", p.DuplicateID},
+		{"auth_missing", p.AuthMissing},
+		{"auth_malformed", p.AuthMalformed},
+		{"auth_invalid", p.AuthInvalid},
+	} {
+		if r.reply == nil {
+			continue
+		}
+		if err := r.reply.check(); err != nil {
+			return fmt.Errorf("plantstoretest: profile: %s: %v", r.name, err)
+		}
+	}
+	return nil
+}
+
+func (r *ProfileReply) check() error {
+	switch {
+	case r.Status < 400 || r.Status > 499:
+		return fmt.Errorf("status %d: want 400 to 499", r.Status)
+	case len(r.Body) > MaxProfileBody:
+		return fmt.Errorf("body is %d bytes, more than the %d allowed", len(r.Body), MaxProfileBody)
+	case !validHeaderValue(r.ContentType):
+		return fmt.Errorf("content_type holds a control character")
+	case !validHeaderValue(r.Challenge):
+		return fmt.Errorf("challenge holds a control character")
+	}
+	return nil
+}
+
+// validHeaderValue reports whether v holds no control character but tab.
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// DuplicateIDError returns the status and the "error" code with which the
+// profiled deployment refuses a repeated id, for the "settle a
+// maybe-created plant" pattern of the README: ok is false when the profile
+// has no DuplicateID, or its body is not an Error with an integer code.
+func (p *Profile) DuplicateIDError() (status int, code int32, ok bool) {
+	if p.DuplicateID == nil {
+		return 0, 0, false
+	}
+	var e struct {
+		Code *json.Number `json:"error"`
+	}
+	if json.Unmarshal([]byte(p.DuplicateID.Body), &e) != nil || e.Code == nil {
+		return 0, 0, false
+	}
+	n, err := strconv.ParseInt(e.Code.String(), 10, 32)
+	if err != nil {
+		return 0, 0, false
+	}
+	return p.DuplicateID.Status, int32(n), true
+}
+
+// profiled is a reply a Profile dictates.
+type profiled struct {
+	status      int
+	contentType string
+	body        []byte
+	challenge   string
+}
+
+func newProfiled(r *ProfileReply, p *plantstore.NewPlant) *profiled {
+	body := r.Body
+	if p != nil {
+		name, _ := json.Marshal(p.Name) // a string cannot fail
+		body = strings.NewReplacer(
+			IDPlaceholder, strconv.FormatInt(p.ID, 10),
+			NamePlaceholder, string(name[1:len(name)-1]),
+		).Replace(body)
+	}
+	return &profiled{status: r.Status, contentType: r.ContentType, body: []byte(body), challenge: r.Challenge}
+}
+
+// write sends the reply, with extra headers added, and returns the status.
+func (p *profiled) write(w http.ResponseWriter, extra http.Header) int {
+	for k, vs := range extra {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	if p.contentType != "" {
+		w.Header().Set("Content-Type", p.contentType)
+	} else {
+		w.Header()["Content-Type"] = nil // net/http would sniff one
+	}
+	if p.challenge != "" {
+		w.Header().Set("WWW-Authenticate", p.challenge)
+	}
+	w.WriteHeader(p.status)
+	_, _ = w.Write(p.body)
+	return p.status
+}
+
+// duplicateReply is the reply to a create whose id is stored.
+func (h *Handler) duplicateReply(p plantstore.NewPlant) reply {
+	rep := badRequest(CodeDuplicateID, duplicateMessage(p.ID))
+	if h.profile != nil && h.profile.DuplicateID != nil {
+		rep.profiled = newProfiled(h.profile.DuplicateID, &p)
+		rep.status = rep.profiled.status
+	}
+	return rep
+}
+
+// profileAuth replaces rej, a 401 for the given problem, with the
+// profile's reply to it, if any.
+func (h *Handler) profileAuth(rej *rejection, problem wire.BearerProblem, wrongToken bool) *rejection {
+	if h.profile == nil {
+		return rej
+	}
+	var r *ProfileReply
+	switch {
+	case wrongToken:
+		r = h.profile.AuthInvalid
+	case problem == wire.BearerMissing:
+		r = h.profile.AuthMissing
+	default:
+		r = h.profile.AuthMalformed
+	}
+	if r != nil {
+		rej.profiled = newProfiled(r, nil)
+		rej.status = r.Status
+	}
+	return rej
+}

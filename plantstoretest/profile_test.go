@@ -1,0 +1,212 @@
+package plantstoretest_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/plantstoretest"
+)
+
+var testProfile = plantstoretest.Profile{
+	Source:        "https://plants.example.com",
+	DuplicateID:   &plantstoretest.ProfileReply{Status: 409, ContentType: "application/json", Body: `{"error":1009,"message":"id {id} ({name}) is taken"}`},
+	AuthMissing:   &plantstoretest.ProfileReply{Status: 401, Body: "no credentials", Challenge: "Bearer"},
+	AuthMalformed: &plantstoretest.ProfileReply{Status: 400, ContentType: "text/plain", Body: "bad header"},
+	AuthInvalid:   &plantstoretest.ProfileReply{Status: 403, ContentType: "application/json", Body: `{"error":403,"message":"forbidden"}`},
+}
+
+// reply is a response as the profile tests compare it.
+type reply struct {
+	Status      int
+	ContentType []string
+	Challenge   string
+	Body        string
+}
+
+func send(t *testing.T, url, auth, body string) reply {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url+"/plants", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reply{resp.StatusCode, resp.Header.Values("Content-Type"), resp.Header.Get("WWW-Authenticate"), string(b)}
+}
+
+func TestWithProfile(t *testing.T) {
+	t.Parallel()
+	srv := plantstoretest.NewServer(t, plantstoretest.WithProfile(testProfile))
+	ok := "Bearer " + plantstoretest.DefaultToken
+	plant := `{"id":42,"name":"Fern \"the\" Great"}`
+	tests := []struct {
+		name, auth, body string
+		want             reply
+	}{
+		{"created", ok, plant, reply{200, []string{"application/json"}, "", `{"name":"Fern \"the\" Great"}`}},
+		{"duplicate id", ok, plant, reply{409, []string{"application/json"}, "", `{"error":1009,"message":"id 42 (Fern \"the\" Great) is taken"}`}},
+		{"no credentials", "", plant, reply{401, nil, "Bearer", "no credentials"}},
+		{"another scheme", "Basic eDp5", plant, reply{400, []string{"text/plain"}, "", "bad header"}},
+		{"wrong token", "Bearer nope", plant, reply{403, []string{"application/json"}, "", `{"error":403,"message":"forbidden"}`}},
+		// What the profile does not name stays the fake's own.
+		{"invalid plant", ok, `{"id":43}`, reply{400, []string{"application/json"}, "", `{"error":2,"message":"name is required"}`}},
+	}
+	for _, tt := range tests { // in order: the duplicate needs the create
+		if diff := cmp.Diff(tt.want, send(t, srv.URL, tt.auth, tt.body)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+	// The journal keeps the fake's own reason.
+	reqs := srv.Requests()
+	if got := reqs[2].Invalid; got == nil || got.Code != plantstoretest.CodeUnauthorized {
+		t.Errorf("journal of the request without credentials: Invalid = %+v, want CodeUnauthorized", got)
+	}
+	if got := len(srv.Plants()); got != 1 {
+		t.Errorf("%d plants stored, want 1", got)
+	}
+}
+
+// The client sees a profiled duplicate as the deployment's: a *APIError
+// with the profile's status and code.
+func TestWithProfileClient(t *testing.T) {
+	t.Parallel()
+	srv := plantstoretest.NewServer(t, plantstoretest.WithProfile(testProfile))
+	c := srv.Client()
+	p := plantstore.NewPlant{ID: 7, Name: "Fern"}
+	if _, err := c.CreatePlant(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.CreatePlant(context.Background(), p)
+	status, code, ok := testProfile.DuplicateIDError()
+	var apiErr *plantstore.APIError
+	if !ok || !errors.As(err, &apiErr) || apiErr.StatusCode != status || apiErr.Code != code {
+		t.Errorf("repeated create: %v; want an APIError with status %d and code %d", err, status, code)
+	}
+}
+
+func TestWithProfileCopies(t *testing.T) {
+	t.Parallel()
+	p := plantstoretest.Profile{DuplicateID: &plantstoretest.ProfileReply{Status: 409, Body: "taken"}}
+	opt := plantstoretest.WithProfile(p)
+	p.DuplicateID.Body = "changed later"
+	srv := plantstoretest.NewServer(t, opt)
+	ok := "Bearer " + plantstoretest.DefaultToken
+	send(t, srv.URL, ok, `{"id":1,"name":"a"}`)
+	if got := send(t, srv.URL, ok, `{"id":1,"name":"a"}`).Body; got != "taken" {
+		t.Errorf("duplicate body %q, want the profile as it was given", got)
+	}
+}
+
+func TestParseProfile(t *testing.T) {
+	t.Parallel()
+	good := `{"source":"x","duplicate_id":{"status":409,"body":"taken"}}`
+	p, err := plantstoretest.ParseProfile([]byte(good))
+	if err != nil || p.DuplicateID == nil || p.DuplicateID.Status != 409 {
+		t.Fatalf("ParseProfile(%s) = %+v, %v", good, p, err)
+	}
+	for _, tt := range []struct{ name, json, want string }{
+		{"unknown field", `{"duplicate":{}}`, `unknown field "duplicate"`},
+		{"status not 4xx", `{"auth_missing":{"status":500,"body":""}}`, "auth_missing: status 500: want 400 to 499"},
+		{"control character", `{"auth_invalid":{"status":401,"body":"","challenge":"a\nb"}}`, "auth_invalid: challenge holds a control character"},
+		{"body too long", `{"duplicate_id":{"status":409,"body":"` + strings.Repeat("x", plantstoretest.MaxProfileBody+1) + `"}}`, "body is 16385 bytes"},
+		{"trailing data", good + `{}`, "data after the JSON object"},
+		{"not JSON", `{`, "plantstoretest: profile: "},
+		{"too large", strings.Repeat(" ", plantstoretest.MaxProfileSize+1), "more than the"},
+	} {
+		_, err := plantstoretest.ParseProfile([]byte(tt.json))
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "plantstoretest: ") {
+			t.Errorf("%s: error %v, want one containing %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestWithProfileInvalidPanics(t *testing.T) {
+	t.Parallel()
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "duplicate_id: status 200") {
+			t.Errorf("NewHandler with an invalid profile: recovered %v, want a panic naming the reply", r)
+		}
+	}()
+	plantstoretest.NewHandler(plantstoretest.WithProfile(plantstoretest.Profile{DuplicateID: &plantstoretest.ProfileReply{Status: 200}}))
+}
+
+func TestDuplicateIDError(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		body       string
+		wantStatus int
+		wantCode   int32
+		wantOK     bool
+	}{
+		{`{"error":1009,"message":"x"}`, 409, 1009, true},
+		{`{"message":"x"}`, 0, 0, false},
+		{`{"error":1.5}`, 0, 0, false},
+		{`{"error":99999999999}`, 0, 0, false},
+		{`taken`, 0, 0, false},
+	} {
+		p := plantstoretest.Profile{DuplicateID: &plantstoretest.ProfileReply{Status: 409, Body: tt.body}}
+		status, code, ok := p.DuplicateIDError()
+		if status != tt.wantStatus || code != tt.wantCode || ok != tt.wantOK {
+			t.Errorf("body %s: DuplicateIDError() = %d, %d, %v; want %d, %d, %v", tt.body, status, code, ok, tt.wantStatus, tt.wantCode, tt.wantOK)
+		}
+	}
+	var none plantstoretest.Profile
+	if _, _, ok := none.DuplicateIDError(); ok {
+		t.Errorf("an empty profile has a DuplicateIDError")
+	}
+}
+
+// A profile written by plantstore-mock conformance -profile-out makes the
+// fake refuse a repeated id as the deployment does, and tells the code that
+// settles a maybe-created plant which status and code to look for.
+func ExampleWithProfile() {
+	profile, err := plantstoretest.ParseProfile([]byte(`{
+		"source": "https://plants.example.com",
+		"duplicate_id": {"status": 409, "content_type": "application/json",
+		                 "body": "{\"error\":1009,\"message\":\"id {id} is taken\"}"}
+	}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	status, code, _ := profile.DuplicateIDError()
+	fmt.Println("a repeated id is refused with", status, "and code", code)
+
+	h := plantstoretest.NewHandler(plantstoretest.WithProfile(profile))
+	defer h.Close()
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	c, err := plantstore.NewClient(srv.URL, plantstore.WithToken(plantstoretest.DefaultToken))
+	if err != nil {
+		log.Fatal(err)
+	}
+	p := plantstore.NewPlant{ID: 7, Name: "Fern"}
+	_, _ = c.CreatePlant(context.Background(), p)
+	_, err = c.CreatePlant(context.Background(), p)
+	var apiErr *plantstore.APIError
+	if errors.As(err, &apiErr) && apiErr.StatusCode == status && apiErr.Code == code {
+		fmt.Println("the second create:", apiErr.Message)
+	}
+	// Output:
+	// a repeated id is refused with 409 and code 1009
+	// the second create: id 7 is taken
+}
