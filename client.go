@@ -21,7 +21,6 @@ package plantstore
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -69,7 +68,9 @@ type Client struct {
 	userAgent   string
 	logger      *slog.Logger
 	hooks       []Hooks
-	jitter *jitter // WithRetryJitterSource; nil for math/rand/v2's
+	jitter      *jitter // WithRetryJitterSource; nil for math/rand/v2's
+	// budget is shared by all calls; nil when WithoutRetryBudget.
+	budget *retryBudget
 }
 
 // NewClient returns a Client for the API at baseURL, such as
@@ -116,6 +117,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		hooks:         slices.Clip(cfg.hooks),
 		authorization: authorization(cfg.token, cfg.tokenFunc),
 		jitter:        newJitter(cfg.jitter),
+		budget:        newRetryBudget(cfg.budget),
 	}
 	if cfg.app != "" {
 		c.userAgent = cfg.app + " " + userAgent
@@ -146,7 +148,9 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // because it reports a fault in handling this very request that repeating
 // it rarely cures, and any other status is final. A retry whose wait, at
 // its longest, would reach the context's deadline is not made: the call
-// returns the last answer at once.
+// returns the last answer at once. So is a retry the Client's retry budget
+// refuses ([WithRetryBudget]): the error then also matches
+// [ErrRetryBudgetExhausted].
 //
 // Nor is an answer the transport refused retried: with the default
 // transport, response headers over 64 KiB fail the call at once, with an
@@ -163,17 +167,11 @@ func (c *Client) CreatePlant(ctx context.Context, p NewPlant, opts ...CallOption
 	var out Plant
 	err := c.do(ctx, opCreatePlant, opts,
 		func() ([]byte, error) {
-			if err := p.validate(); err != nil {
-				return nil, err
-			}
-			body, err := json.Marshal(p)
-			if err != nil { // unreachable for these field types; kept for safety
-				return nil, fmt.Errorf("plantstore: %s: encode request: %w", opCreatePlant.text, err)
-			}
-			return body, nil
+			// 40 bytes hold the rest of the document and any ID.
+			return p.appendJSON(make([]byte, 0, 40+len(p.Name)+len(p.Tag)))
 		},
 		func(data []byte) error {
-			if err := json.Unmarshal(data, &out); err != nil {
+			if err := decodePlant(data, &out); err != nil {
 				return err
 			}
 			if out.Name == "" {
@@ -335,7 +333,7 @@ func (c *Client) send(ctx context.Context, op operation, st *callState, extra ht
 	}
 	if st.actx != nil {
 		// The last attempt is still open: checkRetry left it so.
-		a := Attempt{Number: st.attempts, Err: st.lastErr}
+		a := Attempt{Number: st.attempts, Err: st.lastErr, RetryDenied: st.retryDenied}
 		if resp != nil && err == nil && (len(c.hooks) > 0 || c.logger != nil) {
 			a.StatusCode = resp.StatusCode
 			a.RetryAfter, _ = retryAfter(resp)
@@ -343,10 +341,10 @@ func (c *Client) send(ctx context.Context, op operation, st *callState, extra ht
 		c.attemptClose(st, a)
 	}
 	if err != nil {
-		return callCtx, &requestError{op: op.text, attempts: st.attempts, maybeCreated: st.maybeCreated, err: redactError(err, st.tokens)}
+		return callCtx, &requestError{op: op.text, attempts: st.attempts, maybeCreated: st.maybeCreated, retryDenied: st.retryDenied, err: redactError(err, st.tokens)}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return callCtx, newAPIError(op.text, resp, data, st.tokens, st.attempts, st.maybeCreated)
+		return callCtx, newAPIError(op.text, resp, data, st.tokens, st.attempts, st.maybeCreated, st.retryDenied)
 	}
 	if readErr != nil {
 		return callCtx, &requestError{op: op.text, attempts: st.attempts, maybeCreated: op.mayCreate, err: fmt.Errorf("read response: %w", redactError(readErr, st.tokens))}

@@ -51,11 +51,13 @@ func (e *ValidationError) Error() string {
 
 // APIError is the error a [Client] method returns when the server answers
 // with a status other than 2xx: after the retries ran out, for a status that
-// is not retried, or when the server asked to wait longer than allowed.
+// is not retried, when the server asked to wait longer than allowed, or when
+// the Client's retry budget refused the retry.
 //
 // Use [errors.As] to read it, and branch on StatusCode (and Code, the
 // service's own error code); [errors.Is] with [ErrMaybeCreated] tells
-// whether the failed call may nevertheless have stored the plant. The call
+// whether the failed call may nevertheless have stored the plant, and with
+// [ErrRetryBudgetExhausted] whether a retry was refused by the budget. The call
 // it ended, its request id and attempts included, is the [CallError] that
 // wraps it.
 type APIError struct {
@@ -75,12 +77,15 @@ type APIError struct {
 	op           string // the failed operation, e.g. "create plant"
 	attempts     int    // for the text; CallError.Call.Attempts has it
 	maybeCreated bool
+	retryDenied  bool // the retry budget refused a retry
 }
 
 // Error returns, for example,
 // "plantstore: create plant: 400 Bad Request: name is required (error 3)",
-// followed by " (after 3 attempts)" when the call made several, and by
-// " (the plant may have been created)" when e matches [ErrMaybeCreated].
+// followed by " (after 3 attempts)" when the call made several, by
+// " (not retried: the client's retry budget is exhausted)" when e matches
+// [ErrRetryBudgetExhausted], and by " (the plant may have been created)"
+// when e matches [ErrMaybeCreated].
 // It never contains the token: the Client's own text never quotes it, and
 // where the server's text (a proxy's page that echoes request headers, say)
 // contains a token of 8 bytes or more that the call sent, as written,
@@ -111,6 +116,9 @@ func (e *APIError) Error() string {
 	if e.attempts > 1 {
 		fmt.Fprintf(&b, " (after %d attempts)", e.attempts)
 	}
+	if e.retryDenied {
+		b.WriteString(retryBudgetNote)
+	}
 	if e.maybeCreated {
 		b.WriteString(maybeCreatedNote)
 	}
@@ -118,9 +126,11 @@ func (e *APIError) Error() string {
 }
 
 // Is reports whether target is [ErrMaybeCreated] and the call may
-// nevertheless have stored the plant.
+// nevertheless have stored the plant, or [ErrRetryBudgetExhausted] and the
+// Client's retry budget refused the retry that would have followed.
 func (e *APIError) Is(target error) bool {
-	return target == ErrMaybeCreated && e.maybeCreated
+	return target == ErrMaybeCreated && e.maybeCreated ||
+		target == ErrRetryBudgetExhausted && e.retryDenied
 }
 
 // CallError is the error every [Client] method returns: it says which call
@@ -157,6 +167,7 @@ type requestError struct {
 	op           string
 	attempts     int
 	maybeCreated bool
+	retryDenied  bool
 	err          error
 }
 
@@ -169,6 +180,9 @@ func (e *requestError) Error() string {
 	if e.attempts > 1 {
 		fmt.Fprintf(&b, " (after %d attempts)", e.attempts)
 	}
+	if e.retryDenied {
+		b.WriteString(retryBudgetNote)
+	}
 	if e.maybeCreated {
 		b.WriteString(maybeCreatedNote)
 	}
@@ -178,7 +192,8 @@ func (e *requestError) Error() string {
 func (e *requestError) Unwrap() error { return e.err }
 
 func (e *requestError) Is(target error) bool {
-	return target == ErrMaybeCreated && e.maybeCreated
+	return target == ErrMaybeCreated && e.maybeCreated ||
+		target == ErrRetryBudgetExhausted && e.retryDenied
 }
 
 const (
@@ -191,12 +206,13 @@ const (
 // newAPIError describes a non-2xx response, the last of a call that sent
 // tokens over its attempts. The body is used when it is an Error document,
 // and quoted otherwise; a redirect without a body names its target.
-func newAPIError(op string, resp *http.Response, data []byte, tokens []string, attempts int, maybeCreated bool) *APIError {
+func newAPIError(op string, resp *http.Response, data []byte, tokens []string, attempts int, maybeCreated, retryDenied bool) *APIError {
 	e := &APIError{
 		StatusCode:   resp.StatusCode,
 		op:           op,
 		attempts:     attempts,
 		maybeCreated: maybeCreated,
+		retryDenied:  retryDenied,
 	}
 	if d, ok := retryAfter(resp); ok {
 		e.RetryAfter = d

@@ -313,3 +313,39 @@ func ExampleWithHooks() {
 	// CreatePlant attempt 1: 200
 	// CreatePlant done after 1 attempt(s), error: <nil>
 }
+
+func ExampleWithRetryBudget() {
+	// A service that fails every request.
+	h := plantstoretest.NewHandler(plantstoretest.WithToken("my-token"))
+	h.Inject(plantstoretest.Fault{Status: http.StatusServiceUnavailable, Times: 1000})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	client, err := plantstore.NewClient(srv.URL,
+		plantstore.WithToken("my-token"),
+		plantstore.WithRetryBackoff(0, 0),
+		// At most 10 retries in any 10 s, however many calls are made.
+		plantstore.WithRetryBudget(0, 1),
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for id := range int64(6) {
+		_, err = client.CreatePlant(context.Background(), plantstore.NewPlant{ID: id, Name: "Fern"})
+		fmt.Println(errors.Is(err, plantstore.ErrRetryBudgetExhausted))
+	}
+	// The sixth call was not retried: its error is still the 503, and says why.
+	var apiErr *plantstore.APIError
+	var callErr *plantstore.CallError
+	fmt.Println(errors.As(err, &apiErr), apiErr.StatusCode, errors.As(err, &callErr), callErr.Call.Attempts)
+	fmt.Println(err)
+	// Output:
+	// false
+	// false
+	// false
+	// false
+	// false
+	// true
+	// true 503 true 1
+	// plantstore: create plant: 503 Service Unavailable: injected fault: 503 Service Unavailable (error 9) (not retried: the client's retry budget is exhausted) (the plant may have been created)
+}

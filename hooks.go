@@ -61,6 +61,12 @@ type Attempt struct {
 	// (and RetryAfter, when it lengthened the wait).
 	WillRetry bool
 	Wait      time.Duration
+	// RetryDenied reports that the client would have retried after this
+	// attempt but the Client's retry budget refused it (see
+	// [WithRetryBudget]); WillRetry is then false and the call returns
+	// this attempt's outcome, with an error that matches
+	// [ErrRetryBudgetExhausted].
+	RetryDenied bool
 }
 
 // Hooks are functions a [Client] calls as each call runs, for tracing,

@@ -9,8 +9,9 @@ import (
 
 // logAttempt writes the log lines [WithLogger] promises for an attempt: one
 // at debug level for every attempt, and one at info level when it is
-// retried. The attributes come in a fixed order, and never include a header
-// (so neither the token nor a WithHeader value can appear).
+// retried, or at warn level when the retry budget refused its retry. The
+// attributes come in a fixed order, and never include a header (so neither
+// the token nor a WithHeader value can appear).
 func (c *Client) logAttempt(ctx context.Context, st *callState, a Attempt) {
 	var outcome slog.Attr
 	if a.Err != nil {
@@ -25,12 +26,21 @@ func (c *Client) logAttempt(ctx context.Context, st *callState, a Attempt) {
 		slog.Int("attempt", a.Number),
 		outcome,
 		slog.Duration("duration", time.Since(st.attemptStart)))
-	if !a.WillRetry {
+	if !a.WillRetry && !a.RetryDenied {
 		return
 	}
 	reason := outcome.Value.String()
 	if a.Err == nil {
 		reason = "status " + strconv.Itoa(a.StatusCode)
+	}
+	if a.RetryDenied {
+		c.logger.LogAttrs(ctx, slog.LevelWarn, "plantstore: retry budget exhausted",
+			slog.String("method", st.info.Method),
+			slog.String("url", st.info.URL),
+			slog.String("request_id", st.info.RequestID),
+			slog.Int("attempt", a.Number),
+			slog.String("reason", reason))
+		return
 	}
 	c.logger.LogAttrs(ctx, slog.LevelInfo, "plantstore: retrying",
 		slog.String("method", st.info.Method),

@@ -1,9 +1,5 @@
 package plantstore
 
-import (
-	"unicode/utf8"
-)
-
 // NewPlant is the request body of [Client.CreatePlant]: a plant and the
 // identifier the client chooses for it.
 //
@@ -22,17 +18,4 @@ type NewPlant struct {
 type Plant struct {
 	Name string `json:"name"`
 	Tag  string `json:"tag,omitempty"`
-}
-
-// validate returns a *ValidationError for a plant the server must not see.
-func (p *NewPlant) validate() error {
-	switch {
-	case p.Name == "":
-		return &ValidationError{Field: "name", Reason: "is required"}
-	case !utf8.ValidString(p.Name):
-		return &ValidationError{Field: "name", Reason: "is not valid UTF-8"}
-	case !utf8.ValidString(p.Tag):
-		return &ValidationError{Field: "tag", Reason: "is not valid UTF-8"}
-	}
-	return nil
 }

@@ -38,6 +38,7 @@ type config struct {
 	app           string
 	hooks         []Hooks
 	jitter        rand.Source // WithRetryJitterSource; nil for math/rand/v2's
+	budget        budgetConfig
 }
 
 func defaultConfig() config {
@@ -161,9 +162,11 @@ func WithMaxRetryAfter(d time.Duration) Option {
 // status or error, and duration; and when the attempt is retried, an info
 // record "plantstore: retrying" with method, url, request_id, attempt,
 // reason (such as "status 503" or the error), wait and retry_after (zero
-// when the server sent none). Attributes always come in that order. No
-// header is logged, so neither the token nor a [WithHeader] value can
-// appear. The default, like a nil l, logs nothing.
+// when the server sent none); and when the Client's retry budget refused
+// a retry (see [WithRetryBudget]), a warn record "plantstore: retry budget
+// exhausted" with method, url, request_id, attempt and reason. Attributes
+// always come in that order. No header is logged, so neither the token nor
+// a [WithHeader] value can appear. The default, like a nil l, logs nothing.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) error {
 		c.logger = l

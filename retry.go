@@ -32,9 +32,14 @@ type callState struct {
 	// mayCreate is the operation's: whether a failed attempt may have
 	// stored something.
 	mayCreate bool
+	// retryDenied is set when the Client's retry budget refused the call
+	// a retry, which ends the call: the last attempt is the one refused.
+	// (Next to the other bools, in what would be padding: the state keeps
+	// its size class.)
+	retryDenied bool
 
-	// Set before the first attempt: the call's retry budget and attempt
-	// timeout.
+	// Set before the first attempt: the call's limit of retries and its
+	// attempt timeout.
 	maxRetries     int
 	attemptTimeout time.Duration
 
@@ -132,7 +137,7 @@ func (c *Client) checkRetry(ctx context.Context, st *callState, resp *http.Respo
 		st.info.RequestID = requestIDToQuote(st.sentID, resp.Header, st.tokens)
 	}
 	if !v.retry {
-		st.lastErr = v.err
+		st.lastErr, st.retryDenied = v.err, v.denied
 		if v.stop != nil {
 			return false, v.stop
 		}
@@ -180,12 +185,20 @@ type verdict struct {
 	// stop is a reason to end the call other than the attempt's own
 	// outcome: the call's context ended while the attempt failed.
 	stop error
+	// denied says that the retry policy would have retried but the
+	// Client's retry budget refused; retry is then false.
+	denied bool
 }
 
 // judge is the retry policy: it says what an attempt's outcome, resp or
 // err, means for the call whose context is ctx. A retry whose wait, at its
-// longest, would reach ctx's deadline is not made.
+// longest, would reach ctx's deadline is not made, nor one the Client's
+// retry budget refuses. judge is also where the budget learns of the
+// call: its first attempt counts as a call, each retry allowed as a retry.
 func (c *Client) judge(ctx context.Context, st *callState, resp *http.Response, err error) verdict {
+	if st.attempts == 1 {
+		c.budget.called()
+	}
 	askedConn, gotConn := st.askedConn.Swap(false), st.gotConn.Swap(false)
 	var v verdict
 	if err != nil {
@@ -218,6 +231,10 @@ func (c *Client) judge(ctx context.Context, st *callState, resp *http.Response, 
 	}
 	longest := max(v.retryAfter, backoffCeiling(c.retryWaitMin, c.retryWaitMax, st.attempts-1))
 	v.retry = v.retry && st.attempts <= st.maxRetries && longest < timeLeft(ctx)
+	// The budget is asked last, so that it counts only retries made.
+	if v.retry && !c.budget.allow() {
+		v.retry, v.denied = false, true
+	}
 	if v.retry {
 		v.wait = c.backoff(c.retryWaitMin, c.retryWaitMax, st.attempts-1, v.retryAfter)
 	}

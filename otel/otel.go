@@ -28,6 +28,14 @@
 // plantstore.client.call.attempts, with the call span's attributes but
 // url.full, which the semantic conventions leave off metrics.
 //
+// A retry the client's retry budget refused (see
+// [plantstore.WithRetryBudget]) sets plantstore.retry.budget_exhausted to
+// true on the attempt span it followed, and adds one to the counter
+// plantstore.client.retry.denied, whose attributes are the attempt's
+// request attributes (but url.full), its status or error.type, and
+// plantstore.operation. Watch that counter: it counts the retries a
+// failing service was spared, and calls that failed sooner because of it.
+//
 // This package does not propagate the trace to the server. For that, give
 // the client an instrumented transport, such as otelhttp's, with
 // [plantstore.WithHTTPClient]: its spans then nest under the attempt spans.
@@ -55,6 +63,7 @@ const scope = "github.com/plantstore/plantstore-go/otel"
 const (
 	callDurationName = "plantstore.client.call.duration"
 	callAttemptsName = "plantstore.client.call.attempts"
+	retryDeniedName  = "plantstore.client.retry.denied"
 )
 
 // An Option configures [NewHooks].
@@ -90,7 +99,7 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 // NewHooks returns hooks that trace and measure every call of the clients
 // they are given to with [plantstore.WithHooks]. They may be shared by many
 // clients, and are safe for concurrent use. NewHooks fails only when the
-// meter provider cannot create the histograms.
+// meter provider cannot create the instruments.
 func NewHooks(opts ...Option) (plantstore.Hooks, error) {
 	cfg := config{tp: otel.GetTracerProvider(), mp: otel.GetMeterProvider()}
 	for _, opt := range opts {
@@ -113,7 +122,13 @@ func NewHooks(opts ...Option) (plantstore.Hooks, error) {
 	if err != nil {
 		return plantstore.Hooks{}, err
 	}
-	t := &telemetry{tracer: cfg.tp.Tracer(scope), duration: duration, attempts: attempts}
+	denied, err := meter.Int64Counter(retryDeniedName,
+		metric.WithUnit("{retry}"),
+		metric.WithDescription("Number of retries the client's retry budget refused: the call returned the last answer instead."))
+	if err != nil {
+		return plantstore.Hooks{}, err
+	}
+	t := &telemetry{tracer: cfg.tp.Tracer(scope), duration: duration, attempts: attempts, denied: denied}
 	return plantstore.Hooks{
 		CallStart:    t.callStart,
 		AttemptStart: t.attemptStart,
@@ -126,6 +141,7 @@ type telemetry struct {
 	tracer   trace.Tracer
 	duration metric.Float64Histogram
 	attempts metric.Int64Histogram
+	denied   metric.Int64Counter
 }
 
 // callKey finds the call's telemetry from an attempt's context, whose own
@@ -207,6 +223,10 @@ func (t *telemetry) attemptEnd(ctx context.Context, call *plantstore.CallInfo, a
 			span.SetAttributes(kv)
 		}
 	}
+	if a.RetryDenied {
+		t.retryDenied(ctx, call, a)
+		span.SetAttributes(attribute.Bool("plantstore.retry.budget_exhausted", true))
+	}
 	switch {
 	case a.Err != nil:
 		span.SetAttributes(attribute.String("error.type", errorType(a.Err)))
@@ -238,6 +258,18 @@ func (t *telemetry) attemptEnd(ctx context.Context, call *plantstore.CallInfo, a
 		}
 		d.span.AddEvent("plantstore.retry", trace.WithAttributes(attrs...))
 	}
+}
+
+// retryDenied counts a retry the retry budget refused.
+func (t *telemetry) retryDenied(ctx context.Context, call *plantstore.CallInfo, a plantstore.Attempt) {
+	attrs := append(requestAttrs(call), attribute.String("plantstore.operation", call.Operation))
+	if a.Err != nil {
+		attrs = append(attrs, attribute.String("error.type", errorType(a.Err)))
+	} else {
+		attrs = append(attrs, attribute.Int("http.response.status_code", a.StatusCode))
+	}
+	set, _ := attribute.NewSetWithFiltered(attrs, func(kv attribute.KeyValue) bool { return kv.Key != "url.full" })
+	t.denied.Add(ctx, 1, metric.WithAttributeSet(set))
 }
 
 func (t *telemetry) callEnd(ctx context.Context, call *plantstore.CallInfo, err error) {

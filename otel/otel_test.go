@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -55,7 +56,7 @@ type fixture struct {
 	reader *sdkmetric.ManualReader
 }
 
-func newFixture(t *testing.T, url string) fixture {
+func newFixture(t *testing.T, url string, opts ...plantstore.Option) fixture {
 	t.Helper()
 	spans := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
@@ -69,8 +70,8 @@ func newFixture(t *testing.T, url string) fixture {
 	if err != nil {
 		t.Fatalf("NewHooks error: %v", err)
 	}
-	c, err := plantstore.NewClient(url, plantstore.WithToken(token), plantstore.WithHooks(hooks),
-		plantstore.WithRetryBackoff(0, 0))
+	c, err := plantstore.NewClient(url, append([]plantstore.Option{plantstore.WithToken(token), plantstore.WithHooks(hooks),
+		plantstore.WithRetryBackoff(0, 0)}, opts...)...)
 	if err != nil {
 		t.Fatalf("NewClient(%q) error: %v", url, err)
 	}
@@ -306,6 +307,64 @@ func TestEchoedTokenStaysOutOfTelemetry(t *testing.T) {
 	checkNoToken(t, spans)
 }
 
+// TestRetryDenied checks that a retry the budget refused shows on the
+// attempt span and in the counter, and nowhere else.
+func TestRetryDenied(t *testing.T) {
+	t.Parallel()
+	srv := scripted(t, 503)
+	// 10 retries per 10 s: five calls of three attempts spend them.
+	f := newFixture(t, srv.URL, plantstore.WithRetryBudget(0, 1))
+	for i := range 6 {
+		_, err := f.client.CreatePlant(context.Background(), monstera)
+		if got, want := errors.Is(err, plantstore.ErrRetryBudgetExhausted), i == 5; got != want {
+			t.Fatalf("call %d: errors.Is(%v, ErrRetryBudgetExhausted) = %v, want %v", i, err, got, want)
+		}
+	}
+	var marked []int // the attempt spans that say so, in the order they ended
+	n := 0
+	for _, s := range f.spans.Ended() {
+		if s.Name() != http.MethodPost {
+			continue // a call span
+		}
+		if v, ok := attrs(s.Attributes())["plantstore.retry.budget_exhausted"]; ok {
+			if v != true {
+				t.Errorf("attempt span %d: plantstore.retry.budget_exhausted = %v, want true or absent", n, v)
+			}
+			marked = append(marked, n)
+		}
+		n++
+	}
+	if diff := cmp.Diff([]int{15}, marked); diff != "" || n != 16 {
+		t.Errorf("of %d attempt spans, these say the budget refused a retry (-want +got):\n%s", n, diff)
+	}
+
+	var rm metricdata.ResourceMetrics
+	if err := f.reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatalf("Collect error: %v", err)
+	}
+	var got []string
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name != "plantstore.client.retry.denied" {
+				continue
+			}
+			sum, ok := m.Data.(metricdata.Sum[int64])
+			if !ok || !sum.IsMonotonic {
+				t.Fatalf("%s is a %T, want a counter", m.Name, m.Data)
+			}
+			for _, dp := range sum.DataPoints {
+				got = append(got, m.Unit+" "+dp.Attributes.Encoded(attribute.DefaultEncoder())+" "+strconv.FormatInt(dp.Value, 10))
+			}
+		}
+	}
+	u, _ := url.Parse(srv.URL)
+	want := []string{"{retry} http.request.method=POST,http.response.status_code=503,plantstore.operation=CreatePlant,server.address=" +
+		u.Hostname() + ",server.port=" + u.Port() + " 1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("plantstore.client.retry.denied (-want +got):\n%s", diff)
+	}
+}
+
 // idServer answers 503 with X-Request-Id: first, then 200 with none.
 func idServer(t *testing.T, first string) *httptest.Server {
 	t.Helper()
@@ -389,6 +448,10 @@ func TestTokenEchoedAsRequestIDStaysOutOfTelemetry(t *testing.T) {
 					sets = append(sets, dp.Attributes)
 				}
 			case metricdata.Histogram[int64]:
+				for _, dp := range data.DataPoints {
+					sets = append(sets, dp.Attributes)
+				}
+			case metricdata.Sum[int64]:
 				for _, dp := range data.DataPoints {
 					sets = append(sets, dp.Attributes)
 				}
