@@ -113,9 +113,46 @@ func readAll(r io.Reader, limit int) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// do sends one request and reads at most limit bytes of the answer.
+// minRedactLen is the shortest secret the kit redacts wherever it appears
+// in an answer; a shorter one (a test's "t") is redacted only after
+// "Bearer ", since replacing every "t" would make the report unreadable.
+const minRedactLen = 8
+
+// newRedactor returns what replaces the given secrets (the token, the
+// control API's token) in what a target answers, so that a target that
+// echoes the Authorization header it got does not put them in a report.
+func newRedactor(secrets ...string) *strings.Replacer {
+	var pairs []string
+	for _, s := range secrets {
+		switch {
+		case s == "":
+		case len(s) >= minRedactLen:
+			pairs = append(pairs, s, "REDACTED")
+		default:
+			pairs = append(pairs, "Bearer "+s, "Bearer REDACTED", "bearer "+s, "bearer REDACTED")
+		}
+	}
+	return strings.NewReplacer(pairs...)
+}
+
+// do sends one request and reads at most limit bytes of the answer, with
+// the secrets redact replaces taken out of everything it keeps of it.
 // url is absolute. A nil header sends none but Content-Length.
-func do(ctx context.Context, client *http.Client, method, url string, header http.Header, body []byte, limit int) *Exchange {
+func do(ctx context.Context, client *http.Client, redact *strings.Replacer, method, url string, header http.Header, body []byte, limit int) *Exchange {
+	e := roundTrip(ctx, client, method, url, header, body, limit)
+	for k, v := range e.ResponseHeader {
+		e.ResponseHeader[k] = redact.Replace(v)
+	}
+	e.Error = redact.Replace(e.Error)
+	if r := redact.Replace(string(e.body)); r != string(e.body) {
+		e.body = []byte(r)
+		e.ResponseBody = snippet(e.body, responseSnippet)
+	}
+	return e
+}
+
+// roundTrip is do without the redaction.
+func roundTrip(ctx context.Context, client *http.Client, method, url string, header http.Header, body []byte, limit int) *Exchange {
 	e := &Exchange{Method: method, URL: url, BodyBytes: len(body), Body: snippet(body, requestSnippet)}
 	if len(header) > 0 {
 		e.Header = make(map[string]string, len(header))

@@ -22,7 +22,10 @@ type Target struct {
 	// "http://127.0.0.1:8080"; the kit sends POST {URL}/plants. Required.
 	URL string
 	// Token is the bearer token the target accepts. Required. It is never
-	// printed: every exchange in a report shows "Bearer REDACTED".
+	// printed: every exchange in a report shows "Bearer REDACTED", and
+	// where the target echoes it in an answer, the report shows REDACTED
+	// instead (a token shorter than 8 bytes only where "Bearer " precedes
+	// it). So is Control.AdminToken.
 	Token string
 
 	// Live must be set to run against a URL whose host is not a loopback
@@ -117,6 +120,7 @@ type settings struct {
 	firstID    int64
 	prefix     string
 	client     *http.Client
+	redact     *strings.Replacer // takes the tokens out of what the target answers
 }
 
 func (t *Target) settings() (*settings, error) {
@@ -179,6 +183,11 @@ func (t *Target) settings() (*settings, error) {
 	c := *base
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	s.client = &c
+	adminToken := ""
+	if s.control != nil {
+		adminToken = s.control.AdminToken
+	}
+	s.redact = newRedactor(s.token, adminToken)
 	return s, nil
 }
 

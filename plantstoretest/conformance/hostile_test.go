@@ -1,0 +1,83 @@
+package conformance_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/plantstore/plantstore-go/internal/mockserver"
+	"github.com/plantstore/plantstore-go/plantstoretest"
+	"github.com/plantstore/plantstore-go/plantstoretest/conformance"
+)
+
+// TestEchoedTokenRedacted runs the kit against a server that echoes the
+// Authorization header it got, in its body and in a header, as some debug
+// builds of real services do: neither the report (text and JSON) nor the
+// profile taken from it may show the token, nor the control API's. A
+// token under 8 bytes is redacted where "Bearer " precedes it.
+func TestEchoedTokenRedacted(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ token, admin string }{
+		{"echoed-secret-0xCAFE", "echoed-admin-0xBEEF"},
+		{"s3c", "adm"},
+	} {
+		t.Run(tt.token, func(t *testing.T) {
+			t.Parallel()
+			checkEchoedTokenRedacted(t, tt.token, tt.admin)
+		})
+	}
+}
+
+func checkEchoedTokenRedacted(t *testing.T, token, admin string) {
+	h := plantstoretest.NewHandler(plantstoretest.WithToken(token))
+	t.Cleanup(h.Close)
+	m, err := mockserver.New(h, mockserver.Config{AdminToken: admin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Get("Authorization")
+		if r.URL.Path == "/plants" {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("WWW-Authenticate", "Bearer error=\"invalid_token\", got=\""+auth+"\"")
+			w.WriteHeader(http.StatusBadRequest)
+			b, _ := json.Marshal(map[string]any{"error": 1, "message": "refused " + auth})
+			_, _ = w.Write(b)
+			return
+		}
+		m.ServeHTTP(w, r)
+	}))
+	rep, err := conformance.RunReport(context.Background(), conformance.Target{
+		URL:     srv.URL,
+		Token:   token,
+		Control: &conformance.Control{URL: srv.URL + "/__plantstore", AdminToken: admin},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	profile, err := json.Marshal(rep.Profile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text report": text.String(), "JSON report": string(data), "profile": string(profile)} {
+		for _, secret := range []string{"Bearer " + token, "Bearer " + admin, "echoed-secret-0xCAFE", "echoed-admin-0xBEEF"} {
+			if strings.Contains(out, secret) {
+				t.Errorf("the %s shows the token %q the server echoed", name, secret)
+			}
+		}
+	}
+	// The redaction still shows where the token was.
+	if !strings.Contains(text.String(), `refused Bearer REDACTED`) {
+		t.Errorf("the text report does not show the echoed token as REDACTED:\n%s", text.String())
+	}
+}
