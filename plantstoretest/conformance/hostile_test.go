@@ -81,3 +81,29 @@ func checkEchoedTokenRedacted(t *testing.T, token, admin string) {
 		t.Errorf("the text report does not show the echoed token as REDACTED:\n%s", text.String())
 	}
 }
+
+// TestCalibratedOnlyWhatTheProfileHolds runs the kit against a fake that
+// accepts a repeated id with 200, an answer a Profile cannot give: the
+// report must not mark duplicate-id Calibrated, and the profile must not
+// hold it, while the checks the profile does hold stay marked.
+func TestCalibratedOnlyWhatTheProfileHolds(t *testing.T) {
+	t.Parallel()
+	srv := plantstoretest.NewServer(t, plantstoretest.WithAllowDuplicateIDs())
+	rep, err := conformance.RunReport(context.Background(), conformance.Target{URL: srv.URL, Token: plantstoretest.DefaultToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dup := rep.Check("duplicate-id")
+	if got := dup.Answer["status"]; got != "200" {
+		t.Fatalf("duplicate-id answered %q, want 200 from a fake that allows repeated ids", got)
+	}
+	if p := rep.Profile(); p.DuplicateID != nil {
+		t.Errorf("the profile holds a duplicate_id %+v for a 200", *p.DuplicateID)
+	}
+	if dup.Calibrated {
+		t.Errorf("duplicate-id is marked Calibrated, but no profile can give a 200")
+	}
+	if c := rep.Check("auth-missing"); !c.Calibrated {
+		t.Errorf("auth-missing, a 401 a profile holds, is not marked Calibrated")
+	}
+}

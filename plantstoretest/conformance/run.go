@@ -166,10 +166,15 @@ func run(ctx context.Context, s *settings) *Report {
 		if c.Outcome == Fail {
 			rep.Passed = false
 		}
-		for _, pc := range profileChecks {
-			c.Calibrated = c.Calibrated || (pc.id == c.ID && c.Outcome == Recorded)
-		}
 		rep.Checks = append(rep.Checks, c)
+	}
+	// Calibrated marks exactly the answers the profile holds: not one it
+	// leaves out (a 200 to a repeated id, a body over MaxProfileBody).
+	p := rep.Profile()
+	for _, pc := range profileChecks {
+		if c := rep.Check(pc.id); c != nil && *pc.reply(&p) != nil {
+			c.Calibrated = true
+		}
 	}
 	rep.Creates = r.used
 	rep.LastID = r.nextID - 1
