@@ -464,6 +464,11 @@ func (r *runner) search(c *CheckResult, probe func(size int, p storedPlant) (bod
 			hi = mid
 		}
 	}
+	if len(c.Exchanges) == 0 {
+		c.Outcome = Skipped
+		c.Problem = fmt.Sprintf("the run's %d creates (Target.MaxCreates, -max-creates) were used up before the search could send a probe", r.s.maxCreates)
+		return
+	}
 	c.Answer = map[string]string{"accepted": "none", "refused": "none"}
 	if accepted >= 0 {
 		c.Answer["accepted"] = strconv.Itoa(accepted)

@@ -107,3 +107,23 @@ func TestCalibratedOnlyWhatTheProfileHolds(t *testing.T) {
 		t.Errorf("auth-missing, a 401 a profile holds, is not marked Calibrated")
 	}
 }
+
+// TestLimitSearchWithoutCreates runs the kit with too few creates for the
+// limit searches to send anything: they are skipped, and say why, rather
+// than record "accepted none, refused none", which reads as a target that
+// takes no body at all.
+func TestLimitSearchWithoutCreates(t *testing.T) {
+	t.Parallel()
+	srv := plantstoretest.NewServer(t)
+	rep, err := conformance.RunReport(context.Background(), conformance.Target{URL: srv.URL, Token: plantstoretest.DefaultToken, MaxCreates: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"longest-name", "largest-body"} {
+		c := rep.Check(id)
+		if c.Outcome != conformance.Skipped || !strings.Contains(c.Problem, "creates") || len(c.Exchanges) != 0 {
+			t.Errorf("%s: %s %q, answer %v, %d exchanges; want it skipped for want of creates, with none sent",
+				id, c.Outcome, c.Problem, c.Answer, len(c.Exchanges))
+		}
+	}
+}

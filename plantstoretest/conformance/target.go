@@ -53,7 +53,7 @@ type Target struct {
 	// them have gone unrefused (an answer from 400 to 499 counts as
 	// refused, and stored nothing). Checks that would need more are
 	// skipped, or, for the searches of the longest name and largest body,
-	// give a coarser answer. 0 means [DefaultMaxCreates]; a negative value
+	// give a coarser answer (or are skipped, when not one probe is left). 0 means [DefaultMaxCreates]; a negative value
 	// is an error.
 	MaxCreates int
 
