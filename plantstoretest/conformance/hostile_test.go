@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/plantstore/plantstore-go/internal/mockserver"
@@ -124,6 +125,39 @@ func TestLimitSearchWithoutCreates(t *testing.T) {
 		if c.Outcome != conformance.Skipped || !strings.Contains(c.Problem, "creates") || len(c.Exchanges) != 0 {
 			t.Errorf("%s: %s %q, answer %v, %d exchanges; want it skipped for want of creates, with none sent",
 				id, c.Outcome, c.Problem, c.Answer, len(c.Exchanges))
+		}
+	}
+}
+
+// TestMaxCreatesLaxRouting runs the kit against a server that takes a
+// create on any path, as one that routes on a prefix does: the POST to
+// the path the API does not have may store a plant too, and counts
+// against MaxCreates like any other.
+func TestMaxCreatesLaxRouting(t *testing.T) {
+	t.Parallel()
+	for _, max := range []int{1, 10} {
+		var mu sync.Mutex
+		accepted := 0
+		srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost {
+				http.NotFound(w, r)
+				return
+			}
+			mu.Lock()
+			accepted++
+			mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"name":"x"}`))
+		}))
+		rep, err := conformance.RunReport(context.Background(), conformance.Target{URL: srv.URL, Token: "lax-routing-token", MaxCreates: max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		got := accepted
+		mu.Unlock()
+		if got > max || rep.Creates != got {
+			t.Errorf("MaxCreates %d: the server accepted %d POSTs, the report counts %d creates; want at most %d, and counted", max, got, rep.Creates, max)
 		}
 	}
 }

@@ -231,18 +231,28 @@ func (r *runner) send(c *CheckResult, method, path string, header http.Header, b
 // and tag, if the run's create budget allows it; otherwise it marks c
 // skipped and returns nil. A 4xx answer gives the create back.
 func (r *runner) create(c *CheckResult, header http.Header, body []byte, p storedPlant) *Exchange {
+	return r.createAt(c, "/plants", header, body, p)
+}
+
+// createAt is create with a POST to path. A path other than /plants may
+// store a plant too, on a target that routes on a prefix, so it counts
+// against the budget alike; but control-stored holds only what /plants
+// answered to what the control API lists.
+func (r *runner) createAt(c *CheckResult, path string, header http.Header, body []byte, p storedPlant) *Exchange {
 	if r.used >= r.s.maxCreates {
 		c.Outcome = Skipped
 		c.Problem = fmt.Sprintf("the run's %d creates (Target.MaxCreates, -max-creates) are used up", r.s.maxCreates)
 		return nil
 	}
 	r.used++
-	e := r.send(c, http.MethodPost, "/plants", header, body)
+	e := r.send(c, http.MethodPost, path, header, body)
 	switch {
 	case e.Status >= 400 && e.Status <= 499:
 		r.used--
-		r.refused = append(r.refused, p.id)
-	case e.Status >= 200 && e.Status <= 299:
+		if path == "/plants" {
+			r.refused = append(r.refused, p.id)
+		}
+	case e.Status >= 200 && e.Status <= 299 && path == "/plants":
 		r.stored = append(r.stored, p)
 	}
 	return e
