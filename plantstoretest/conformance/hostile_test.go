@@ -3,7 +3,9 @@ package conformance_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -159,5 +161,27 @@ func TestMaxCreatesLaxRouting(t *testing.T) {
 		if got > max || rep.Creates != got {
 			t.Errorf("MaxCreates %d: the server accepted %d POSTs, the report counts %d creates; want at most %d, and counted", max, got, rep.Creates, max)
 		}
+	}
+}
+
+// TestTextSummaryCountsDifferences checks that the text report's count of
+// observed checks that differ is the length of the list it prints, when
+// some of them differ because the target's was skipped and the fake's not.
+func TestTextSummaryCountsDifferences(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	rep, err := conformance.RunReport(context.Background(), conformance.Target{URL: url, Token: "closed-port-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%d observed differ from the fake (%s)", len(rep.Differences), strings.Join(rep.Differences, ", "))
+	if !strings.Contains(text.String(), want) {
+		t.Errorf("the text report lacks %q:\n%s", want, text.String())
 	}
 }
