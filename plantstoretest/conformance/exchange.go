@@ -3,8 +3,10 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"sort"
 	"strings"
@@ -35,7 +37,8 @@ type Exchange struct {
 	// Error says why no response came, or why it could not be read.
 	Error string `json:"error,omitempty"`
 
-	body []byte // the response body, up to maxResponseBody
+	body     []byte // the response body, up to maxResponseBody
+	timedOut bool   // the request or the reading of its answer timed out
 }
 
 // Snippet lengths and the most of a response body the kit reads.
@@ -185,6 +188,7 @@ func roundTrip(ctx context.Context, client *http.Client, method, url string, hea
 	resp, err := client.Do(req)
 	if err != nil {
 		e.Error = err.Error()
+		e.timedOut = isTimeout(err)
 		return e
 	}
 	defer resp.Body.Close()
@@ -200,8 +204,16 @@ func roundTrip(ctx context.Context, client *http.Client, method, url string, hea
 	b, err := readAll(resp.Body, limit)
 	if err != nil {
 		e.Error = "reading the body: " + err.Error()
+		e.timedOut = isTimeout(err)
 	}
 	e.body = b
 	e.ResponseBody = snippet(b, responseSnippet)
 	return e
+}
+
+// isTimeout reports whether err says a request or its body timed out:
+// Client.Timeout, or the context's deadline (RequestTimeout).
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/plantstore/plantstore-go/internal/mockserver"
 	"github.com/plantstore/plantstore-go/plantstoretest"
@@ -183,5 +184,56 @@ func TestTextSummaryCountsDifferences(t *testing.T) {
 	want := fmt.Sprintf("%d observed differ from the fake (%s)", len(rep.Differences), strings.Join(rep.Differences, ", "))
 	if !strings.Contains(text.String(), want) {
 		t.Errorf("the text report lacks %q:\n%s", want, text.String())
+	}
+}
+
+// TestSilentTargetStopsTheRun runs the kit against a target that takes
+// every request and never answers: after two requests in a row that time
+// out, it sends no more, and the remaining checks are skipped, saying why,
+// so that a run against a hung deployment takes two timeouts, not one per
+// check (about 2 minutes with the default 10 s).
+func TestSilentTargetStopsTheRun(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	var mu sync.Mutex
+	received := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		received++
+		mu.Unlock()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) }) // runs before srv.Close
+	rep, err := conformance.RunReport(context.Background(), conformance.Target{
+		URL:    srv.URL,
+		Token:  "silent-target-token",
+		Client: &http.Client{Timeout: 50 * time.Millisecond},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	got := received
+	mu.Unlock()
+	sent := 0
+	for _, c := range rep.Checks {
+		sent += len(c.Exchanges)
+	}
+	// The server may not have seen a request yet when its client gave up.
+	if sent != 2 || got > 2 {
+		t.Errorf("the run sent %d requests, the silent target received %d; want 2", sent, got)
+	}
+	if rep.Passed {
+		t.Errorf("a target that never answers passed")
+	}
+	for _, id := range []string{"auth-required", "method-not-allowed"} { // a create, and not
+		c := rep.Check(id)
+		if c.Outcome != conformance.Skipped || !strings.Contains(c.Problem, "did not answer") || len(c.Exchanges) != 0 {
+			t.Errorf("%s: %s %q, %d exchanges; want it skipped, none sent, because the target did not answer", id, c.Outcome, c.Problem, len(c.Exchanges))
+		}
 	}
 }

@@ -149,10 +149,14 @@ func run(ctx context.Context, s *settings) *Report {
 	}
 	for _, ch := range checks {
 		c := CheckResult{ID: ch.id, Tag: ch.tag, Title: ch.title}
-		if ch.needsControl && s.control == nil && s.fake == nil {
+		switch {
+		case ch.needsControl && s.control == nil && s.fake == nil:
 			c.Outcome = Skipped
 			c.Problem = "needs the target's control API (Target.Control or Target.Fake, -control-url); a real deployment has none"
-		} else {
+		case r.silent >= maxSilent:
+			c.Outcome = Skipped
+			c.Problem = fmt.Sprintf("not run: the target did not answer the last %d requests in time (Target.Client's timeout, at most %v), so the run sent no more", maxSilent, RequestTimeout)
+		default:
 			ch.run(r, &c)
 		}
 		if c.Outcome == "" {
@@ -189,6 +193,7 @@ type runner struct {
 	s      *settings
 	used   int // requests that may have stored a plant
 	nextID int64
+	silent int                    // requests in a row that timed out
 	memo   map[string]*Exchange   // exchanges later checks read, by check
 	plants map[string]storedPlant // the plant each of those sent
 
@@ -224,8 +229,18 @@ func (r *runner) headers() http.Header {
 func (r *runner) send(c *CheckResult, method, path string, header http.Header, body []byte) *Exchange {
 	e := do(r.ctx, r.s.client, r.s.redact, method, r.s.base+path, header, body, maxResponseBody)
 	c.Exchanges = append(c.Exchanges, e)
+	if e.timedOut {
+		r.silent++
+	} else {
+		r.silent = 0
+	}
 	return e
 }
+
+// maxSilent is how many requests in a row may time out before a run stops
+// sending: a target that does not answer would otherwise hold a run for a
+// timeout per check.
+const maxSilent = 2
 
 // create sends a request that might store a plant with the given id, name
 // and tag, if the run's create budget allows it; otherwise it marks c

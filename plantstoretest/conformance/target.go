@@ -70,7 +70,9 @@ type Target struct {
 	// Client sends the requests; nil means a client with a 10-second
 	// timeout. Whatever Client says, each request ends after at most
 	// [RequestTimeout], and redirects are never followed, so the token goes
-	// nowhere but URL.
+	// nowhere but URL. After two requests in a row time out, the run sends
+	// no more, and skips the checks left: a target that does not answer
+	// holds a run for two timeouts, not one per check.
 	Client *http.Client
 
 	// Report, when not nil, receives the report of the run (by [Run]).
