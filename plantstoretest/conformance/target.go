@@ -19,7 +19,8 @@ import (
 // Target is the server a run checks, and the limits it keeps to.
 type Target struct {
 	// URL is the base URL of the Plant Store API, such as
-	// "http://127.0.0.1:8080"; the kit sends POST {URL}/plants. Required.
+	// "http://127.0.0.1:8080"; the kit sends POST {URL}/plants. Required,
+	// and without a user or password (a report shows it).
 	URL string
 	// Token is the bearer token the target accepts. Required. It is never
 	// printed: every exchange in a report shows "Bearer REDACTED", and
@@ -137,6 +138,11 @@ func (t *Target) settings() (*settings, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		return nil, fmt.Errorf("conformance: Target.URL %q is not an http or https base URL", t.URL)
 	}
+	if u.User != nil {
+		// The kit's Authorization header would override them anyway, and
+		// the report would show them.
+		return nil, fmt.Errorf("conformance: Target.URL %q holds a user or password; give the bearer token in Target.Token", u.Redacted())
+	}
 	if t.Control != nil && t.Fake != nil {
 		return nil, errors.New("conformance: Target.Control and Target.Fake are both set; set the one the target has")
 	}
@@ -154,6 +160,9 @@ func (t *Target) settings() (*settings, error) {
 		c, err := url.Parse(t.Control.URL)
 		if err != nil || (c.Scheme != "http" && c.Scheme != "https") || c.Host == "" {
 			return nil, fmt.Errorf("conformance: Target.Control.URL %q is not an http or https URL", t.Control.URL)
+		}
+		if c.User != nil {
+			return nil, fmt.Errorf("conformance: Target.Control.URL %q holds a user or password; give the token in Control.AdminToken", c.Redacted())
 		}
 		if !t.Live && !isLoopback(c.Hostname()) {
 			return nil, fmt.Errorf("conformance: Target.Control.URL %q is not a loopback address; set Target.Live to use it", t.Control.URL)
