@@ -237,3 +237,48 @@ func TestSilentTargetStopsTheRun(t *testing.T) {
 		}
 	}
 }
+
+// TestEvery400IsAnError runs the kit against a server that refuses a
+// repeated id with a 400 whose body is text, not an Error: the
+// specification says every 400 carries one, so a spec check fails, naming
+// the check whose request got it, though duplicate-id itself is observed.
+func TestEvery400IsAnError(t *testing.T) {
+	t.Parallel()
+	h := plantstoretest.NewHandler()
+	t.Cleanup(h.Close)
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		var e plantstoretest.ErrorBody
+		if rec.Code == http.StatusBadRequest && json.Unmarshal(rec.Body.Bytes(), &e) == nil && e.Code == plantstoretest.CodeDuplicateID {
+			w.Header().Set("Content-Type", "text/plain")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write([]byte("duplicate"))
+			return
+		}
+		for k, vs := range rec.Header() {
+			w.Header()[k] = vs
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
+	}))
+	rep, err := conformance.RunReport(context.Background(), conformance.Target{URL: srv.URL, Token: plantstoretest.DefaultToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Passed {
+		t.Errorf("a 400 with a text body passed every spec check")
+	}
+	var failed []string
+	for _, c := range rep.Checks {
+		if c.Outcome == conformance.Fail {
+			failed = append(failed, c.ID)
+			if !strings.Contains(c.Problem, "duplicate-id") || len(c.Exchanges) != 1 || c.Exchanges[0].ResponseBody != "duplicate" {
+				t.Errorf("%s: %q, %d exchanges; want the problem to name duplicate-id, with its exchange", c.ID, c.Problem, len(c.Exchanges))
+			}
+		}
+	}
+	if len(failed) != 1 {
+		t.Errorf("failed checks %q, want one", failed)
+	}
+}

@@ -193,12 +193,20 @@ type runner struct {
 	s      *settings
 	used   int // requests that may have stored a plant
 	nextID int64
-	silent int                    // requests in a row that timed out
-	memo   map[string]*Exchange   // exchanges later checks read, by check
-	plants map[string]storedPlant // the plant each of those sent
+	silent int                  // requests in a row that timed out
+	memo   map[string]*Exchange // exchanges later checks read, by check
+	// answered400 are the API's 400s to the run, for error-shape.
+	answered400 []answered
+	plants      map[string]storedPlant // the plant each of those sent
 
 	stored  []storedPlant // what the target answered 2xx to
 	refused []int64       // ids the target refused with a 4xx
+}
+
+// answered is an exchange, and the check that sent it.
+type answered struct {
+	check string
+	e     *Exchange
 }
 
 type storedPlant struct {
@@ -229,6 +237,9 @@ func (r *runner) headers() http.Header {
 func (r *runner) send(c *CheckResult, method, path string, header http.Header, body []byte) *Exchange {
 	e := do(r.ctx, r.s.client, r.s.redact, method, r.s.base+path, header, body, maxResponseBody)
 	c.Exchanges = append(c.Exchanges, e)
+	if e.Status == http.StatusBadRequest {
+		r.answered400 = append(r.answered400, answered{c.ID, e})
+	}
 	if e.timedOut {
 		r.silent++
 	} else {
