@@ -30,7 +30,8 @@ type Exchange struct {
 
 	// Status is the response's status, 0 when none came (see Error).
 	Status int `json:"status"`
-	// ResponseHeader holds the response headers a check looks at.
+	// ResponseHeader holds the response headers a check looks at, and a
+	// redirect's Location (redirects are not followed).
 	ResponseHeader map[string]string `json:"response_header,omitempty"`
 	// ResponseBody is the start of the response body.
 	ResponseBody string `json:"response_body,omitempty"`
@@ -49,7 +50,7 @@ const (
 )
 
 // responseHeaders are the response headers an Exchange keeps.
-var responseHeaders = []string{"Content-Type", "WWW-Authenticate", "Allow", "Retry-After"}
+var responseHeaders = []string{"Content-Type", "WWW-Authenticate", "Allow", "Retry-After", "Location"}
 
 // String shows e as the failure message of a check shows it.
 func (e *Exchange) String() string {

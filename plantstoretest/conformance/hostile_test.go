@@ -282,3 +282,55 @@ func TestEvery400IsAnError(t *testing.T) {
 		t.Errorf("failed checks %q, want one", failed)
 	}
 }
+
+// TestHostileAnswers runs the kit against servers that answer what no
+// Plant Store would: a 400 of 1 MiB, a redirect, an HTML 502. The run ends
+// with a report and no panic; the text report stays readable (no line over
+// a few KiB, however large the answers); a redirect's Location shows.
+func TestHostileAnswers(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 1<<20)
+	for _, tt := range []struct {
+		name    string
+		handler http.HandlerFunc
+		want    string
+	}{
+		{"huge body", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write([]byte(big))
+		}, "body cut at 65536 bytes"},
+		{"redirect", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "http://127.0.0.2:9/elsewhere", http.StatusTemporaryRedirect)
+		}, "< Location: http://127.0.0.2:9/elsewhere"},
+		{"html", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusBadGateway)
+			_, _ = w.Write([]byte("<html>bad gateway</html>"))
+		}, `Content-Type "text/html", want application/json`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := serve(t, tt.handler)
+			rep, err := conformance.RunReport(context.Background(), conformance.Target{URL: srv.URL, Token: "hostile-token"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Passed {
+				t.Errorf("passed")
+			}
+			var text strings.Builder
+			if err := rep.WriteText(&text); err != nil {
+				t.Fatal(err)
+			}
+			for i, line := range strings.Split(text.String(), "\n") {
+				if len(line) > 4<<10 {
+					t.Errorf("line %d of the text report is %d bytes: %.200s…", i+1, len(line), line)
+				}
+			}
+			if tt.name != "html" && !strings.Contains(text.String(), tt.want) {
+				t.Errorf("the text report lacks %q", tt.want)
+			}
+		})
+	}
+}

@@ -237,7 +237,7 @@ func (r *Report) duplicate() (int, int32, bool) {
 // other (in name order).
 var answerOrder = map[string]int{"status": 1, "content_type": 2, "challenge": 3, "allow": 4, "retry_after": 5, "body": 6}
 
-// formatAnswer shows an answer on one line.
+// formatAnswer shows an answer on one line, each value cut to a snippet.
 func formatAnswer(a map[string]string) string {
 	keys := make([]string, 0, len(a))
 	for k := range a {
@@ -258,7 +258,11 @@ func formatAnswer(a map[string]string) string {
 	})
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%q", k, a[k])
+		v := a[k]
+		parts[i] = fmt.Sprintf("%s=%q", k, snippet([]byte(v), responseSnippet))
+		if len(v) > responseSnippet { // the JSON report has it whole
+			parts[i] += fmt.Sprintf("… (%d bytes)", len(v))
+		}
 	}
 	return strings.Join(parts, " ")
 }
