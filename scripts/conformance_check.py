@@ -157,6 +157,8 @@ def check_calibration(exe, workdir):
         srv.shutdown()
         srv.server_close()
     check(TOKEN not in res.stdout, "the report does not show the token the stand-in echoed")
+    check(len(StandIn.ids) <= 10 and all(i >= 9_000_000_000_000_000_000 for i in StandIn.ids),
+          f"the stand-in stored at most 10 plants, all with ids from 9e18 up ({len(StandIn.ids)})")
     calibrated = {c["id"]: c.get("answer") for c in target["checks"] if c.get("calibrated")}
     check(sorted(calibrated) == ["auth-missing", "auth-wrong-scheme", "auth-wrong-token", "duplicate-id"],
           f"the calibrated checks are the repeated id and the three refused credentials ({sorted(calibrated)})")
