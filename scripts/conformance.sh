@@ -4,7 +4,9 @@
 # builds of plantstore-mock: a plain go build, and the binary built as
 # scripts/image.sh builds the image's (static, trimmed). Every spec check
 # must pass on each, and their observed answers must be identical and the
-# fake's. scripts/image-test.sh runs the same check on the binary it
+# fake's. It also calibrates the mock to a python3 stand-in for a real
+# deployment (-profile-out, then -profile) and checks the round trip.
+# scripts/image-test.sh runs the same check on the binary it
 # extracts from the image itself. Installs nothing: it needs Go and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -10,15 +10,21 @@ a user outside Go does: every spec check passed, no observed answer differs
 from the fake's, 25 checks or more of both tags, at most 10 creates, no
 token in the output. It also checks the text report, and that a URL off
 loopback is refused without -live. Then it checks that the observed answers
-of every binary are identical. Standard library only; exits 0 when all
+of every binary are identical. And it calibrates the first binary's mock to
+a stand-in deployment (a python3 server that refuses a repeated id and
+credentials otherwise than the fake, and echoes the token): -profile-out,
+then -profile, then the same answers to the calibrated checks. Standard library only; exits 0 when all
 holds. image_check.py runs check_binary on the binary it extracts from the
 image.
 """
 
+import http.server
 import json
 import os
 import subprocess
 import sys
+import tempfile
+import threading
 
 TOKEN = "conformance-py-token"
 ADMIN = "conformance-py-admin"
@@ -83,7 +89,105 @@ def check_binary(exe, check=check):
         check(proc.wait(timeout=30) == 0, f"{exe}: the mock exits with status 0 on SIGTERM")
 
 
+class StandIn(http.server.BaseHTTPRequestHandler):
+    """A stand-in for a real deployment that answers where the specification
+    is silent otherwise than the fake: 409 and code 1009 for a repeated id,
+    403 for another scheme, its own 401 body; and echoes the token."""
+
+    protocol_version = "HTTP/1.1"
+    ids = set()
+    lock = threading.Lock()
+
+    def log_message(self, *args):
+        pass
+
+    def reply(self, status, obj, headers=()):
+        body = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        for k, v in headers:
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        self.reply(404, {"error": 404, "message": "not found"})
+
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(n)
+        auth = self.headers.get("Authorization")
+        if self.path != "/plants":
+            return self.reply(404, {"error": 404, "message": "not found"})
+        if auth is None or auth == "Bearer " or (auth.startswith("Bearer ") and auth != "Bearer " + TOKEN):
+            return self.reply(401, {"error": 401, "message": "unauthorized"}, [("WWW-Authenticate", "Bearer")])
+        if auth != "Bearer " + TOKEN:
+            return self.reply(403, {"error": 403, "message": "forbidden: " + auth})
+        try:
+            p = json.loads(body)
+        except ValueError:
+            return self.reply(400, {"error": 100, "message": "invalid json"})
+        if not isinstance(p, dict) or not isinstance(p.get("name"), str) or type(p.get("id")) is not int \
+                or not -2**63 <= p["id"] < 2**63:
+            return self.reply(400, {"error": 101, "message": "invalid plant"})
+        with self.lock:
+            if p["id"] in self.ids:
+                return self.reply(409, {"error": 1009, "message": "id %d is taken (%s)" % (p["id"], auth)})
+            self.ids.add(p["id"])
+        out = {"name": p["name"]}
+        if isinstance(p.get("tag"), str):
+            out["tag"] = p["tag"]
+        self.reply(200, out)
+
+
+def check_calibration(exe, workdir):
+    """Calibrates the mock to the stand-in deployment, as the README says, and
+    checks that the kit then sees the calibrated answers there too."""
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), StandIn)
+    srv.handle_error = lambda *args: None  # a client that closes after a refused 1 MiB body
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    profile = os.path.join(workdir, "deploy.json")
+    try:
+        url = "http://127.0.0.1:%d" % srv.server_address[1]
+        res = kit(exe, "-url", url, "-token", TOKEN, "-json", "-profile-out", profile)
+        check(res.returncode == 0, f"conformance against the stand-in deployment exits 0 ({res.returncode}; {res.stderr[-300:]!r})")
+        target = json.loads(res.stdout)
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    check(TOKEN not in res.stdout, "the report does not show the token the stand-in echoed")
+    check(len(StandIn.ids) <= 10 and all(i >= 9_000_000_000_000_000_000 for i in StandIn.ids),
+          f"the stand-in stored at most 10 plants, all with ids from 9e18 up ({len(StandIn.ids)})")
+    calibrated = {c["id"]: c.get("answer") for c in target["checks"] if c.get("calibrated")}
+    check(sorted(calibrated) == ["auth-missing", "auth-wrong-scheme", "auth-wrong-token", "duplicate-id"],
+          f"the calibrated checks are the repeated id and the three refused credentials ({sorted(calibrated)})")
+    check(set(calibrated) <= set(target["differences"]), "each of them differed from the fake")
+    with open(profile) as f:
+        text = f.read()
+    check(TOKEN not in text, "the profile does not hold the token the stand-in echoed")
+    check(json.loads(text)["duplicate_id"]["status"] == 409, "the profile's repeated id is the stand-in's 409")
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PLANTSTORE_")}
+    proc = subprocess.Popen([exe, "-addr", "127.0.0.1:0", "-token", TOKEN, "-profile", profile],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
+    try:
+        url = proc.stdout.readline().strip().removeprefix("listening on ")
+        res = kit(exe, "-url", url, "-token", TOKEN, "-json")
+        again = {c["id"]: c.get("answer") for c in json.loads(res.stdout)["checks"]}
+        check(all(again[k] == v for k, v in calibrated.items()),
+              "the mock started with -profile gives the stand-in's answers to the calibrated checks")
+        text = kit(exe, "-url", url, "-token", TOKEN)
+        check("repeated id: status 409, error code 1009" in text.stdout,
+              "the text report of the calibrated mock gives the stand-in's duplicate code")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
 def main(binaries):
+    with tempfile.TemporaryDirectory() as workdir:
+        check_calibration(binaries[0], workdir)
     answers = [check_binary(exe) for exe in binaries]
     if len(answers) > 1 and all(a is not None for a in answers):
         check(all(a == answers[0] for a in answers[1:]), "the observed answers of every binary are identical")

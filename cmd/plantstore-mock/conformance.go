@@ -51,7 +51,7 @@ func runConformance(ctx context.Context, args []string, getenv func(string) stri
 	fs.BoolVar(&t.Live, "live", false, "allow a URL that is not on loopback: a real deployment, where the run leaves its plants")
 	fs.StringVar(&controlURL, "control-url", "", "the target's control API, such as URL/__plantstore, if it has one (a real deployment has none)")
 	fs.StringVar(&adminToken, "admin-token", "", "the control API's bearer `token` (default $PLANTSTORE_ADMIN_TOKEN)")
-	fs.IntVar(&t.MaxCreates, "max-creates", conformance.DefaultMaxCreates, "create at most `N` plants")
+	fs.IntVar(&t.MaxCreates, "max-creates", conformance.DefaultMaxCreates, "create at most `N` plants (1 or more)")
 	fs.Int64Var(&t.FirstID, "first-id", 0, "the first plant `id` to use (default a random one from 9000000000000000000 up)")
 	fs.StringVar(&t.NamePrefix, "name-prefix", "", "start every plant name with `prefix` (default conformance-<8 hex digits>-)")
 	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
@@ -83,6 +83,11 @@ func runConformance(ctx context.Context, args []string, getenv func(string) stri
 		return 2
 	case t.Token == "":
 		fmt.Fprintln(stderr, "plantstore-mock conformance: -token (or $PLANTSTORE_TOKEN) is required")
+		return 2
+	case t.MaxCreates < 1:
+		// Target.MaxCreates 0 means the default, 10: here it would read as
+		// "create nothing" and create 10.
+		fmt.Fprintf(stderr, "plantstore-mock conformance: -max-creates is %d, want 1 or more\n", t.MaxCreates)
 		return 2
 	case set["admin-token"] && controlURL == "":
 		fmt.Fprintln(stderr, "plantstore-mock conformance: -admin-token needs -control-url")

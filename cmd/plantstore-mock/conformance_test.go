@@ -141,7 +141,10 @@ func TestConformanceUsage(t *testing.T) {
 		{"no token", nil, []string{"-url", "http://127.0.0.1:1"}, "-token (or $PLANTSTORE_TOKEN) is required"},
 		{"not loopback", nil, []string{"-url", "https://plants.example.com", "-token", "t"}, "set Target.Live (plantstore-mock conformance -live)"},
 		{"admin token alone", nil, []string{"-url", "http://127.0.0.1:1", "-token", "t", "-admin-token", "a"}, "-admin-token needs -control-url"},
-		{"bad max-creates", nil, []string{"-url", "http://127.0.0.1:1", "-token", "t", "-max-creates", "-1"}, "MaxCreates is -1"},
+		{"bad max-creates", nil, []string{"-url", "http://127.0.0.1:1", "-token", "t", "-max-creates", "-1"}, "-max-creates is -1, want 1 or more"},
+		// 0 is Target.MaxCreates's "the default", 10: on the command line it
+		// would read as "create nothing" and create 10.
+		{"zero max-creates", nil, []string{"-url", "http://127.0.0.1:1", "-token", "t", "-max-creates", "0"}, "-max-creates is 0, want 1 or more"},
 		{"extra argument", nil, []string{"-url", "http://127.0.0.1:1", "-token", "t", "extra"}, "unexpected arguments"},
 	} {
 		status, out, errOut := runKit(t, tt.env, tt.args...)

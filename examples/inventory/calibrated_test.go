@@ -2,6 +2,7 @@ package inventory_test
 
 import (
 	"context"
+	"net/http"
 	"testing"
 
 	"github.com/plantstore/plantstore-go"
@@ -27,13 +28,13 @@ func TestRegisterCalibrated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, code, ok := profile.DuplicateIDError()
+	status, code, ok := profile.DuplicateIDError()
 	if !ok {
 		t.Fatal("the calibration has no duplicate-id code")
 	}
 	srv := plantstoretest.NewServer(t, plantstoretest.WithProfile(profile))
 	srv.Inject(plantstoretest.Fault{Store: true, Drop: true})
-	inv := inventory.New(srv.Client(), code)
+	inv := inventory.New(srv.Client(), status, code)
 	fern := plantstore.NewPlant{ID: 7, Name: "Fern"}
 	if err := inv.Register(context.Background(), fern.ID, fern.Name, ""); err != nil {
 		t.Fatalf("Register after a lost answer: %v", err)
@@ -43,5 +44,27 @@ func TestRegisterCalibrated(t *testing.T) {
 	}
 	if got := srv.Plants(); len(got) != 1 {
 		t.Errorf("stored %v, want the fern once", got)
+	}
+}
+
+// TestRegisterCalibratedOtherStatus checks that only the calibrated status
+// with the duplicate code counts as "already stored": a deployment that
+// uses one code for many refusals answers a 403 with it too, and that 403
+// stored nothing.
+func TestRegisterCalibratedOtherStatus(t *testing.T) {
+	t.Parallel()
+	profile, err := plantstoretest.ParseProfile([]byte(deployment))
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, code, ok := profile.DuplicateIDError()
+	if !ok {
+		t.Fatal("the calibration has no duplicate-id code")
+	}
+	srv := plantstoretest.NewServer(t, plantstoretest.WithProfile(profile))
+	srv.Inject(plantstoretest.Fault{Status: http.StatusForbidden, Body: []byte(`{"error":1009,"message":"forbidden"}`)})
+	inv := inventory.New(srv.Client(), status, code)
+	if err := inv.Register(context.Background(), 8, "Ivy", ""); err == nil {
+		t.Errorf("Register answered 403 with the duplicate code = nil, want an error: nothing is stored (%v)", srv.Plants())
 	}
 }

@@ -9,8 +9,8 @@
 //
 // That answer is an assumption about the deployment: the service
 // specification says neither whether repeated IDs are rejected nor which
-// "error" code says so. Inventory therefore takes the code as configuration
-// instead of guessing it.
+// "error" code says so. Inventory therefore takes the status and the code as
+// configuration instead of guessing them.
 package inventory
 
 import (
@@ -33,20 +33,22 @@ type PlantCreator interface {
 
 // Inventory registers plants in the Plant Store.
 type Inventory struct {
-	store         PlantCreator
-	duplicateCode int32
+	store           PlantCreator
+	duplicateStatus int
+	duplicateCode   int32
 }
 
 // New returns an Inventory that stores plants through store, usually a
-// *plantstore.Client. duplicateCode is the "error" code of the 4xx with
-// which your deployment rejects a create whose ID is already stored. The
-// specification leaves codes open: take it from a conformance run against
-// the deployment (plantstore-mock conformance prints "repeated id: status
-// S, error code C"; plantstoretest.Profile.DuplicateIDError reads it from
-// the profile). plantstoretest's own is plantstoretest.CodeDuplicateID,
-// with status 400.
-func New(store PlantCreator, duplicateCode int32) *Inventory {
-	return &Inventory{store: store, duplicateCode: duplicateCode}
+// *plantstore.Client. duplicateStatus and duplicateCode are the status and
+// the "error" code with which your deployment rejects a create whose ID is
+// already stored; only that pair counts as "already stored", since a
+// deployment may use one code for many refusals. The specification leaves
+// both open: take them from a conformance run against the deployment
+// (plantstore-mock conformance prints "repeated id: status S, error code
+// C"; plantstoretest.Profile.DuplicateIDError reads them from the
+// profile). plantstoretest's own are 400 and plantstoretest.CodeDuplicateID.
+func New(store PlantCreator, duplicateStatus int, duplicateCode int32) *Inventory {
+	return &Inventory{store: store, duplicateStatus: duplicateStatus, duplicateCode: duplicateCode}
 }
 
 // Register stores the plant with the given ID. It is idempotent: registering
@@ -77,9 +79,10 @@ func (inv *Inventory) Register(ctx context.Context, id int64, name, tag string) 
 }
 
 // isDuplicate reports whether err is the store's answer that the ID exists:
-// a 4xx with the duplicate code (400 from plantstoretest; a deployment may
-// answer 409, say, as its calibration shows).
+// the duplicate status with the duplicate code (400 and CodeDuplicateID
+// from plantstoretest; a deployment may answer 409, say, as its
+// calibration shows).
 func (inv *Inventory) isDuplicate(err error) bool {
 	var apiErr *plantstore.APIError
-	return errors.As(err, &apiErr) && apiErr.StatusCode/100 == 4 && apiErr.Code == inv.duplicateCode
+	return errors.As(err, &apiErr) && apiErr.StatusCode == inv.duplicateStatus && apiErr.Code == inv.duplicateCode
 }

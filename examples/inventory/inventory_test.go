@@ -82,7 +82,7 @@ func TestRegister(t *testing.T) {
 			for _, f := range tt.faults {
 				srv.Inject(f)
 			}
-			inv := inventory.New(srv.Client(tt.clientOpts...), plantstoretest.CodeDuplicateID)
+			inv := inventory.New(srv.Client(tt.clientOpts...), http.StatusBadRequest, plantstoretest.CodeDuplicateID)
 			err := inv.Register(context.Background(), tt.plant.ID, tt.plant.Name, tt.plant.Tag)
 			if tt.wantErr == nil && err != nil || !errors.Is(err, tt.wantErr) {
 				t.Fatalf("Register(%+v) error = %v, want %v", tt.plant, err, tt.wantErr)
@@ -100,7 +100,7 @@ func TestRegister(t *testing.T) {
 func TestRegisterTwiceStoresOnce(t *testing.T) {
 	t.Parallel()
 	srv := plantstoretest.NewServer(t)
-	inv := inventory.New(srv.Client(), plantstoretest.CodeDuplicateID)
+	inv := inventory.New(srv.Client(), http.StatusBadRequest, plantstoretest.CodeDuplicateID)
 	for i := 0; i < 2; i++ {
 		if err := inv.Register(context.Background(), 7, "Monstera", ""); err != nil {
 			t.Fatalf("Register #%d error: %v", i+1, err)
@@ -115,7 +115,7 @@ func TestRegisterTwiceStoresOnce(t *testing.T) {
 func TestRegisterAfterLostAnswer(t *testing.T) {
 	srv := plantstoretest.NewServer(t)                        // a fake on loopback, closed when the test ends
 	srv.Inject(plantstoretest.Fault{Store: true, Drop: true}) // stored, then the connection drops
-	inv := inventory.New(srv.Client(), plantstoretest.CodeDuplicateID)
+	inv := inventory.New(srv.Client(), http.StatusBadRequest, plantstoretest.CodeDuplicateID)
 	if err := inv.Register(context.Background(), 7, "Monstera", "indoor"); err != nil {
 		t.Fatal(err)
 	}

@@ -296,6 +296,8 @@ func TestRefusesBadTargets(t *testing.T) {
 		{URL: "", Token: "t"},
 		{URL: "http://127.0.0.1:1", Token: ""},
 		{URL: "ftp://127.0.0.1", Token: "t"},
+		{URL: "http://user:password@127.0.0.1:1", Token: "t"}, // the report would show the password
+		{URL: "http://127.0.0.1:1", Token: "t", Control: &conformance.Control{URL: "http://admin:pw@127.0.0.1:1/__plantstore"}},
 		{URL: "http://127.0.0.1:1", Token: "t", MaxCreates: -1},
 		{URL: "http://127.0.0.1:1", Token: "t", FirstID: -5},
 		{URL: "http://127.0.0.1:1", Token: "t", Control: &conformance.Control{URL: "http://127.0.0.1:1/__plantstore"}, Fake: plantstoretest.NewHandler()},

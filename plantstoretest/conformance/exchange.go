@@ -3,8 +3,10 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"sort"
 	"strings"
@@ -28,14 +30,16 @@ type Exchange struct {
 
 	// Status is the response's status, 0 when none came (see Error).
 	Status int `json:"status"`
-	// ResponseHeader holds the response headers a check looks at.
+	// ResponseHeader holds the response headers a check looks at, and a
+	// redirect's Location (redirects are not followed).
 	ResponseHeader map[string]string `json:"response_header,omitempty"`
 	// ResponseBody is the start of the response body.
 	ResponseBody string `json:"response_body,omitempty"`
 	// Error says why no response came, or why it could not be read.
 	Error string `json:"error,omitempty"`
 
-	body []byte // the response body, up to maxResponseBody
+	body     []byte // the response body, up to maxResponseBody
+	timedOut bool   // the request or the reading of its answer timed out
 }
 
 // Snippet lengths and the most of a response body the kit reads.
@@ -46,7 +50,7 @@ const (
 )
 
 // responseHeaders are the response headers an Exchange keeps.
-var responseHeaders = []string{"Content-Type", "WWW-Authenticate", "Allow", "Retry-After"}
+var responseHeaders = []string{"Content-Type", "WWW-Authenticate", "Allow", "Retry-After", "Location"}
 
 // String shows e as the failure message of a check shows it.
 func (e *Exchange) String() string {
@@ -113,9 +117,46 @@ func readAll(r io.Reader, limit int) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// do sends one request and reads at most limit bytes of the answer.
+// minRedactLen is the shortest secret the kit redacts wherever it appears
+// in an answer; a shorter one (a test's "t") is redacted only after
+// "Bearer ", since replacing every "t" would make the report unreadable.
+const minRedactLen = 8
+
+// newRedactor returns what replaces the given secrets (the token, the
+// control API's token) in what a target answers, so that a target that
+// echoes the Authorization header it got does not put them in a report.
+func newRedactor(secrets ...string) *strings.Replacer {
+	var pairs []string
+	for _, s := range secrets {
+		switch {
+		case s == "":
+		case len(s) >= minRedactLen:
+			pairs = append(pairs, s, "REDACTED")
+		default:
+			pairs = append(pairs, "Bearer "+s, "Bearer REDACTED", "bearer "+s, "bearer REDACTED")
+		}
+	}
+	return strings.NewReplacer(pairs...)
+}
+
+// do sends one request and reads at most limit bytes of the answer, with
+// the secrets redact replaces taken out of everything it keeps of it.
 // url is absolute. A nil header sends none but Content-Length.
-func do(ctx context.Context, client *http.Client, method, url string, header http.Header, body []byte, limit int) *Exchange {
+func do(ctx context.Context, client *http.Client, redact *strings.Replacer, method, url string, header http.Header, body []byte, limit int) *Exchange {
+	e := roundTrip(ctx, client, method, url, header, body, limit)
+	for k, v := range e.ResponseHeader {
+		e.ResponseHeader[k] = redact.Replace(v)
+	}
+	e.Error = redact.Replace(e.Error)
+	if r := redact.Replace(string(e.body)); r != string(e.body) {
+		e.body = []byte(r)
+		e.ResponseBody = snippet(e.body, responseSnippet)
+	}
+	return e
+}
+
+// roundTrip is do without the redaction.
+func roundTrip(ctx context.Context, client *http.Client, method, url string, header http.Header, body []byte, limit int) *Exchange {
 	e := &Exchange{Method: method, URL: url, BodyBytes: len(body), Body: snippet(body, requestSnippet)}
 	if len(header) > 0 {
 		e.Header = make(map[string]string, len(header))
@@ -148,6 +189,7 @@ func do(ctx context.Context, client *http.Client, method, url string, header htt
 	resp, err := client.Do(req)
 	if err != nil {
 		e.Error = err.Error()
+		e.timedOut = isTimeout(err)
 		return e
 	}
 	defer resp.Body.Close()
@@ -163,8 +205,16 @@ func do(ctx context.Context, client *http.Client, method, url string, header htt
 	b, err := readAll(resp.Body, limit)
 	if err != nil {
 		e.Error = "reading the body: " + err.Error()
+		e.timedOut = isTimeout(err)
 	}
 	e.body = b
 	e.ResponseBody = snippet(b, responseSnippet)
 	return e
+}
+
+// isTimeout reports whether err says a request or its body timed out:
+// Client.Timeout, or the context's deadline (RequestTimeout).
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }

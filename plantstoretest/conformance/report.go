@@ -189,14 +189,13 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "conformance of %s (reference: %s)\n", r.Target, r.Reference)
 	fmt.Fprintf(&b, "ids %d to %d, names starting %q, %d of at most %d creates, control API: %v, %.2fs\n\n",
 		r.FirstID, r.LastID, r.NamePrefix, r.Creates, r.MaxCreates, r.Control, r.Seconds)
-	var failed, differ int
+	failed := 0
 	for _, c := range r.Checks {
 		mark := strings.ToUpper(c.Outcome)
 		if c.Tag == Observed && c.Outcome == Recorded {
 			mark = "SAME"
 			if c.Differs {
 				mark = "DIFFERS"
-				differ++
 			}
 		}
 		fmt.Fprintf(&b, "%-8s %-8s %-22s %s\n", mark, c.Tag, c.ID, c.Title)
@@ -211,12 +210,13 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		if c.Tag == Observed && c.Answer != nil {
 			fmt.Fprintf(&b, "         target: %s\n", formatAnswer(c.Answer))
-			if c.Differs {
-				fmt.Fprintf(&b, "         fake:   %s\n", formatAnswer(c.Reference))
-			}
+		}
+		if c.Differs && c.Reference != nil { // also when skipped on the target only
+			fmt.Fprintf(&b, "         fake:   %s\n", formatAnswer(c.Reference))
 		}
 	}
-	fmt.Fprintf(&b, "\n%d checks: %d spec failed, %d observed differ from the fake", len(r.Checks), failed, differ)
+	// Differences also counts an observed check skipped on one side only.
+	fmt.Fprintf(&b, "\n%d checks: %d spec failed, %d observed differ from the fake", len(r.Checks), failed, len(r.Differences))
 	if len(r.Differences) > 0 {
 		fmt.Fprintf(&b, " (%s)", strings.Join(r.Differences, ", "))
 	}
@@ -237,7 +237,7 @@ func (r *Report) duplicate() (int, int32, bool) {
 // other (in name order).
 var answerOrder = map[string]int{"status": 1, "content_type": 2, "challenge": 3, "allow": 4, "retry_after": 5, "body": 6}
 
-// formatAnswer shows an answer on one line.
+// formatAnswer shows an answer on one line, each value cut to a snippet.
 func formatAnswer(a map[string]string) string {
 	keys := make([]string, 0, len(a))
 	for k := range a {
@@ -258,7 +258,11 @@ func formatAnswer(a map[string]string) string {
 	})
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%q", k, a[k])
+		v := a[k]
+		parts[i] = fmt.Sprintf("%s=%q", k, snippet([]byte(v), responseSnippet))
+		if len(v) > responseSnippet { // the JSON report has it whole
+			parts[i] += fmt.Sprintf("… (%d bytes)", len(v))
+		}
 	}
 	return strings.Join(parts, " ")
 }

@@ -149,10 +149,14 @@ func run(ctx context.Context, s *settings) *Report {
 	}
 	for _, ch := range checks {
 		c := CheckResult{ID: ch.id, Tag: ch.tag, Title: ch.title}
-		if ch.needsControl && s.control == nil && s.fake == nil {
+		switch {
+		case ch.needsControl && s.control == nil && s.fake == nil:
 			c.Outcome = Skipped
 			c.Problem = "needs the target's control API (Target.Control or Target.Fake, -control-url); a real deployment has none"
-		} else {
+		case r.silent >= maxSilent:
+			c.Outcome = Skipped
+			c.Problem = fmt.Sprintf("not run: the target did not answer the last %d requests in time (Target.Client's timeout, at most %v), so the run sent no more", maxSilent, RequestTimeout)
+		default:
 			ch.run(r, &c)
 		}
 		if c.Outcome == "" {
@@ -166,10 +170,15 @@ func run(ctx context.Context, s *settings) *Report {
 		if c.Outcome == Fail {
 			rep.Passed = false
 		}
-		for _, pc := range profileChecks {
-			c.Calibrated = c.Calibrated || (pc.id == c.ID && c.Outcome == Recorded)
-		}
 		rep.Checks = append(rep.Checks, c)
+	}
+	// Calibrated marks exactly the answers the profile holds: not one it
+	// leaves out (a 200 to a repeated id, a body over MaxProfileBody).
+	p := rep.Profile()
+	for _, pc := range profileChecks {
+		if c := rep.Check(pc.id); c != nil && *pc.reply(&p) != nil {
+			c.Calibrated = true
+		}
 	}
 	rep.Creates = r.used
 	rep.LastID = r.nextID - 1
@@ -184,11 +193,20 @@ type runner struct {
 	s      *settings
 	used   int // requests that may have stored a plant
 	nextID int64
-	memo   map[string]*Exchange   // exchanges later checks read, by check
-	plants map[string]storedPlant // the plant each of those sent
+	silent int                  // requests in a row that timed out
+	memo   map[string]*Exchange // exchanges later checks read, by check
+	// answered400 are the API's 400s to the run, for error-shape.
+	answered400 []answered
+	plants      map[string]storedPlant // the plant each of those sent
 
 	stored  []storedPlant // what the target answered 2xx to
 	refused []int64       // ids the target refused with a 4xx
+}
+
+// answered is an exchange, and the check that sent it.
+type answered struct {
+	check string
+	e     *Exchange
 }
 
 type storedPlant struct {
@@ -217,27 +235,50 @@ func (r *runner) headers() http.Header {
 
 // send sends a request to the target's path and records it in c.
 func (r *runner) send(c *CheckResult, method, path string, header http.Header, body []byte) *Exchange {
-	e := do(r.ctx, r.s.client, method, r.s.base+path, header, body, maxResponseBody)
+	e := do(r.ctx, r.s.client, r.s.redact, method, r.s.base+path, header, body, maxResponseBody)
 	c.Exchanges = append(c.Exchanges, e)
+	if e.Status == http.StatusBadRequest {
+		r.answered400 = append(r.answered400, answered{c.ID, e})
+	}
+	if e.timedOut {
+		r.silent++
+	} else {
+		r.silent = 0
+	}
 	return e
 }
+
+// maxSilent is how many requests in a row may time out before a run stops
+// sending: a target that does not answer would otherwise hold a run for a
+// timeout per check.
+const maxSilent = 2
 
 // create sends a request that might store a plant with the given id, name
 // and tag, if the run's create budget allows it; otherwise it marks c
 // skipped and returns nil. A 4xx answer gives the create back.
 func (r *runner) create(c *CheckResult, header http.Header, body []byte, p storedPlant) *Exchange {
+	return r.createAt(c, "/plants", header, body, p)
+}
+
+// createAt is create with a POST to path. A path other than /plants may
+// store a plant too, on a target that routes on a prefix, so it counts
+// against the budget alike; but control-stored holds only what /plants
+// answered to what the control API lists.
+func (r *runner) createAt(c *CheckResult, path string, header http.Header, body []byte, p storedPlant) *Exchange {
 	if r.used >= r.s.maxCreates {
 		c.Outcome = Skipped
 		c.Problem = fmt.Sprintf("the run's %d creates (Target.MaxCreates, -max-creates) are used up", r.s.maxCreates)
 		return nil
 	}
 	r.used++
-	e := r.send(c, http.MethodPost, "/plants", header, body)
+	e := r.send(c, http.MethodPost, path, header, body)
 	switch {
 	case e.Status >= 400 && e.Status <= 499:
 		r.used--
-		r.refused = append(r.refused, p.id)
-	case e.Status >= 200 && e.Status <= 299:
+		if path == "/plants" {
+			r.refused = append(r.refused, p.id)
+		}
+	case e.Status >= 200 && e.Status <= 299 && path == "/plants":
 		r.stored = append(r.stored, p)
 	}
 	return e

@@ -19,10 +19,14 @@ import (
 // Target is the server a run checks, and the limits it keeps to.
 type Target struct {
 	// URL is the base URL of the Plant Store API, such as
-	// "http://127.0.0.1:8080"; the kit sends POST {URL}/plants. Required.
+	// "http://127.0.0.1:8080"; the kit sends POST {URL}/plants. Required,
+	// and without a user or password (a report shows it).
 	URL string
 	// Token is the bearer token the target accepts. Required. It is never
-	// printed: every exchange in a report shows "Bearer REDACTED".
+	// printed: every exchange in a report shows "Bearer REDACTED", and
+	// where the target echoes it in an answer, the report shows REDACTED
+	// instead (a token shorter than 8 bytes only where "Bearer " precedes
+	// it). So is Control.AdminToken.
 	Token string
 
 	// Live must be set to run against a URL whose host is not a loopback
@@ -50,7 +54,7 @@ type Target struct {
 	// them have gone unrefused (an answer from 400 to 499 counts as
 	// refused, and stored nothing). Checks that would need more are
 	// skipped, or, for the searches of the longest name and largest body,
-	// give a coarser answer. 0 means [DefaultMaxCreates]; a negative value
+	// give a coarser answer (or are skipped, when not one probe is left). 0 means [DefaultMaxCreates]; a negative value
 	// is an error.
 	MaxCreates int
 
@@ -67,7 +71,9 @@ type Target struct {
 	// Client sends the requests; nil means a client with a 10-second
 	// timeout. Whatever Client says, each request ends after at most
 	// [RequestTimeout], and redirects are never followed, so the token goes
-	// nowhere but URL.
+	// nowhere but URL. After two requests in a row time out, the run sends
+	// no more, and skips the checks left: a target that does not answer
+	// holds a run for two timeouts, not one per check.
 	Client *http.Client
 
 	// Report, when not nil, receives the report of the run (by [Run]).
@@ -117,6 +123,7 @@ type settings struct {
 	firstID    int64
 	prefix     string
 	client     *http.Client
+	redact     *strings.Replacer // takes the tokens out of what the target answers
 }
 
 func (t *Target) settings() (*settings, error) {
@@ -130,6 +137,11 @@ func (t *Target) settings() (*settings, error) {
 	u, err := url.Parse(t.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		return nil, fmt.Errorf("conformance: Target.URL %q is not an http or https base URL", t.URL)
+	}
+	if u.User != nil {
+		// The kit's Authorization header would override them anyway, and
+		// the report would show them.
+		return nil, fmt.Errorf("conformance: Target.URL %q holds a user or password; give the bearer token in Target.Token", u.Redacted())
 	}
 	if t.Control != nil && t.Fake != nil {
 		return nil, errors.New("conformance: Target.Control and Target.Fake are both set; set the one the target has")
@@ -148,6 +160,9 @@ func (t *Target) settings() (*settings, error) {
 		c, err := url.Parse(t.Control.URL)
 		if err != nil || (c.Scheme != "http" && c.Scheme != "https") || c.Host == "" {
 			return nil, fmt.Errorf("conformance: Target.Control.URL %q is not an http or https URL", t.Control.URL)
+		}
+		if c.User != nil {
+			return nil, fmt.Errorf("conformance: Target.Control.URL %q holds a user or password; give the token in Control.AdminToken", c.Redacted())
 		}
 		if !t.Live && !isLoopback(c.Hostname()) {
 			return nil, fmt.Errorf("conformance: Target.Control.URL %q is not a loopback address; set Target.Live to use it", t.Control.URL)
@@ -179,6 +194,11 @@ func (t *Target) settings() (*settings, error) {
 	c := *base
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	s.client = &c
+	adminToken := ""
+	if s.control != nil {
+		adminToken = s.control.AdminToken
+	}
+	s.redact = newRedactor(s.token, adminToken)
 	return s, nil
 }
 

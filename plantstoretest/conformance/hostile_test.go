@@ -1,0 +1,336 @@
+package conformance_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/plantstore/plantstore-go/internal/mockserver"
+	"github.com/plantstore/plantstore-go/plantstoretest"
+	"github.com/plantstore/plantstore-go/plantstoretest/conformance"
+)
+
+// TestEchoedTokenRedacted runs the kit against a server that echoes the
+// Authorization header it got, in its body and in a header, as some debug
+// builds of real services do: neither the report (text and JSON) nor the
+// profile taken from it may show the token, nor the control API's. A
+// token under 8 bytes is redacted where "Bearer " precedes it.
+func TestEchoedTokenRedacted(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ token, admin string }{
+		{"echoed-secret-0xCAFE", "echoed-admin-0xBEEF"},
+		{"s3c", "adm"},
+	} {
+		t.Run(tt.token, func(t *testing.T) {
+			t.Parallel()
+			checkEchoedTokenRedacted(t, tt.token, tt.admin)
+		})
+	}
+}
+
+func checkEchoedTokenRedacted(t *testing.T, token, admin string) {
+	h := plantstoretest.NewHandler(plantstoretest.WithToken(token))
+	t.Cleanup(h.Close)
+	m, err := mockserver.New(h, mockserver.Config{AdminToken: admin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Get("Authorization")
+		if r.URL.Path == "/plants" {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("WWW-Authenticate", "Bearer error=\"invalid_token\", got=\""+auth+"\"")
+			w.WriteHeader(http.StatusBadRequest)
+			b, _ := json.Marshal(map[string]any{"error": 1, "message": "refused " + auth})
+			_, _ = w.Write(b)
+			return
+		}
+		m.ServeHTTP(w, r)
+	}))
+	rep, err := conformance.RunReport(context.Background(), conformance.Target{
+		URL:     srv.URL,
+		Token:   token,
+		Control: &conformance.Control{URL: srv.URL + "/__plantstore", AdminToken: admin},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	profile, err := json.Marshal(rep.Profile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text report": text.String(), "JSON report": string(data), "profile": string(profile)} {
+		for _, secret := range []string{"Bearer " + token, "Bearer " + admin, "echoed-secret-0xCAFE", "echoed-admin-0xBEEF"} {
+			if strings.Contains(out, secret) {
+				t.Errorf("the %s shows the token %q the server echoed", name, secret)
+			}
+		}
+	}
+	// The redaction still shows where the token was.
+	if !strings.Contains(text.String(), `refused Bearer REDACTED`) {
+		t.Errorf("the text report does not show the echoed token as REDACTED:\n%s", text.String())
+	}
+}
+
+// TestCalibratedOnlyWhatTheProfileHolds runs the kit against a fake that
+// accepts a repeated id with 200, an answer a Profile cannot give: the
+// report must not mark duplicate-id Calibrated, and the profile must not
+// hold it, while the checks the profile does hold stay marked.
+func TestCalibratedOnlyWhatTheProfileHolds(t *testing.T) {
+	t.Parallel()
+	srv := plantstoretest.NewServer(t, plantstoretest.WithAllowDuplicateIDs())
+	rep, err := conformance.RunReport(context.Background(), conformance.Target{URL: srv.URL, Token: plantstoretest.DefaultToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dup := rep.Check("duplicate-id")
+	if got := dup.Answer["status"]; got != "200" {
+		t.Fatalf("duplicate-id answered %q, want 200 from a fake that allows repeated ids", got)
+	}
+	if p := rep.Profile(); p.DuplicateID != nil {
+		t.Errorf("the profile holds a duplicate_id %+v for a 200", *p.DuplicateID)
+	}
+	if dup.Calibrated {
+		t.Errorf("duplicate-id is marked Calibrated, but no profile can give a 200")
+	}
+	if c := rep.Check("auth-missing"); !c.Calibrated {
+		t.Errorf("auth-missing, a 401 a profile holds, is not marked Calibrated")
+	}
+}
+
+// TestLimitSearchWithoutCreates runs the kit with too few creates for the
+// limit searches to send anything: they are skipped, and say why, rather
+// than record "accepted none, refused none", which reads as a target that
+// takes no body at all.
+func TestLimitSearchWithoutCreates(t *testing.T) {
+	t.Parallel()
+	srv := plantstoretest.NewServer(t)
+	rep, err := conformance.RunReport(context.Background(), conformance.Target{URL: srv.URL, Token: plantstoretest.DefaultToken, MaxCreates: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"longest-name", "largest-body"} {
+		c := rep.Check(id)
+		if c.Outcome != conformance.Skipped || !strings.Contains(c.Problem, "creates") || len(c.Exchanges) != 0 {
+			t.Errorf("%s: %s %q, answer %v, %d exchanges; want it skipped for want of creates, with none sent",
+				id, c.Outcome, c.Problem, c.Answer, len(c.Exchanges))
+		}
+	}
+}
+
+// TestMaxCreatesLaxRouting runs the kit against a server that takes a
+// create on any path, as one that routes on a prefix does: the POST to
+// the path the API does not have may store a plant too, and counts
+// against MaxCreates like any other.
+func TestMaxCreatesLaxRouting(t *testing.T) {
+	t.Parallel()
+	for _, max := range []int{1, 10} {
+		var mu sync.Mutex
+		accepted := 0
+		srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost {
+				http.NotFound(w, r)
+				return
+			}
+			mu.Lock()
+			accepted++
+			mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"name":"x"}`))
+		}))
+		rep, err := conformance.RunReport(context.Background(), conformance.Target{URL: srv.URL, Token: "lax-routing-token", MaxCreates: max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		got := accepted
+		mu.Unlock()
+		if got > max || rep.Creates != got {
+			t.Errorf("MaxCreates %d: the server accepted %d POSTs, the report counts %d creates; want at most %d, and counted", max, got, rep.Creates, max)
+		}
+	}
+}
+
+// TestTextSummaryCountsDifferences checks that the text report's count of
+// observed checks that differ is the length of the list it prints, when
+// some of them differ because the target's was skipped and the fake's not.
+func TestTextSummaryCountsDifferences(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	rep, err := conformance.RunReport(context.Background(), conformance.Target{URL: url, Token: "closed-port-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%d observed differ from the fake (%s)", len(rep.Differences), strings.Join(rep.Differences, ", "))
+	if !strings.Contains(text.String(), want) {
+		t.Errorf("the text report lacks %q:\n%s", want, text.String())
+	}
+}
+
+// TestSilentTargetStopsTheRun runs the kit against a target that takes
+// every request and never answers: after two requests in a row that time
+// out, it sends no more, and the remaining checks are skipped, saying why,
+// so that a run against a hung deployment takes two timeouts, not one per
+// check (about 2 minutes with the default 10 s).
+func TestSilentTargetStopsTheRun(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	var mu sync.Mutex
+	received := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		received++
+		mu.Unlock()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) }) // runs before srv.Close
+	rep, err := conformance.RunReport(context.Background(), conformance.Target{
+		URL:    srv.URL,
+		Token:  "silent-target-token",
+		Client: &http.Client{Timeout: 50 * time.Millisecond},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	got := received
+	mu.Unlock()
+	sent := 0
+	for _, c := range rep.Checks {
+		sent += len(c.Exchanges)
+	}
+	// The server may not have seen a request yet when its client gave up.
+	if sent != 2 || got > 2 {
+		t.Errorf("the run sent %d requests, the silent target received %d; want 2", sent, got)
+	}
+	if rep.Passed {
+		t.Errorf("a target that never answers passed")
+	}
+	for _, id := range []string{"auth-required", "method-not-allowed"} { // a create, and not
+		c := rep.Check(id)
+		if c.Outcome != conformance.Skipped || !strings.Contains(c.Problem, "did not answer") || len(c.Exchanges) != 0 {
+			t.Errorf("%s: %s %q, %d exchanges; want it skipped, none sent, because the target did not answer", id, c.Outcome, c.Problem, len(c.Exchanges))
+		}
+	}
+}
+
+// TestEvery400IsAnError runs the kit against a server that refuses a
+// repeated id with a 400 whose body is text, not an Error: the
+// specification says every 400 carries one, so a spec check fails, naming
+// the check whose request got it, though duplicate-id itself is observed.
+func TestEvery400IsAnError(t *testing.T) {
+	t.Parallel()
+	h := plantstoretest.NewHandler()
+	t.Cleanup(h.Close)
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		var e plantstoretest.ErrorBody
+		if rec.Code == http.StatusBadRequest && json.Unmarshal(rec.Body.Bytes(), &e) == nil && e.Code == plantstoretest.CodeDuplicateID {
+			w.Header().Set("Content-Type", "text/plain")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write([]byte("duplicate"))
+			return
+		}
+		for k, vs := range rec.Header() {
+			w.Header()[k] = vs
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
+	}))
+	rep, err := conformance.RunReport(context.Background(), conformance.Target{URL: srv.URL, Token: plantstoretest.DefaultToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Passed {
+		t.Errorf("a 400 with a text body passed every spec check")
+	}
+	var failed []string
+	for _, c := range rep.Checks {
+		if c.Outcome == conformance.Fail {
+			failed = append(failed, c.ID)
+			if !strings.Contains(c.Problem, "duplicate-id") || len(c.Exchanges) != 1 || c.Exchanges[0].ResponseBody != "duplicate" {
+				t.Errorf("%s: %q, %d exchanges; want the problem to name duplicate-id, with its exchange", c.ID, c.Problem, len(c.Exchanges))
+			}
+		}
+	}
+	if len(failed) != 1 {
+		t.Errorf("failed checks %q, want one", failed)
+	}
+}
+
+// TestHostileAnswers runs the kit against servers that answer what no
+// Plant Store would: a 400 of 1 MiB, a redirect, an HTML 502. The run ends
+// with a report and no panic; the text report stays readable (no line over
+// a few KiB, however large the answers); a redirect's Location shows.
+func TestHostileAnswers(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 1<<20)
+	for _, tt := range []struct {
+		name    string
+		handler http.HandlerFunc
+		want    string
+	}{
+		{"huge body", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write([]byte(big))
+		}, "body cut at 65536 bytes"},
+		{"redirect", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "http://127.0.0.2:9/elsewhere", http.StatusTemporaryRedirect)
+		}, "< Location: http://127.0.0.2:9/elsewhere"},
+		{"html", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusBadGateway)
+			_, _ = w.Write([]byte("<html>bad gateway</html>"))
+		}, `Content-Type "text/html", want application/json`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := serve(t, tt.handler)
+			rep, err := conformance.RunReport(context.Background(), conformance.Target{URL: srv.URL, Token: "hostile-token"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Passed {
+				t.Errorf("passed")
+			}
+			var text strings.Builder
+			if err := rep.WriteText(&text); err != nil {
+				t.Fatal(err)
+			}
+			for i, line := range strings.Split(text.String(), "\n") {
+				if len(line) > 4<<10 {
+					t.Errorf("line %d of the text report is %d bytes: %.200s…", i+1, len(line), line)
+				}
+			}
+			if tt.name != "html" && !strings.Contains(text.String(), tt.want) {
+				t.Errorf("the text report lacks %q", tt.want)
+			}
+		})
+	}
+}
