@@ -22,6 +22,9 @@ import (
 // the target's answer next to the fake's and never fails. A target Run
 // refuses (a URL not on loopback without Live, an empty token) fails the
 // test at once. With target.Report set, Run stores the report there.
+//
+// Inside a testing/synctest bubble, where t.Run may not be called, use
+// [RunReport] and check [Report.Passed] instead.
 func Run(t *testing.T, target Target) {
 	t.Helper()
 	rep, err := RunReport(context.Background(), target)
