@@ -49,7 +49,10 @@ type Attempt struct {
 	// X-Retry-Count.
 	Number int
 	// StatusCode is the response's status, or zero when the attempt got
-	// none; Err is then why. Both are zero when the attempt starts.
+	// none; Err is then why. Err is also set, beside a 2xx StatusCode, when
+	// the body of that answer could not be read (it ran out of
+	// WithAttemptTimeout's time, say): the call then fails on it. Both are
+	// zero when the attempt starts.
 	StatusCode int
 	Err        error
 	// RetryAfter is the wait the response asked for in Retry-After, or
