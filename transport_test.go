@@ -194,6 +194,39 @@ func TestWithHTTPClient(t *testing.T) {
 	}
 }
 
+// TestHTTPClientTimeoutBoundsEachAttempt holds WithHTTPClient's doc to
+// its word: hc.Timeout bounds each attempt, not the call, so a stalled
+// attempt is retried. It must hold too when the attempt has a context of
+// its own (a hook's, WithAttemptTimeout's), which the client's transport
+// puts on the request below net/http's Timeout.
+func TestHTTPClientTimeoutBoundsEachAttempt(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		opts  []Option
+		calls []CallOption
+	}{
+		{"alone", nil, nil},
+		{"under a hook's attempt context", []Option{WithHooks(boundedAttempts(time.Minute))}, nil},
+		{"under WithAttemptTimeout", nil, []CallOption{WithAttemptTimeout(time.Minute)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newStubServer(t, reply{stall: true}, reply{status: 200, body: `{"name":"Monstera"}`})
+			hc := &http.Client{Timeout: 100 * time.Millisecond}
+			c := newTestClient(t, srv.URL, append([]Option{WithHTTPClient(hc)}, tt.opts...)...)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			var info CallInfo
+			_, err := c.CreatePlant(ctx, monstera, append(tt.calls, WithCallInfo(&info))...)
+			if err != nil || info.Attempts != 2 {
+				t.Errorf("CreatePlant(%+v) = %v after %d attempts, want success after 2: hc.Timeout ends the stalled first", monstera, err, info.Attempts)
+			}
+		})
+	}
+}
+
 func TestDefaultTransport(t *testing.T) {
 	t.Parallel()
 	c := newTestClient(t, "https://plants.example.com")
