@@ -60,8 +60,10 @@ type Attempt struct {
 	RetryAfter time.Duration
 	// WillRetry reports whether the client retries after this attempt, and
 	// Wait how long it waits first (the retry is not made if the context
-	// ends during the wait). The reason is the attempt's StatusCode or Err
-	// (and RetryAfter, when it lengthened the wait).
+	// ends during the wait, or if WithTokenFunc's function fails after
+	// it: the call then fails with that error). The reason is the
+	// attempt's StatusCode or Err (and RetryAfter, when it lengthened the
+	// wait).
 	WillRetry bool
 	Wait      time.Duration
 	// RetryDenied reports that the client would have retried after this
