@@ -214,6 +214,7 @@ func TestHTTPClientTimeoutBoundsEachAttempt(t *testing.T) {
 	// Request.Cancel's deprecation asks: the Timeout must reach it there.
 	contextOnly := roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		r = r.Clone(r.Context())
+		//lint:ignore SA1019 this transport stands for one that ignores the deprecated field
 		r.Cancel = nil
 		return http.DefaultTransport.RoundTrip(r)
 	})
