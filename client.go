@@ -328,6 +328,9 @@ func (c *Client) send(ctx context.Context, op operation, st *callState, extra ht
 			if readErr != nil && st.attemptTimedOut(ctx) {
 				readErr = &attemptTimeoutError{d: st.attemptTimeout, err: readErr}
 			}
+			if readErr != nil {
+				readErr = fmt.Errorf("read response: %w", redactError(readErr, st.tokens))
+			}
 		}
 		resp.Body.Close()
 	}
@@ -337,6 +340,11 @@ func (c *Client) send(ctx context.Context, op operation, st *callState, extra ht
 		if resp != nil && err == nil && (len(c.hooks) > 0 || c.logger != nil) {
 			a.StatusCode = resp.StatusCode
 			a.RetryAfter, _ = retryAfter(resp)
+			if readErr != nil && resp.StatusCode/100 == 2 {
+				// The call fails on this unread answer, and so did the
+				// attempt: its hooks and log must not report a success.
+				a.Err = readErr
+			}
 		}
 		c.attemptClose(st, a)
 	}
@@ -347,7 +355,7 @@ func (c *Client) send(ctx context.Context, op operation, st *callState, extra ht
 		return callCtx, newAPIError(op.text, resp, data, st.tokens, st.attempts, st.maybeCreated, st.retryDenied)
 	}
 	if readErr != nil {
-		return callCtx, &requestError{op: op.text, attempts: st.attempts, maybeCreated: op.mayCreate, err: fmt.Errorf("read response: %w", redactError(readErr, st.tokens))}
+		return callCtx, &requestError{op: op.text, attempts: st.attempts, maybeCreated: op.mayCreate, err: readErr}
 	}
 	if err := decode(data); err != nil {
 		return callCtx, &requestError{op: op.text, attempts: st.attempts, maybeCreated: op.mayCreate,

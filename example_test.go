@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"time"
 
 	"github.com/plantstore/plantstore-go"
@@ -348,4 +350,52 @@ func ExampleWithRetryBudget() {
 	// true
 	// true 503 true 1
 	// plantstore: create plant: 503 Service Unavailable: injected fault: 503 Service Unavailable (error 9) (not retried: the client's retry budget is exhausted) (the plant may have been created)
+}
+
+// attemptCancel is the context key under which the hooks below keep each
+// attempt's cancel function, from AttemptStart to AttemptEnd.
+type attemptCancel struct{}
+
+// An AttemptStart hook may give each attempt a context of its own, here a
+// deadline (WithAttemptTimeout does the same as a call option). It bounds
+// that attempt only: the retry and the wait before it go by the call's
+// context. Keep the cancel function in the context, and call it in
+// AttemptEnd, once the client is done with the attempt.
+func ExampleHooks_attemptDeadline() {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // so that the server sees the client hang up
+		if calls.Add(1) == 1 {
+			<-r.Context().Done() // the first attempt gets no answer
+			return
+		}
+		io.WriteString(w, `{"name":"Monstera"}`)
+	}))
+	defer srv.Close()
+
+	hooks := plantstore.Hooks{
+		AttemptStart: func(ctx context.Context, _ *plantstore.CallInfo, a plantstore.Attempt) context.Context {
+			ctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+			return context.WithValue(ctx, attemptCancel{}, cancel)
+		},
+		AttemptEnd: func(ctx context.Context, _ *plantstore.CallInfo, a plantstore.Attempt) {
+			ctx.Value(attemptCancel{}).(context.CancelFunc)()
+			fmt.Printf("attempt %d: status %d, timed out %v, retry %v\n",
+				a.Number, a.StatusCode, errors.Is(a.Err, context.DeadlineExceeded), a.WillRetry)
+		},
+	}
+	client, err := plantstore.NewClient(srv.URL, plantstore.WithToken("my-token"), plantstore.WithHooks(hooks),
+		plantstore.WithRetryBackoff(time.Millisecond, 10*time.Millisecond))
+	if err != nil {
+		log.Fatal(err)
+	}
+	plant, err := client.CreatePlant(context.Background(), plantstore.NewPlant{ID: 7, Name: "Monstera"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(plant.Name)
+	// Output:
+	// attempt 1: status 0, timed out true, retry true
+	// attempt 2: status 200, timed out false, retry false
+	// Monstera
 }

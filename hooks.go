@@ -49,7 +49,10 @@ type Attempt struct {
 	// X-Retry-Count.
 	Number int
 	// StatusCode is the response's status, or zero when the attempt got
-	// none; Err is then why. Both are zero when the attempt starts.
+	// none; Err is then why. Err is also set, beside a 2xx StatusCode, when
+	// the body of that answer could not be read (it ran out of
+	// WithAttemptTimeout's time, say): the call then fails on it. Both are
+	// zero when the attempt starts.
 	StatusCode int
 	Err        error
 	// RetryAfter is the wait the response asked for in Retry-After, or
@@ -57,8 +60,10 @@ type Attempt struct {
 	RetryAfter time.Duration
 	// WillRetry reports whether the client retries after this attempt, and
 	// Wait how long it waits first (the retry is not made if the context
-	// ends during the wait). The reason is the attempt's StatusCode or Err
-	// (and RetryAfter, when it lengthened the wait).
+	// ends during the wait, or if WithTokenFunc's function fails after
+	// it: the call then fails with that error). The reason is the
+	// attempt's StatusCode or Err (and RetryAfter, when it lengthened the
+	// wait).
 	WillRetry bool
 	Wait      time.Duration
 	// RetryDenied reports that the client would have retried after this

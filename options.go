@@ -54,7 +54,9 @@ func defaultConfig() config {
 // must be non-empty and consist of visible ASCII characters. It replaces any
 // earlier [WithTokenFunc]. The token never appears in errors or logs, even
 // when a server echoes it back, in its body, a redirect or its
-// X-Request-Id (see [APIError.Error]).
+// X-Request-Id (see [APIError.Error]); a token shorter than 8 bytes, such
+// as a development "dev", is not looked for, since replacing it would
+// mangle every word that contains it.
 func WithToken(t string) Option {
 	return func(c *config) error {
 		if problem := wire.TokenProblem(t); problem != "" {
@@ -190,7 +192,7 @@ const maxUserAgentBytes = 256
 
 // WithUserAgent names the application in the User-Agent header, in front of
 // the SDK's own product: WithUserAgent("inventory-sync/1.4") sends
-// "User-Agent: inventory-sync/1.4 plantstore-go/0.1.0", so the service's
+// "User-Agent: inventory-sync/1.4 plantstore-go/0.2.0", so the service's
 // operators can tell which application sent a request. The conventional
 // form is name/version, optionally followed by more products or a comment
 // in parentheses. product must be 1 to 256 bytes of printable ASCII

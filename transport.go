@@ -3,6 +3,7 @@ package plantstore
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -37,13 +38,49 @@ func newHTTPClient(base *http.Client) *http.Client {
 // retries and waits. And it has no CloseIdleConnections, which
 // go-retryablehttp calls after every failed call and which would tear down
 // the pool every other goroutine is using.
+//
+// The request's context is replaced only when the attempt has one of its
+// own (a hook's, WithAttemptTimeout's): otherwise it is the call's, or one
+// net/http derived from it for WithHTTPClient's Timeout, and stays. When
+// it is replaced, a deadline net/http put on the request (the Timeout) is
+// carried over onto the attempt's context, so that a transport that heeds
+// only the context, not the deprecated Request.Cancel, still ends the
+// attempt at the Timeout.
 type attemptTransport struct{ rt http.RoundTripper }
 
 func (t attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if st := stateOf(req.Context()); st != nil && st.actx != nil && st.actx != req.Context() {
-		req = req.WithContext(st.actx)
+	st := stateOf(req.Context())
+	if st == nil || st.actx == nil || st.actx == req.Context() || st.actx == context.Context(&st.ctx) {
+		return t.rt.RoundTrip(req)
 	}
-	return t.rt.RoundTrip(req)
+	ctx, cancel := st.actx, context.CancelFunc(nil)
+	if dl, ok := req.Context().Deadline(); ok {
+		if adl, ok := ctx.Deadline(); !ok || dl.Before(adl) {
+			ctx, cancel = context.WithDeadline(ctx, dl)
+		}
+	}
+	resp, err := t.rt.RoundTrip(req.WithContext(ctx))
+	if cancel != nil {
+		if resp == nil {
+			cancel()
+		} else {
+			resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+		}
+	}
+	return resp, err
+}
+
+// cancelOnClose releases a round trip's context when its body is closed,
+// as net/http does for its own Timeout.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelOnClose) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 // maxResponseHeaderBytes bounds the response headers the default transport

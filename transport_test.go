@@ -194,6 +194,61 @@ func TestWithHTTPClient(t *testing.T) {
 	}
 }
 
+// TestHTTPClientTimeoutBoundsEachAttempt holds WithHTTPClient's doc to
+// its word: hc.Timeout bounds each attempt, not the call, so a stalled
+// attempt is retried. It must hold too when the attempt has a context of
+// its own (a hook's, WithAttemptTimeout's), which the client's transport
+// puts on the request below net/http's Timeout.
+func TestHTTPClientTimeoutBoundsEachAttempt(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		opts  []Option
+		calls []CallOption
+	}{
+		{"alone", nil, nil},
+		{"under a hook's attempt context", []Option{WithHooks(boundedAttempts(time.Minute))}, nil},
+		{"under WithAttemptTimeout", nil, []CallOption{WithAttemptTimeout(time.Minute)}},
+	}
+	// A transport that heeds the request's context alone, as
+	// Request.Cancel's deprecation asks: the Timeout must reach it there.
+	contextOnly := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		r = r.Clone(r.Context())
+		//lint:ignore SA1019 this transport stands for one that ignores the deprecated field
+		r.Cancel = nil
+		return http.DefaultTransport.RoundTrip(r)
+	})
+	for _, tt := range tests {
+		for _, rt := range []http.RoundTripper{nil, contextOnly} {
+			name := tt.name
+			if rt != nil {
+				name += ", context-only transport"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				timeoutCase(t, rt, tt.opts, tt.calls)
+			})
+		}
+	}
+}
+
+// timeoutCase is one case of TestHTTPClientTimeoutBoundsEachAttempt: a
+// client over rt with a 100ms Timeout, and a server that stalls the first
+// attempt.
+func timeoutCase(t *testing.T, rt http.RoundTripper, opts []Option, calls []CallOption) {
+	t.Helper()
+	srv := newStubServer(t, reply{stall: true}, reply{status: 200, body: `{"name":"Monstera"}`})
+	hc := &http.Client{Timeout: 100 * time.Millisecond, Transport: rt}
+	c := newTestClient(t, srv.URL, append([]Option{WithHTTPClient(hc)}, opts...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var info CallInfo
+	_, err := c.CreatePlant(ctx, monstera, append(calls, WithCallInfo(&info))...)
+	if err != nil || info.Attempts != 2 {
+		t.Errorf("CreatePlant(%+v) = %v after %d attempts, want success after 2: hc.Timeout ends the stalled first", monstera, err, info.Attempts)
+	}
+}
+
 func TestDefaultTransport(t *testing.T) {
 	t.Parallel()
 	c := newTestClient(t, "https://plants.example.com")

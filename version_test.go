@@ -3,6 +3,7 @@ package plantstore
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -82,5 +83,30 @@ func TestVersionMatchesChangelog(t *testing.T) {
 	}
 	if want := "plantstore-go/" + released; userAgent != want {
 		t.Errorf("userAgent = %q, want %q", userAgent, want)
+	}
+}
+
+// TestDocsQuoteTheVersion checks that where the README and the doc comments
+// show the User-Agent the SDK sends ("plantstore-go/0.2.0"), they show the
+// version the client reports, so a release cannot leave them behind.
+func TestDocsQuoteTheVersion(t *testing.T) {
+	quoted := regexp.MustCompile(`plantstore-go/[0-9]+\.[0-9]+\.[0-9]+`)
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range append(files, "README.md") {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range quoted.FindAllString(string(data), -1) {
+			if q != userAgent {
+				t.Errorf("%s quotes %q, want %q, the version the client reports", name, q, userAgent)
+			}
+		}
 	}
 }

@@ -229,6 +229,9 @@ func (t *telemetry) attemptEnd(ctx context.Context, call *plantstore.CallInfo, a
 	}
 	switch {
 	case a.Err != nil:
+		if a.StatusCode != 0 { // an answer whose body could not be read
+			span.SetAttributes(attribute.Int("http.response.status_code", a.StatusCode))
+		}
 		span.SetAttributes(attribute.String("error.type", errorType(a.Err)))
 		span.SetStatus(codes.Error, a.Err.Error())
 	case a.StatusCode >= 400:

@@ -466,3 +466,36 @@ func TestTokenEchoedAsRequestIDStaysOutOfTelemetry(t *testing.T) {
 		}
 	}
 }
+
+// TestAttemptSpanOfAnUnreadAnswer checks the span of an attempt whose 200
+// came back but whose body ran out of the attempt's time: the call fails
+// on it, so the attempt's span is an error too, with the status it got.
+func TestAttemptSpanOfAnUnreadAnswer(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		w.Write([]byte(`{"name":`))
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	defer close(release)
+	f := newFixture(t, srv.URL)
+	if _, err := f.client.CreatePlant(context.Background(), monstera, plantstore.WithAttemptTimeout(30*time.Millisecond)); err == nil {
+		t.Fatalf("CreatePlant(%+v) error = nil, want the attempt timeout", monstera)
+	}
+	spans := f.spans.Ended()
+	if len(spans) != 2 {
+		t.Fatalf("%d spans ended, want 2 (the attempt, then the call)", len(spans))
+	}
+	attempt := spans[0]
+	got := attrs(attempt.Attributes())
+	if attempt.Status().Code != codes.Error || got["error.type"] != "timeout" || got["http.response.status_code"] != int64(200) {
+		t.Errorf("attempt span: status %+v, error.type %v, http.response.status_code %v; want Error, timeout, 200",
+			attempt.Status(), got["error.type"], got["http.response.status_code"])
+	}
+}
