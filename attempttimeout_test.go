@@ -21,19 +21,7 @@ import (
 func TestAttemptTimeoutRetriesOnlyBeforeTheStatus(t *testing.T) {
 	t.Parallel()
 	var creates atomic.Int32
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		creates.Add(1)
-		w.WriteHeader(http.StatusOK)
-		w.Write([]byte(`{"name":`))
-		w.(http.Flusher).Flush()
-		select {
-		case <-r.Context().Done():
-		case <-release:
-		}
-	}))
-	t.Cleanup(srv.Close)
-	defer close(release)
+	srv := newStalledBodyServer(t, &creates)
 	_, err := newTestClient(t, srv.URL, WithMaxRetries(2)).CreatePlant(context.Background(), monstera,
 		WithAttemptTimeout(30*time.Millisecond))
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "attempt timed out") {
@@ -54,18 +42,7 @@ func TestAttemptTimeoutRetriesOnlyBeforeTheStatus(t *testing.T) {
 // status=200 for a call that failed on that very attempt.
 func TestAttemptEndSeesTheBodyTimeout(t *testing.T) {
 	t.Parallel()
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusOK)
-		w.Write([]byte(`{"name":`))
-		w.(http.Flusher).Flush()
-		select {
-		case <-r.Context().Done():
-		case <-release:
-		}
-	}))
-	t.Cleanup(srv.Close)
-	defer close(release)
+	srv := newStalledBodyServer(t, nil)
 	var (
 		attempts []Attempt
 		logs     syncbuf.Buffer
@@ -90,4 +67,29 @@ func TestAttemptEndSeesTheBodyTimeout(t *testing.T) {
 	if !strings.Contains(logs.String(), "error=") || strings.Contains(logs.String(), "status=200") {
 		t.Errorf("log = %q, want the attempt's error, not status=200", logs.String())
 	}
+}
+
+// newStalledBodyServer starts a server that answers 200, sends the first
+// bytes of a Plant body and then stalls until the client goes away, for
+// tests of a timeout that strikes while the body is read. It counts the
+// requests it gets in creates, when not nil.
+func newStalledBodyServer(t *testing.T, creates *atomic.Int32) *httptest.Server {
+	t.Helper()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if creates != nil {
+			creates.Add(1)
+		}
+		w.WriteHeader(http.StatusOK)
+		w.Write([]byte(`{"name":`))
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	// Release the handlers first, or Close would wait for them.
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	return srv
 }

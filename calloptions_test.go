@@ -161,18 +161,7 @@ func TestWithAttemptTimeout(t *testing.T) {
 	})
 	t.Run("the body read counts", func(t *testing.T) {
 		t.Parallel()
-		release := make(chan struct{})
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.WriteHeader(http.StatusOK)
-			w.Write([]byte(`{"name":`))
-			w.(http.Flusher).Flush()
-			select {
-			case <-r.Context().Done():
-			case <-release:
-			}
-		}))
-		t.Cleanup(srv.Close)
-		defer close(release)
+		srv := newStalledBodyServer(t, nil)
 		_, err := newTestClient(t, srv.URL).CreatePlant(context.Background(), monstera, WithAttemptTimeout(30*time.Millisecond))
 		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "attempt timed out") {
 			t.Errorf("CreatePlant error = %v, want the attempt timeout while reading the body", err)
