@@ -61,9 +61,9 @@ func WithInMemoryNetwork() Option {
 }
 
 // memListener is a net.Listener on an in-memory network: each connection
-// is a net.Pipe, whose ends are synchronous, in memory, and block on
-// channels only, which synctest counts as durably blocked. Its dial method
-// is the other side of Accept.
+// is a pair of memConns, buffered, in memory, and blocking on channels
+// only, which synctest counts as durably blocked. Its dial method is the
+// other side of Accept.
 type memListener struct {
 	conns     chan net.Conn // unbuffered: a dial returns once Accept has its end
 	done      chan struct{} // closed by Close
@@ -110,10 +110,10 @@ func (l *memListener) dial(ctx context.Context, network, addr string) (net.Conn,
 	if addr != MemoryAddr {
 		return nil, fail(errors.New("plantstoretest: the in-memory network has only " + MemoryAddr + " (the Server's URL)"))
 	}
-	client, server := net.Pipe()
+	client, server := newMemConns(memAddr("memory-client"), memAddr(MemoryAddr))
 	select {
-	case l.conns <- memConn{Conn: server, local: memAddr(MemoryAddr), remote: memAddr("memory-client")}:
-		return memConn{Conn: client, local: memAddr("memory-client"), remote: memAddr(MemoryAddr)}, nil
+	case l.conns <- server:
+		return client, nil
 	case <-l.done:
 		client.Close()
 		server.Close()
@@ -124,16 +124,6 @@ func (l *memListener) dial(ctx context.Context, network, addr string) (net.Conn,
 		return nil, fail(ctx.Err())
 	}
 }
-
-// memConn is one end of a net.Pipe with the addresses of the in-memory
-// network instead of net.Pipe's "pipe".
-type memConn struct {
-	net.Conn
-	local, remote net.Addr
-}
-
-func (c memConn) LocalAddr() net.Addr  { return c.local }
-func (c memConn) RemoteAddr() net.Addr { return c.remote }
 
 // memAddr is an address on the in-memory network.
 type memAddr string
