@@ -23,10 +23,13 @@ import (
 // ops run inside asTest.
 
 // inBubbles runs op b.N times, each in a bubble of its own, and reports the
-// fake time an op covers (the same for every op, or the last one's).
+// fake time an op covers (the same for every op, or the last one's). Under
+// -race on Go 1.25 and 1.26 the ops run with GOMAXPROCS 1, which a runtime
+// crash there needs (see OneProcForRaceBubbles).
 func inBubbles(b *testing.B, name string, op func(t *testing.T) time.Duration) {
 	b.Helper()
 	var fake time.Duration
+	plantstoretest.OneProcForRaceBubbles(b)
 	b.ResetTimer()
 	ok := asTest(name, func(t *testing.T) {
 		for range b.N {

@@ -43,6 +43,14 @@ const MemoryAddr = "127.0.0.1:1"
 // in-memory network, with the certificate that Server.Client trusts, and
 // Server.URL starts with "https://".
 //
+// Under the race detector on Go 1.25 and 1.26, a bubble whose goroutines
+// fire timers at the same instant on two threads can crash the runtime
+// (SIGSEGV in runtime.(*timer).maybeRunChan, or "ThreadSanitizer: CHECK
+// failed"), and a client retrying in many goroutines at once does so: the
+// Go runtime's bug, fixed in Go 1.27, not this package's. Run such tests
+// with GOMAXPROCS 1 there (go test -race -cpu 1, or runtime.GOMAXPROCS(1)
+// while they run).
+//
 // The option works outside a bubble too, in real time, with no port to
 // allocate. The loopback default is still what to use when the fake
 // must be reached by something other than a client from the Server: a
