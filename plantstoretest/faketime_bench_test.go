@@ -55,7 +55,11 @@ func BenchmarkScenarioS(b *testing.B) {
 // BenchmarkRetryStorm is a storm: 1,000 calls, 200 in flight, every answer
 // a 503 without Retry-After, so every call makes its 3 attempts with the
 // production backoff between them. With -short (CI's brief pass of every
-// benchmark, 100 ops each) it is a tenth of that.
+// benchmark, 100 ops each) it is a tenth of that. The client has no retry
+// budget (issue 18): against a server that fails everything the default
+// budget rightly refuses most retries (1,200 requests instead of 3,000),
+// which its own tests check; the storm measures retries in fake time, the
+// workload issue 16's bar was set for.
 func BenchmarkRetryStorm(b *testing.B) {
 	calls, inFlight := 1000, 200
 	if testing.Short() {
@@ -64,7 +68,7 @@ func BenchmarkRetryStorm(b *testing.B) {
 	inBubbles(b, "RetryStorm", func(t *testing.T) time.Duration {
 		srv := plantstoretest.NewServer(t, plantstoretest.WithInMemoryNetwork())
 		srv.Inject(plantstoretest.Fault{Status: http.StatusServiceUnavailable, Times: 3 * calls})
-		client := srv.ProductionClient()
+		client := srv.ProductionClient(plantstore.WithoutRetryBudget())
 		start := time.Now()
 		var wg sync.WaitGroup
 		for w := range inFlight {
