@@ -15,6 +15,11 @@ import (
 // direction (the slice may reach twice this while it grows).
 const memBufSize = 64 << 10
 
+// memKeepSize is the largest buffer a direction keeps once its reader has
+// drained it: enough for a request or response of the fake, so that an
+// idle connection in a transport's pool holds little.
+const memKeepSize = 4 << 10
+
 // memPipe is one direction of an in-memory connection: the bytes the
 // writing end has written and the reading end has not read yet.
 //
@@ -93,7 +98,13 @@ func (c *memConn) Read(b []byte) (int, error) {
 			n := copy(b, p.data[p.off:])
 			p.off += n
 			if p.off == len(p.data) {
-				p.data, p.off = p.data[:0], 0
+				// Drained: keep a small slice for the next exchange, not a
+				// large one for an idle connection.
+				if cap(p.data) > memKeepSize {
+					p.data, p.off = nil, 0
+				} else {
+					p.data, p.off = p.data[:0], 0
+				}
 			} else {
 				signal(p.readable) // for another reader
 			}

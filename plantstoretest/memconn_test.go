@@ -118,6 +118,29 @@ func TestMemConnBounded(t *testing.T) {
 	}
 }
 
+// TestMemConnIdleKeepsLittle checks that a drained direction lets a large
+// buffer go, so that an idle connection in a pool holds at most
+// memKeepSize per direction, and keeps a small one for the next exchange.
+func TestMemConnIdleKeepsLittle(t *testing.T) {
+	t.Parallel()
+	for _, size := range []int{100, memKeepSize, memBufSize} {
+		a, b := memConnPair(t)
+		a.Write(make([]byte, size))
+		if _, err := io.ReadFull(b, make([]byte, size)); err != nil {
+			t.Fatalf("reading %d bytes: %v", size, err)
+		}
+		b.rx.mu.Lock()
+		held := cap(b.rx.data)
+		b.rx.mu.Unlock()
+		if held > memKeepSize {
+			t.Errorf("after a drained exchange of %d bytes the buffer keeps %d bytes, want at most %d", size, held, memKeepSize)
+		}
+		if size <= memKeepSize && held == 0 {
+			t.Errorf("after a drained exchange of %d bytes the buffer was let go, want it kept for the next", size)
+		}
+	}
+}
+
 // TestMemConnClose checks Close: what each end's Read and Write return
 // after it, that the peer still reads what was written before it, and a
 // second Close. TestMemConnWaitersInBubble checks operations already
