@@ -23,10 +23,13 @@ import (
 // ops run inside asTest.
 
 // inBubbles runs op b.N times, each in a bubble of its own, and reports the
-// fake time an op covers (the same for every op, or the last one's).
+// fake time an op covers (the same for every op, or the last one's). Under
+// -race on Go 1.25 and 1.26 the ops run with GOMAXPROCS 1, which a runtime
+// crash there needs (see OneProcForRaceBubbles).
 func inBubbles(b *testing.B, name string, op func(t *testing.T) time.Duration) {
 	b.Helper()
 	var fake time.Duration
+	plantstoretest.OneProcForRaceBubbles(b)
 	b.ResetTimer()
 	ok := asTest(name, func(t *testing.T) {
 		for range b.N {
@@ -53,9 +56,10 @@ func BenchmarkScenarioS(b *testing.B) {
 // a 503 without Retry-After, so every call makes its 3 attempts with the
 // production backoff between them. With -short (CI's brief pass of every
 // benchmark, 100 ops each) it is a tenth of that. The client has no retry
-// budget: with one (the default) an outage sends 1.2 requests a call, not
-// 3, and the storm would measure the budget rather than the fake under
-// its heaviest load.
+// budget (issue 18): against a server that fails everything the default
+// budget rightly refuses most retries (1,200 requests instead of 3,000),
+// which its own tests check; the storm measures retries in fake time, the
+// workload issue 16's bar was set for.
 func BenchmarkRetryStorm(b *testing.B) {
 	calls, inFlight := 1000, 200
 	if testing.Short() {

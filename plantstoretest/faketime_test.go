@@ -22,6 +22,7 @@ import (
 // journal says.
 func TestChaosOnTheWire(t *testing.T) {
 	t.Parallel()
+	oneProcForRaceBubbles(t)
 	synctest.Test(t, testChaosOnTheWire)
 }
 
@@ -87,6 +88,7 @@ func TestFaultDelay(t *testing.T) {
 		{"slow success", Fault{Delay: delay}, http.StatusOK, true},
 		{"slow failure", Fault{Delay: delay, Status: http.StatusGatewayTimeout}, http.StatusGatewayTimeout, false},
 	}
+	oneProcForRaceBubbles(t)
 	for _, tt := range tests {
 		synctest.Test(t, func(t *testing.T) {
 			s := NewServer(t, WithInMemoryNetwork())
@@ -111,6 +113,7 @@ func TestFaultDelay(t *testing.T) {
 // journal.
 func TestResetDuringDelayLeavesNoTrace(t *testing.T) {
 	t.Parallel()
+	oneProcForRaceBubbles(t)
 	synctest.Test(t, testResetDuringDelayLeavesNoTrace)
 }
 

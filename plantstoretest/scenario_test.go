@@ -61,6 +61,7 @@ func TestScenarioS(t *testing.T) {
 	case raceEnabled:
 		runs = 20
 	}
+	plantstoretest.OneProcForRaceBubbles(t)
 	var first string
 	for i := range runs {
 		var journal string

@@ -20,6 +20,7 @@ import (
 // loopback server: two 503s with "Retry-After: 30", retried with the SDK's
 // production settings, inside a synctest bubble, where the minute is fake.
 func TestInMemoryRetryAfterInFakeTime(t *testing.T) {
+	plantstoretest.OneProcForRaceBubbles(t)
 	synctest.Test(t, func(t *testing.T) {
 		srv := plantstoretest.NewServer(t, plantstoretest.WithInMemoryNetwork())
 		srv.Inject(plantstoretest.Fault{Status: 503, Header: http.Header{"Retry-After": {"30"}}, Times: 2})
@@ -50,6 +51,7 @@ func TestInMemoryRetryAfterInFakeTime(t *testing.T) {
 // network reaches nothing but the Server's address, and that once the
 // Server is closed a dial fails as a refused connection does.
 func TestInMemoryDialsOnlyItsAddress(t *testing.T) {
+	plantstoretest.OneProcForRaceBubbles(t)
 	synctest.Test(t, func(t *testing.T) {
 		srv := plantstoretest.NewServer(t, plantstoretest.WithInMemoryNetwork())
 		if srv.URL != "http://"+plantstoretest.MemoryAddr {
@@ -78,6 +80,7 @@ func TestInMemoryDialsOnlyItsAddress(t *testing.T) {
 // TestInMemoryWithTLS checks that WithTLS works on the in-memory network:
 // the Server speaks TLS there, and its clients trust its certificate.
 func TestInMemoryWithTLS(t *testing.T) {
+	plantstoretest.OneProcForRaceBubbles(t)
 	synctest.Test(t, func(t *testing.T) {
 		srv := plantstoretest.NewServer(t, plantstoretest.WithInMemoryNetwork(), plantstoretest.WithTLS())
 		if want := "https://" + plantstoretest.MemoryAddr; srv.URL != want {
