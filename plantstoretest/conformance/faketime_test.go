@@ -16,6 +16,7 @@ import (
 // consumer's fake-time test would: the same answers as on loopback, and
 // the kit's timeouts and the faults' Retry-After cost no real time.
 func TestNewServerInFakeTime(t *testing.T) {
+	oneProcForRaceBubble(t)
 	synctest.Test(t, func(t *testing.T) {
 		srv := plantstoretest.NewServer(t, plantstoretest.WithInMemoryNetwork())
 		// Run's subtests cannot start inside a bubble (t.Run panics
