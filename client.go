@@ -1,8 +1,9 @@
 // Package plantstore is a client for the Plant Store HTTP API.
 //
 // Create a [Client] once with [NewClient] and share it; it is safe for
-// concurrent use. Every method takes a [context.Context] and returns an
-// [*APIError] when the server rejects a request:
+// concurrent use. Every method takes a [context.Context]; every error it
+// returns is a [*CallError], which wraps an [*APIError] when the server
+// rejected the request (find either with [errors.As]):
 //
 //	c, err := plantstore.NewClient("https://plants.example.com", plantstore.WithToken(token))
 //	if err != nil {

@@ -110,3 +110,28 @@ func TestDocsQuoteTheVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMEInstallsTheVersion checks that the README's go get, go install
+// and require lines name this module (or one of its modules and commands) at
+// the version the client reports, "github.com/plantstore/plantstore-go@v0.2.0"
+// and "github.com/plantstore/plantstore-go/otel v0.2.0", so that a release
+// cannot leave a newcomer installing the previous one.
+func TestREADMEInstallsTheVersion(t *testing.T) {
+	pinned := regexp.MustCompile(`github\.com/plantstore/plantstore-go[\w/.-]*[@ ]v([0-9]+\.[0-9]+\.[0-9]+)`)
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for i, line := range strings.Split(string(data), "\n") {
+		for _, m := range pinned.FindAllStringSubmatch(line, -1) {
+			found++
+			if m[1] != version {
+				t.Errorf("README.md:%d: %q, want version %s, the one the client reports", i+1, m[0], version)
+			}
+		}
+	}
+	if found == 0 {
+		t.Error("README.md names no module at a version: the pattern no longer fits its install lines")
+	}
+}

@@ -68,7 +68,8 @@ import (
 //
 // Every reply other than 200 has "Content-Type: application/json" and an
 // [ErrorBody] body with both fields. An injected [Fault] replaces the reply
-// described here.
+// described here, and [WithProfile] the 401s and the duplicate-id 400 with
+// the replies the profile gives (see [Profile]).
 type Handler struct {
 	token       []byte
 	allowDupIDs bool

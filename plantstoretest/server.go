@@ -28,6 +28,19 @@
 // server of your own; cmd/plantstore-mock serves it over the network for
 // local development.
 //
+// The fake is not the real service. It keeps plants in memory only, for the
+// life of one Handler, and at most [WithMaxPlants] of them; it serves no
+// operation but creating a plant (nothing lists, reads or deletes plants
+// over HTTP); it has no quotas or timeouts of its own, and a rate limit only
+// when [WithRateLimit] asks for one, whose numbers are the test's, not the
+// service's; it accepts exactly one token, which never expires; and the
+// error codes in its bodies ([CodeInvalidJSON] and the rest) are its own,
+// because the specification does not say which values the real service uses.
+// Branch on the HTTP status in production code, not on these codes. Package
+// plantstoretest/conformance shows where a deployment answers differently,
+// and [WithProfile] makes the fake answer a repeated id and refused
+// credentials as the deployment does.
+//
 // # Fake time
 //
 // A test of retries and timeouts with production settings waits as long as
@@ -51,19 +64,6 @@
 // mount a [Handler] there, as the example of [Handler] on NewTestServer
 // shows. For a seeded, replayable timeline, give the client
 // plantstore.WithRetryJitterSource too.
-//
-// The fake is not the real service. It keeps plants in memory only, for the
-// life of one Handler, and at most [WithMaxPlants] of them; it serves no
-// operation but creating a plant (nothing lists, reads or deletes plants
-// over HTTP); it has no quotas or timeouts of its own, and a rate limit only
-// when [WithRateLimit] asks for one, whose numbers are the test's, not the
-// service's; it accepts exactly one token, which never expires; and the
-// error codes in its bodies ([CodeInvalidJSON] and the rest) are its own,
-// because the specification does not say which values the real service uses.
-// Branch on the HTTP status in production code, not on these codes. Package
-// plantstoretest/conformance shows where a deployment answers differently,
-// and [WithProfile] makes the fake answer a repeated id and refused
-// credentials as the deployment does.
 package plantstoretest
 
 import (

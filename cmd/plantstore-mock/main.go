@@ -14,8 +14,8 @@
 // It serves POST /plants as plantstoretest's Handler does, and the control
 // API under /__plantstore/ on the same port: health, the stored plants,
 // seeding, the journal of API requests, scripted faults, reset, and the
-// OpenAPI documents of both. Run with -h for the flags; the README's "Mock
-// server" section documents each, and the control API, in full.
+// OpenAPI documents of both. Run with -h for the flags; the README's "The
+// mock server" section documents each, and the control API, in full.
 //
 // It prints "listening on URL" on standard output once it accepts
 // connections, with a URL a client on this machine can use (with -addr
