@@ -23,7 +23,8 @@ import tarfile
 import tempfile
 import urllib.request
 
-from conformance_check import check, check_binary, clean_env, failures
+sys.dont_write_bytecode = True  # leave no scripts/__pycache__ in the work tree
+from conformance_check import check, check_binary, clean_env, failures  # noqa: E402
 
 
 def blob(archive, digest):
