@@ -3,7 +3,6 @@ package plantstore
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -55,12 +54,4 @@ func parseBaseURL(baseURL string) (*url.URL, error) {
 		return nil, errors.New("plantstore: base URL must not have a fragment")
 	}
 	return u, nil
-}
-
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

@@ -102,7 +102,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	if cfg.token == "" && cfg.tokenFunc == nil {
 		return nil, errors.New("plantstore: no credentials: use WithToken or WithTokenFunc")
 	}
-	if u.Scheme == "http" && !cfg.insecureHTTP && !isLoopback(u.Hostname()) {
+	if u.Scheme == "http" && !cfg.insecureHTTP && !wire.IsLoopbackHost(u.Hostname()) {
 		return nil, fmt.Errorf("plantstore: refusing to send a bearer token over plain http to %q: use https, or WithInsecureHTTP to allow it", u.Host)
 	}
 

@@ -38,14 +38,19 @@ def check(cond, what):
     return cond
 
 
+def clean_env():
+    """The environment without PLANTSTORE_ variables, so that the user's
+    settings change neither the mock nor the kit."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("PLANTSTORE_")}
+
+
 def kit(exe, *args):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PLANTSTORE_")}
-    return subprocess.run([exe, "conformance", *args], capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run([exe, "conformance", *args], capture_output=True, text=True, env=clean_env(), timeout=120)
 
 
-def check_binary(exe, check=check):
+def check_binary(exe):
     """Runs the kit against the mock exe serves; returns its observed answers."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PLANTSTORE_")}
+    env = clean_env()
     proc = subprocess.Popen(
         [exe, "-addr", "127.0.0.1:0", "-token", TOKEN, "-admin-token", ADMIN],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True,
@@ -168,7 +173,7 @@ def check_calibration(exe, workdir):
     check(TOKEN not in text, "the profile does not hold the token the stand-in echoed")
     check(json.loads(text)["duplicate_id"]["status"] == 409, "the profile's repeated id is the stand-in's 409")
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PLANTSTORE_")}
+    env = clean_env()
     proc = subprocess.Popen([exe, "-addr", "127.0.0.1:0", "-token", TOKEN, "-profile", profile],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
     try:

@@ -23,14 +23,8 @@ import tarfile
 import tempfile
 import urllib.request
 
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
-    return cond
+sys.dont_write_bytecode = True  # leave no scripts/__pycache__ in the work tree
+from conformance_check import check, check_binary, clean_env, failures  # noqa: E402
 
 
 def blob(archive, digest):
@@ -93,7 +87,7 @@ def main(path):
         with open(exe, "wb") as f:
             f.write(binary)
         os.chmod(exe, 0o755)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PLANTSTORE_")}
+        env = clean_env()
         proc = subprocess.Popen(
             [exe] + entrypoint[1:] + ["-addr", "127.0.0.1:0"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
@@ -120,8 +114,7 @@ def main(path):
             proc.terminate()
             check(proc.wait(timeout=30) == 0, "it exits with status 0 on SIGTERM")
         # The conformance kit, from the image's own binary against itself.
-        import conformance_check
-        conformance_check.check_binary(exe, check)
+        check_binary(exe)
 
 
 if __name__ == "__main__":

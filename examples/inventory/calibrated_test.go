@@ -19,11 +19,10 @@ const deployment = `{
 	                 "body": "{\"error\":1009,\"message\":\"id {id} is taken\"}"}
 }`
 
-// TestRegisterCalibrated settles a create whose answer was lost against a
-// fake calibrated to answer like the deployment, with the duplicate code
-// taken from the calibration rather than from the operators.
-func TestRegisterCalibrated(t *testing.T) {
-	t.Parallel()
+// calibratedFake returns a fake calibrated to answer like deployment, and
+// the status and code the calibration gives a repeated id.
+func calibratedFake(t *testing.T) (srv *plantstoretest.Server, status int, code int32) {
+	t.Helper()
 	profile, err := plantstoretest.ParseProfile([]byte(deployment))
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +31,15 @@ func TestRegisterCalibrated(t *testing.T) {
 	if !ok {
 		t.Fatal("the calibration has no duplicate-id code")
 	}
-	srv := plantstoretest.NewServer(t, plantstoretest.WithProfile(profile))
+	return plantstoretest.NewServer(t, plantstoretest.WithProfile(profile)), status, code
+}
+
+// TestRegisterCalibrated settles a create whose answer was lost against a
+// fake calibrated to answer like the deployment, with the duplicate code
+// taken from the calibration rather than from the operators.
+func TestRegisterCalibrated(t *testing.T) {
+	t.Parallel()
+	srv, status, code := calibratedFake(t)
 	srv.Inject(plantstoretest.Fault{Store: true, Drop: true})
 	inv := inventory.New(srv.Client(), status, code)
 	fern := plantstore.NewPlant{ID: 7, Name: "Fern"}
@@ -53,15 +60,7 @@ func TestRegisterCalibrated(t *testing.T) {
 // stored nothing.
 func TestRegisterCalibratedOtherStatus(t *testing.T) {
 	t.Parallel()
-	profile, err := plantstoretest.ParseProfile([]byte(deployment))
-	if err != nil {
-		t.Fatal(err)
-	}
-	status, code, ok := profile.DuplicateIDError()
-	if !ok {
-		t.Fatal("the calibration has no duplicate-id code")
-	}
-	srv := plantstoretest.NewServer(t, plantstoretest.WithProfile(profile))
+	srv, status, code := calibratedFake(t)
 	srv.Inject(plantstoretest.Fault{Status: http.StatusForbidden, Body: []byte(`{"error":1009,"message":"forbidden"}`)})
 	inv := inventory.New(srv.Client(), status, code)
 	if err := inv.Register(context.Background(), 8, "Ivy", ""); err == nil {

@@ -67,6 +67,32 @@ func serve(t testing.TB, h http.Handler) *httptest.Server {
 	return srv
 }
 
+// acceptAll serves, until the test ends, a server that answers every POST
+// to /plants (to any path, if anyPath) with 200 {"name":"x"}, as a target
+// that stores whatever it gets would; and 404 to anything else. accepted
+// says how many POSTs it answered 200.
+func acceptAll(t testing.TB, anyPath bool) (srv *httptest.Server, accepted func() int) {
+	t.Helper()
+	var mu sync.Mutex
+	n := 0
+	srv = serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || (!anyPath && r.URL.Path != "/plants") {
+			http.NotFound(w, r)
+			return
+		}
+		mu.Lock()
+		n++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"name":"x"}`))
+	}))
+	return srv, func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return n
+	}
+}
+
 // checkAgreesWithFake checks what every run against a fake must show: every
 // spec check passed, no observed answer differs from the reference's, and
 // the run kept to its limits.
@@ -317,23 +343,12 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 func TestMaxCreates(t *testing.T) {
 	t.Parallel()
 	for _, max := range []int{0, 1, 3, 10} {
-		var mu sync.Mutex
-		accepted := 0
-		srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path != "/plants" || r.Method != http.MethodPost {
-				http.NotFound(w, r)
-				return
-			}
-			mu.Lock()
-			accepted++
-			mu.Unlock()
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(`{"name":"x"}`))
-		}))
+		srv, acceptedCount := acceptAll(t, false)
 		rep, err := conformance.RunReport(context.Background(), conformance.Target{URL: srv.URL, Token: "t", MaxCreates: max})
 		if err != nil {
 			t.Fatal(err)
 		}
+		accepted := acceptedCount()
 		limit := max
 		if max == 0 {
 			limit = conformance.DefaultMaxCreates

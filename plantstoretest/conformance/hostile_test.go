@@ -139,26 +139,12 @@ func TestLimitSearchWithoutCreates(t *testing.T) {
 func TestMaxCreatesLaxRouting(t *testing.T) {
 	t.Parallel()
 	for _, max := range []int{1, 10} {
-		var mu sync.Mutex
-		accepted := 0
-		srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method != http.MethodPost {
-				http.NotFound(w, r)
-				return
-			}
-			mu.Lock()
-			accepted++
-			mu.Unlock()
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(`{"name":"x"}`))
-		}))
+		srv, accepted := acceptAll(t, true)
 		rep, err := conformance.RunReport(context.Background(), conformance.Target{URL: srv.URL, Token: "lax-routing-token", MaxCreates: max})
 		if err != nil {
 			t.Fatal(err)
 		}
-		mu.Lock()
-		got := accepted
-		mu.Unlock()
+		got := accepted()
 		if got > max || rep.Creates != got {
 			t.Errorf("MaxCreates %d: the server accepted %d POSTs, the report counts %d creates; want at most %d, and counted", max, got, rep.Creates, max)
 		}

@@ -6,13 +6,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/wire"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
@@ -150,7 +150,7 @@ func (t *Target) settings() (*settings, error) {
 	if t.MaxCreates < 0 {
 		return nil, fmt.Errorf("conformance: Target.MaxCreates is %d, want 0 or more", t.MaxCreates)
 	}
-	if !t.Live && !isLoopback(u.Hostname()) {
+	if !t.Live && !wire.IsLoopbackHost(u.Hostname()) {
 		return nil, fmt.Errorf("conformance: Target.URL %q is not a loopback address, so it may be a real deployment: "+
 			"a run creates up to %d plants there, which the API cannot delete; "+
 			"set Target.Live (plantstore-mock conformance -live) to run against it", t.URL, t.maxCreates())
@@ -164,7 +164,7 @@ func (t *Target) settings() (*settings, error) {
 		if c.User != nil {
 			return nil, fmt.Errorf("conformance: Target.Control.URL %q holds a user or password; give the token in Control.AdminToken", c.Redacted())
 		}
-		if !t.Live && !isLoopback(c.Hostname()) {
+		if !t.Live && !wire.IsLoopbackHost(c.Hostname()) {
 			return nil, fmt.Errorf("conformance: Target.Control.URL %q is not a loopback address; set Target.Live to use it", t.Control.URL)
 		}
 		s.control = &Control{URL: strings.TrimSuffix(t.Control.URL, "/"), AdminToken: t.Control.AdminToken}
@@ -207,14 +207,4 @@ func (t *Target) maxCreates() int {
 		return DefaultMaxCreates
 	}
 	return t.MaxCreates
-}
-
-// isLoopback reports whether host names this machine: "localhost" or a
-// loopback IP.
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

@@ -36,6 +36,7 @@ type built struct {
 	path     string   // the module path
 	files    int      // how many files its zip holds
 	size     int      // the zip's size in bytes
+	zip      string   // the zip's file in the proxy
 	excluded []string // the nested modules checked to be absent, as directories of the repository
 }
 
@@ -77,7 +78,7 @@ func (p *proxy) build(dirs []string) ([]built, error) {
 			return nil, err
 		}
 		b.excluded = nestedIn(nested, d)
-		if err := check(m, data, b.excluded); err != nil {
+		if err := check(m, b.zip, b.excluded); err != nil {
 			return nil, err
 		}
 		mods = append(mods, b)
@@ -268,36 +269,25 @@ func (p *proxy) write(m module.Version, data []byte) (built, error) {
 			return built{}, err
 		}
 	}
-	return built{path: m.Path, files: len(zr.File), size: len(data)}, nil
+	return built{path: m.Path, files: len(zr.File), size: len(data), zip: filepath.Join(dir, escVersion+".zip")}, nil
 }
 
-// check checks a module zip: the go command's own checks (x/mod's
-// CheckZip), a LICENSE at its root, and no file under any of the
-// directories excluded (nested modules, relative to the module).
-func check(m module.Version, data []byte, excluded []string) error {
-	tmp, err := os.CreateTemp("", "releasecheck-*.zip")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	cf, err := modzip.CheckZip(m, tmp.Name())
+// check checks the module zip in the file zipFile: the go command's own
+// checks (x/mod's CheckZip), a LICENSE at its root, and no file under any
+// of the directories excluded (nested modules, relative to the module).
+func check(m module.Version, zipFile string, excluded []string) error {
+	cf, err := modzip.CheckZip(m, zipFile)
 	if err != nil {
 		return fmt.Errorf("%s: %v", m, err)
 	}
 	if err := cf.Err(); err != nil {
 		return fmt.Errorf("%s: %v", m, err)
 	}
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	zr, err := zip.OpenReader(zipFile)
 	if err != nil {
 		return err
 	}
+	defer zr.Close()
 	prefix := m.String() + "/"
 	licence := false
 	for _, f := range zr.File {

@@ -239,12 +239,16 @@ func TestCheckFindsNestedFiles(t *testing.T) {
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	err := check(m, buf.Bytes(), []string{"bench", "otel"})
+	zipFile := filepath.Join(t.TempDir(), "v1.2.3.zip")
+	if err := os.WriteFile(zipFile, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := check(m, zipFile, []string{"bench", "otel"})
 	want := "the zip holds otel/otel.go, a file of the nested module in otel/"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("check: %v, want an error containing %q", err, want)
 	}
-	if err := check(m, buf.Bytes(), []string{"bench"}); err != nil {
+	if err := check(m, zipFile, []string{"bench"}); err != nil {
 		t.Errorf("check with otel/ not a nested module: %v", err)
 	}
 }
