@@ -16,8 +16,10 @@ const MaxBodyBytes = 1 << 20
 // [MaxBodyBytes]. Its text has no package prefix: callers wrap it in theirs.
 var ErrBodyTooLarge = errors.New("body exceeds " + strconv.Itoa(MaxBodyBytes) + " bytes")
 
-// minGrowth is the first capacity ReadBody gives a buffer that has none.
-const minGrowth = 512
+// FirstBufferSize is the first capacity ReadBody gives a buffer that has
+// none. A caller that knows the body is shorter (a small Content-Length)
+// can pass a buffer of its own, smaller than this.
+const FirstBufferSize = 512
 
 // ReadBody reads r to its end, appending to buf[:0], and returns the result.
 // Pass a reused buffer to avoid allocating, or nil.
@@ -66,7 +68,7 @@ func readCapped(buf []byte, r io.Reader, limit int64) (_ []byte, over bool, _ er
 			// body at the cap from a longer one. The new buffer is made to
 			// measure: append's growth (and slices.Grow's) rounds up to a
 			// size class, past that byte.
-			grown := make([]byte, len(buf), min(max(2*int64(cap(buf)), minGrowth), limit+1))
+			grown := make([]byte, len(buf), min(max(2*int64(cap(buf)), FirstBufferSize), limit+1))
 			copy(grown, buf)
 			buf = grown
 		}

@@ -38,7 +38,7 @@ func TestReadBody(t *testing.T) {
 			}
 			// Made to measure: append's growth would round the buffer up
 			// past the byte after the cap (to 1.8 MiB for an endless body).
-			if limit := min(max(2*len(got), minGrowth), MaxBodyBytes+1); cap(got) > limit {
+			if limit := min(max(2*len(got), FirstBufferSize), MaxBodyBytes+1); cap(got) > limit {
 				t.Errorf("ReadBody(nil, %s) returned %d bytes in a buffer of %d, want at most %d", tt.name, len(got), cap(got), limit)
 			}
 		})
@@ -120,7 +120,7 @@ func TestReadBodyAtMost(t *testing.T) {
 			if over := errors.As(err, &mbe) && mbe.Limit == limit; len(got) != tt.wantLen || over != tt.wantOver || (!over && err != nil) {
 				t.Errorf("ReadBodyAtMost(nil, %s, %d) = %d bytes, %v; want %d bytes, over the cap %t", tt.name, limit, len(got), err, tt.wantLen, tt.wantOver)
 			}
-			if bound := min(max(2*len(got), minGrowth), limit+1); cap(got) > bound {
+			if bound := min(max(2*len(got), FirstBufferSize), limit+1); cap(got) > bound {
 				t.Errorf("ReadBodyAtMost(nil, %s, %d) returned %d bytes in a buffer of %d, want at most %d", tt.name, limit, len(got), cap(got), bound)
 			}
 		})
