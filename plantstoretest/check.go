@@ -173,14 +173,11 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		return nil, nil
 	}
 	var buf []byte
-	if r.ContentLength >= 0 && r.ContentLength < firstReadSize {
+	if r.ContentLength >= 0 && r.ContentLength < wire.FirstBufferSize {
 		buf = make([]byte, 0, r.ContentLength+1)
 	}
 	return wire.ReadBody(buf, http.MaxBytesReader(w, r.Body, wire.MaxBodyBytes))
 }
-
-// firstReadSize is the buffer wire.ReadBody starts with when given none.
-const firstReadSize = 512
 
 // redact returns a copy of header in which the credentials of each
 // Authorization and Proxy-Authorization value are replaced by "REDACTED",

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -61,41 +60,14 @@ func TestMock(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 
-			cmd := exec.CommandContext(ctx, exe, append([]string{"-addr", "127.0.0.1:0", "-log-level", "debug"}, tt.args...)...)
-			cmd.Env = withoutToken(os.Environ())
+			var env []string
 			if tt.env != "" {
-				cmd.Env = append(cmd.Env, "PLANTSTORE_TOKEN="+tt.env)
+				env = []string{"PLANTSTORE_TOKEN=" + tt.env}
 			}
-			var stderr syncbuf.Buffer
-			cmd.Stderr = &stderr
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatalf("StdoutPipe: %v", err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatalf("starting %s: %v", exe, err)
-			}
-			exited := make(chan error, 1)
-			t.Cleanup(func() {
-				cmd.Process.Kill() // a no-op once it has exited
-				<-exited
-			})
-
-			lines := make(chan string, 1)
-			go func() {
-				line, _ := bufio.NewReader(stdout).ReadString('\n')
-				lines <- line
-				exited <- cmd.Wait() // after the read, as StdoutPipe requires
-			}()
-			var line string
-			select {
-			case line = <-lines:
-			case <-ctx.Done():
-				t.Fatalf("no URL on stdout before %v; stderr:\n%s", ctx.Err(), stderr.String())
-			}
-			url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-			if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") {
-				t.Fatalf("first stdout line = %q, want %q; stderr:\n%s", line, "listening on http://127.0.0.1:PORT", stderr.String())
+			m := startMockEnv(t, exe, env, append([]string{"-log-level", "debug"}, tt.args...)...)
+			url, stderr := m.url, m.stderr
+			if !strings.HasPrefix(url, "http://127.0.0.1:") {
+				t.Fatalf("URL = %q, want %q; stderr:\n%s", url, "http://127.0.0.1:PORT", stderr.String())
 			}
 
 			c, err := plantstore.NewClient(url, plantstore.WithToken(tt.wantToken))
@@ -119,18 +91,17 @@ func TestMock(t *testing.T) {
 				t.Errorf("CreatePlant(%+v) with a wrong token error = %v, want a 401", in, err)
 			}
 
-			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			if err := m.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 				t.Fatalf("sending SIGTERM: %v", err)
 			}
 			select {
-			case err := <-exited:
-				if err != nil {
-					t.Errorf("plantstore-mock after SIGTERM exited with %v, want status 0; stderr:\n%s", err, stderr.String())
+			case <-m.exited:
+				if m.waitErr != nil {
+					t.Errorf("plantstore-mock after SIGTERM exited with %v, want status 0; stderr:\n%s", m.waitErr, stderr.String())
 				}
 			case <-ctx.Done():
 				t.Fatalf("plantstore-mock did not exit after SIGTERM before %v", ctx.Err())
 			}
-			exited <- nil // for the cleanup
 
 			logs := stderr.String()
 			for _, want := range []string{

@@ -17,16 +17,27 @@ type started struct {
 	url    string
 	cmd    *exec.Cmd
 	stderr *syncbuf.Buffer
+	// exited is closed when the process has exited; waitErr is then what
+	// cmd.Wait returned.
+	exited  <-chan struct{}
+	waitErr error
 }
 
 // startMock runs exe with args on 127.0.0.1:0 (unless args give -addr)
 // and waits for its URL. The process is killed when the test ends.
 func startMock(t *testing.T, exe string, args ...string) *started {
 	t.Helper()
+	return startMockEnv(t, exe, nil, args...)
+}
+
+// startMockEnv is [startMock] with env ("KEY=value" entries) added to an
+// environment that has no PLANTSTORE_TOKEN.
+func startMockEnv(t *testing.T, exe string, env []string, args ...string) *started {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	cmd := exec.Command(exe, append([]string{"-addr", "127.0.0.1:0"}, args...)...)
-	cmd.Env = withoutToken(os.Environ())
+	cmd.Env = append(withoutToken(os.Environ()), env...)
 	stderr := new(syncbuf.Buffer)
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
@@ -41,11 +52,12 @@ func startMock(t *testing.T, exe string, args ...string) *started {
 		cmd.Process.Kill() // a no-op once it has exited
 		<-exited
 	})
+	m := &started{cmd: cmd, stderr: stderr, exited: exited}
 	lines := make(chan string, 1)
 	go func() {
 		line, _ := bufio.NewReader(stdout).ReadString('\n')
 		lines <- line
-		cmd.Wait() // after the read, as StdoutPipe requires
+		m.waitErr = cmd.Wait() // after the read, as StdoutPipe requires
 		close(exited)
 	}()
 	var line string
@@ -58,5 +70,6 @@ func startMock(t *testing.T, exe string, args ...string) *started {
 	if !ok {
 		t.Fatalf("first stdout line = %q, want \"listening on URL\"; stderr:\n%s", line, stderr.String())
 	}
-	return &started{url: url, cmd: cmd, stderr: stderr}
+	m.url = url
+	return m
 }

@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"reflect"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/plantstore/plantstore-go/internal/strictjson"
+	"github.com/plantstore/plantstore-go/internal/wire"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
@@ -75,7 +75,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *con
 	if r.Body == nil {
 		return nil, nil
 	}
-	body, err := readAtMost(http.MaxBytesReader(w, r.Body, limit), limit)
+	body, err := wire.ReadBodyAtMost(nil, http.MaxBytesReader(w, r.Body, limit), limit)
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge) && limit == maxEmptyBody:
@@ -87,28 +87,6 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *con
 		return nil, errorf(http.StatusBadRequest, plantstoretest.CodeInvalidJSON, "reading body: %v", err)
 	}
 	return body, nil
-}
-
-// readAtMost reads r to its end. Its buffer starts at 512 bytes and doubles
-// when full, but never past limit+1 bytes (which tells a body at the limit
-// from a longer one, as r reports): io.ReadAll's growth rounds up past that.
-func readAtMost(r io.Reader, limit int64) ([]byte, error) {
-	var buf []byte
-	for {
-		if len(buf) == cap(buf) {
-			grown := make([]byte, len(buf), min(max(2*int64(cap(buf)), 512), limit+1))
-			copy(grown, buf)
-			buf = grown
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
 }
 
 // checkJSON checks that body is one JSON value in UTF-8, and not null,

@@ -121,3 +121,30 @@ func TestReset(t *testing.T) {
 		t.Errorf("after reset the server keeps %d matches, want none", len(s.matches))
 	}
 }
+
+// TestCountElements checks the seed reply's count against arrays whose
+// strings and nested values hold the characters it counts by.
+func TestCountElements(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		body string
+		want int
+	}{
+		{`[]`, 0},
+		{" [ \n\t ] ", 0},
+		{`[{}]`, 1},
+		{`[{"id":1,"name":"a"},{"id":2,"name":"b"}]`, 2},
+		{`[{"name":"a, b] [c"},{"name":"\",\\"}]`, 2},
+		{`[{"tags":[1,2,3],"more":{"a":[{},{}]}}]`, 1},
+		{`["a,b"]`, 1},
+		{`[1, 2 ,3]`, 3},
+		{`[[],[[]],{}]`, 3},
+		{`[null]`, 1},
+		{`[""]`, 1},
+	}
+	for _, tt := range tests {
+		if got := countElements([]byte(tt.body)); got != tt.want {
+			t.Errorf("countElements(%s) = %d, want %d", tt.body, got, tt.want)
+		}
+	}
+}

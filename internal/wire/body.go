@@ -3,6 +3,7 @@ package wire
 import (
 	"errors"
 	"io"
+	"net/http"
 	"strconv"
 )
 
@@ -15,8 +16,10 @@ const MaxBodyBytes = 1 << 20
 // [MaxBodyBytes]. Its text has no package prefix: callers wrap it in theirs.
 var ErrBodyTooLarge = errors.New("body exceeds " + strconv.Itoa(MaxBodyBytes) + " bytes")
 
-// minGrowth is the first capacity ReadBody gives a buffer that has none.
-const minGrowth = 512
+// FirstBufferSize is the first capacity ReadBody gives a buffer that has
+// none. A caller that knows the body is shorter (a small Content-Length)
+// can pass a buffer of its own, smaller than this.
+const FirstBufferSize = 512
 
 // ReadBody reads r to its end, appending to buf[:0], and returns the result.
 // Pass a reused buffer to avoid allocating, or nil.
@@ -32,6 +35,32 @@ const minGrowth = 512
 // http.MaxBytesReader(w, body, MaxBodyBytes) makes ReadBody return that
 // reader's *http.MaxBytesError instead, and the server close the connection.
 func ReadBody(buf []byte, r io.Reader) ([]byte, error) {
+	buf, over, err := readCapped(buf, r, MaxBodyBytes)
+	if over {
+		return buf, ErrBodyTooLarge
+	}
+	return buf, err
+}
+
+// ReadBodyAtMost is [ReadBody] with a cap of limit bytes instead of
+// [MaxBodyBytes], for a server whose bodies have caps of their own (the
+// mock's control API). Memory grows the same way, never past limit+1 bytes.
+// A body longer than limit is not read further: ReadBodyAtMost returns its
+// first limit bytes and an *http.MaxBytesError, the error
+// http.MaxBytesReader(w, body, limit) would give.
+func ReadBodyAtMost(buf []byte, r io.Reader, limit int64) ([]byte, error) {
+	buf, over, err := readCapped(buf, r, limit)
+	if over {
+		return buf, &http.MaxBytesError{Limit: limit}
+	}
+	return buf, err
+}
+
+// readCapped reads r to its end into buf[:0], in a buffer that at most
+// doubles as it fills and never holds more than limit+1 bytes, and reports
+// whether the body is longer than limit, in which case buf holds its first
+// limit bytes.
+func readCapped(buf []byte, r io.Reader, limit int64) (_ []byte, over bool, _ error) {
 	buf = buf[:0]
 	for {
 		if len(buf) == cap(buf) {
@@ -39,20 +68,20 @@ func ReadBody(buf []byte, r io.Reader) ([]byte, error) {
 			// body at the cap from a longer one. The new buffer is made to
 			// measure: append's growth (and slices.Grow's) rounds up to a
 			// size class, past that byte.
-			grown := make([]byte, len(buf), min(max(2*cap(buf), minGrowth), MaxBodyBytes+1))
+			grown := make([]byte, len(buf), min(max(2*int64(cap(buf)), FirstBufferSize), limit+1))
 			copy(grown, buf)
 			buf = grown
 		}
-		n, err := r.Read(buf[len(buf):min(cap(buf), MaxBodyBytes+1)])
+		n, err := r.Read(buf[len(buf):min(int64(cap(buf)), limit+1)])
 		buf = buf[:len(buf)+n]
-		if len(buf) > MaxBodyBytes {
-			return buf[:MaxBodyBytes], ErrBodyTooLarge
+		if int64(len(buf)) > limit {
+			return buf[:limit], true, nil
 		}
 		if err == io.EOF {
-			return buf, nil
+			return buf, false, nil
 		}
 		if err != nil {
-			return buf, err
+			return buf, false, err
 		}
 	}
 }

@@ -38,7 +38,7 @@ func TestReadBody(t *testing.T) {
 			}
 			// Made to measure: append's growth would round the buffer up
 			// past the byte after the cap (to 1.8 MiB for an endless body).
-			if limit := min(max(2*len(got), minGrowth), MaxBodyBytes+1); cap(got) > limit {
+			if limit := min(max(2*len(got), FirstBufferSize), MaxBodyBytes+1); cap(got) > limit {
 				t.Errorf("ReadBody(nil, %s) returned %d bytes in a buffer of %d, want at most %d", tt.name, len(got), cap(got), limit)
 			}
 		})
@@ -94,5 +94,35 @@ func TestReadBodyWithMaxBytesReader(t *testing.T) {
 	}
 	if len(got) != MaxBodyBytes {
 		t.Errorf("ReadBody(MaxBytesReader) = %d bytes, want %d", len(got), MaxBodyBytes)
+	}
+}
+
+func TestReadBodyAtMost(t *testing.T) {
+	t.Parallel()
+	const limit = 4 << 20 // past MaxBodyBytes: the mock's seed cap is larger
+	tests := []struct {
+		name     string
+		r        io.Reader
+		wantLen  int
+		wantOver bool
+	}{
+		{"empty", strings.NewReader(""), 0, false},
+		{"exactly the cap", bytes.NewReader(make([]byte, limit)), limit, false},
+		{"one byte over the cap", bytes.NewReader(make([]byte, limit+1)), limit, true},
+		{"endless", &endless{}, limit, true},
+		{"behind MaxBytesReader", http.MaxBytesReader(httptest.NewRecorder(), io.NopCloser(&endless{}), limit), limit, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := ReadBodyAtMost(nil, tt.r, limit)
+			var mbe *http.MaxBytesError
+			if over := errors.As(err, &mbe) && mbe.Limit == limit; len(got) != tt.wantLen || over != tt.wantOver || (!over && err != nil) {
+				t.Errorf("ReadBodyAtMost(nil, %s, %d) = %d bytes, %v; want %d bytes, over the cap %t", tt.name, limit, len(got), err, tt.wantLen, tt.wantOver)
+			}
+			if bound := min(max(2*len(got), FirstBufferSize), limit+1); cap(got) > bound {
+				t.Errorf("ReadBodyAtMost(nil, %s, %d) returned %d bytes in a buffer of %d, want at most %d", tt.name, limit, len(got), cap(got), bound)
+			}
+		})
 	}
 }
