@@ -15,14 +15,15 @@ func TestRetryJitterSourceReplays(t *testing.T) {
 	t.Parallel()
 	waits := func(seed uint64) []time.Duration {
 		t.Helper()
-		c, err := NewClient("https://plants.example.com", WithToken("t"), WithRetryJitterSource(rand.NewPCG(seed, 0)))
+		c, err := NewClient("https://plants.example.com", WithToken("t"),
+			WithRetryBackoff(250*time.Millisecond, 5*time.Second), WithRetryJitterSource(rand.NewPCG(seed, 0)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		var out []time.Duration
 		for i := range 40 {
 			attempt := i % 6
-			d := c.backoff(250*time.Millisecond, 5*time.Second, attempt, 0)
+			d := c.backoff(attempt, 0)
 			ceiling := backoffCeiling(250*time.Millisecond, 5*time.Second, attempt)
 			if d < ceiling/2 || d > ceiling {
 				t.Fatalf("wait before retry %d = %v, want within [%v, %v]", attempt, d, ceiling/2, ceiling)
