@@ -67,7 +67,12 @@ func TestInvalidCallOptions(t *testing.T) {
 			}
 			var callErr *CallError
 			if !errors.As(err, &callErr) || callErr.Call.Attempts != 0 {
-				t.Errorf("CreatePlant with %s: error = %#v, want a *CallError with no attempts", tt.name, err)
+				t.Fatalf("CreatePlant with %s: error = %#v, want a *CallError with no attempts", tt.name, err)
+			}
+			// CallError.Call documents the call, but no request id: none
+			// was chosen before the option was refused.
+			if callErr.Call.Operation != "CreatePlant" || callErr.Call.RequestID != "" {
+				t.Errorf("CreatePlant with %s: CallError.Call = %+v, want Operation CreatePlant and no RequestID", tt.name, callErr.Call)
 			}
 		})
 	}

@@ -53,10 +53,11 @@ func (j *jitter) n(d time.Duration) time.Duration {
 	return time.Duration(j.r.Int64N(int64(d)))
 }
 
-// backoff is [backoff] with c's jitter source, if it has one.
-func (c *Client) backoff(base, limit time.Duration, attempt int, ra time.Duration) time.Duration {
+// backoff is [backoff] with c's backoff window (see [WithRetryBackoff])
+// and c's jitter source, if it has one.
+func (c *Client) backoff(attempt int, ra time.Duration) time.Duration {
 	if c.jitter == nil {
-		return backoff(base, limit, attempt, ra)
+		return backoff(c.retryWaitMin, c.retryWaitMax, attempt, ra)
 	}
-	return backoffDrawn(base, limit, attempt, ra, c.jitter.n)
+	return backoffDrawn(c.retryWaitMin, c.retryWaitMax, attempt, ra, c.jitter.n)
 }

@@ -236,7 +236,7 @@ func (c *Client) judge(ctx context.Context, st *callState, resp *http.Response, 
 		v.retry, v.denied = false, true
 	}
 	if v.retry {
-		v.wait = c.backoff(c.retryWaitMin, c.retryWaitMax, st.attempts-1, v.retryAfter)
+		v.wait = c.backoff(st.attempts-1, v.retryAfter)
 	}
 	return v
 }

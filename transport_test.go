@@ -403,26 +403,43 @@ func TestRedirectThatChangesMethodIsNotFollowed(t *testing.T) {
 
 func TestCloseIdleConnections(t *testing.T) {
 	t.Parallel()
-	closed := make(chan struct{}, 1)
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		io.WriteString(w, `{"name":"Monstera"}`)
-	}))
-	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-		if st == http.StateClosed {
-			closed <- struct{}{}
-		}
+	tests := []struct {
+		name string
+		opts func(t *testing.T) []Option
+	}{
+		{"default transport", func(*testing.T) []Option { return nil }},
+		// The doc promises the caller's transport's idle connections too.
+		{"WithHTTPClient", func(t *testing.T) []Option {
+			tr := &http.Transport{}
+			t.Cleanup(tr.CloseIdleConnections)
+			return []Option{WithHTTPClient(&http.Client{Transport: tr})}
+		}},
 	}
-	srv.Start()
-	t.Cleanup(srv.Close)
-	c := newTestClient(t, srv.URL)
-	if _, err := c.CreatePlant(context.Background(), monstera); err != nil {
-		t.Fatalf("CreatePlant(%+v) error: %v", monstera, err)
-	}
-	c.CloseIdleConnections()
-	select {
-	case <-closed:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the idle connection was still open 10s after CloseIdleConnections")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			closed := make(chan struct{}, 1)
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				io.WriteString(w, `{"name":"Monstera"}`)
+			}))
+			srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+				if st == http.StateClosed {
+					closed <- struct{}{}
+				}
+			}
+			srv.Start()
+			t.Cleanup(srv.Close)
+			c := newTestClient(t, srv.URL, tt.opts(t)...)
+			if _, err := c.CreatePlant(context.Background(), monstera); err != nil {
+				t.Fatalf("CreatePlant(%+v) error: %v", monstera, err)
+			}
+			c.CloseIdleConnections()
+			select {
+			case <-closed:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the idle connection was still open 10s after CloseIdleConnections")
+			}
+		})
 	}
 }

@@ -271,8 +271,15 @@ func (t *telemetry) retryDenied(ctx context.Context, call *plantstore.CallInfo, 
 	} else {
 		attrs = append(attrs, attribute.Int("http.response.status_code", a.StatusCode))
 	}
+	t.denied.Add(ctx, 1, metric.WithAttributeSet(metricAttrs(attrs)))
+}
+
+// metricAttrs is attrs as the metrics record them: without url.full, as
+// the semantic conventions leave it off HTTP client metrics, since a URL
+// with ids in it would make a series per call.
+func metricAttrs(attrs []attribute.KeyValue) attribute.Set {
 	set, _ := attribute.NewSetWithFiltered(attrs, func(kv attribute.KeyValue) bool { return kv.Key != "url.full" })
-	t.denied.Add(ctx, 1, metric.WithAttributeSet(set))
+	return set
 }
 
 func (t *telemetry) callEnd(ctx context.Context, call *plantstore.CallInfo, err error) {
@@ -288,9 +295,7 @@ func (t *telemetry) callEnd(ctx context.Context, call *plantstore.CallInfo, err 
 		}
 		attrs = append(attrs, attribute.String("error.type", et))
 	}
-	// The metrics leave url.full out, as the semantic conventions do for
-	// HTTP client metrics: a URL with ids in it would make a series per call.
-	set, _ := attribute.NewSetWithFiltered(attrs, func(kv attribute.KeyValue) bool { return kv.Key != "url.full" })
+	set := metricAttrs(attrs)
 	t.duration.Record(ctx, call.Duration.Seconds(), metric.WithAttributeSet(set))
 	t.attempts.Record(ctx, int64(call.Attempts), metric.WithAttributeSet(set))
 
