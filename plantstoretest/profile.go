@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/plantstore/plantstore-go"
 	"github.com/plantstore/plantstore-go/internal/wire"
@@ -38,7 +40,7 @@ type Profile struct {
 	// DuplicateID is the reply to a create whose id is already stored. Its
 	// body may hold [IDPlaceholder] and [NamePlaceholder], which are
 	// replaced by the id and by the name of the plant sent (escaped as in a
-	// JSON string).
+	// JSON string), up to [MaxProfileReply] bytes.
 	DuplicateID *ProfileReply `json:"duplicate_id,omitempty"`
 	// AuthMissing is the reply to a request without an Authorization
 	// header.
@@ -65,10 +67,18 @@ type ProfileReply struct {
 }
 
 // MaxProfileBody bounds the body of a [ProfileReply], and MaxProfileSize
-// the JSON [ParseProfile] reads.
+// the JSON [ParseProfile] reads. MaxProfileReply bounds a DuplicateID reply
+// once the plant's id and name are put in for its placeholders: 1 MiB, the
+// most the fake reads of a request and the client of a reply. The fake
+// works the length out before it builds the reply, so that memory follows
+// the bytes received however many placeholders the body holds; a repeated
+// create whose reply would be longer gets the fake's own reply instead (400
+// with [CodeDuplicateID]), whose message says so. Nothing is stored either
+// way.
 const (
-	MaxProfileBody = 16 << 10
-	MaxProfileSize = 128 << 10
+	MaxProfileBody  = 16 << 10
+	MaxProfileSize  = 128 << 10
+	MaxProfileReply = maxBodyBytes
 )
 
 // IDPlaceholder and NamePlaceholder are what a [Profile]'s DuplicateID
@@ -190,22 +200,73 @@ func (p *Profile) DuplicateIDError() (status int, code int32, ok bool) {
 
 // profiled is a reply a Profile dictates.
 type profiled struct {
-	status      int
-	contentType string
-	body        []byte
-	challenge   string
+	reply *ProfileReply
+	body  string // reply.Body, with its placeholders replaced
 }
 
-func newProfiled(r *ProfileReply, p *plantstore.NewPlant) *profiled {
-	body := r.Body
-	if p != nil {
-		name, _ := json.Marshal(p.Name) // a string cannot fail
-		body = strings.NewReplacer(
-			IDPlaceholder, strconv.FormatInt(p.ID, 10),
-			NamePlaceholder, string(name[1:len(name)-1]),
-		).Replace(body)
+// expand returns body, a DuplicateID body, with p's id and name put in for
+// its placeholders, and ok true; or, when that would be over
+// [MaxProfileReply] bytes, ok false and a length the reply would at least
+// have. It works the length out before it builds anything, so that what it
+// holds is never more than the reply and a piece of the name, however many
+// placeholders body has.
+func expand(body string, p *plantstore.NewPlant) (_ string, n int64, ok bool) {
+	id := strconv.FormatInt(p.ID, 10)
+	ids := int64(strings.Count(body, IDPlaceholder))
+	names := int64(strings.Count(body, NamePlaceholder))
+	base := int64(len(body)) + ids*int64(len(id)-len(IDPlaceholder)) - names*int64(len(NamePlaceholder))
+	// An escaped name is never shorter than the name.
+	if n = base + names*int64(len(p.Name)); n > MaxProfileReply {
+		return "", n, false
 	}
-	return &profiled{status: r.Status, contentType: r.ContentType, body: []byte(body), challenge: r.Challenge}
+	if names > 0 {
+		var escaped int64
+		escapeName(p.Name, func(b []byte) { escaped += int64(len(b)) })
+		if n = base + names*escaped; n > MaxProfileReply {
+			return "", n, false
+		}
+	}
+	var b strings.Builder
+	b.Grow(int(n))
+	for {
+		i := strings.IndexByte(body, '{')
+		if i < 0 {
+			b.WriteString(body)
+			return b.String(), n, true
+		}
+		b.WriteString(body[:i])
+		body = body[i:]
+		switch {
+		case strings.HasPrefix(body, IDPlaceholder):
+			b.WriteString(id)
+			body = body[len(IDPlaceholder):]
+		case strings.HasPrefix(body, NamePlaceholder):
+			escapeName(p.Name, func(e []byte) { b.Write(e) })
+			body = body[len(NamePlaceholder):]
+		default:
+			b.WriteByte('{')
+			body = body[1:]
+		}
+	}
+}
+
+// escapeName passes name, escaped as encoding/json escapes a string and
+// without the quotes, to emit, a piece at a time: pieces of a few KiB cut
+// where a character starts, so that escaping holds no copy of a long name.
+func escapeName(name string, emit func([]byte)) {
+	const piece = 4 << 10
+	for name != "" {
+		n := min(len(name), piece)
+		for n > 0 && n < len(name) && !utf8.RuneStart(name[n]) {
+			n--
+		}
+		if n == 0 { // no character starts in the piece: not UTF-8 anyway
+			n = piece
+		}
+		q, _ := json.Marshal(name[:n]) // a string cannot fail
+		emit(q[1 : len(q)-1])
+		name = name[n:]
+	}
 }
 
 // write sends the reply, with extra headers added, and returns the status.
@@ -215,26 +276,34 @@ func (p *profiled) write(w http.ResponseWriter, extra http.Header) int {
 			w.Header().Add(k, v)
 		}
 	}
-	if p.contentType != "" {
-		w.Header().Set("Content-Type", p.contentType)
+	if p.reply.ContentType != "" {
+		w.Header().Set("Content-Type", p.reply.ContentType)
 	} else {
 		w.Header()["Content-Type"] = nil // net/http would sniff one
 	}
-	if p.challenge != "" {
-		w.Header().Set("WWW-Authenticate", p.challenge)
+	if p.reply.Challenge != "" {
+		w.Header().Set("WWW-Authenticate", p.reply.Challenge)
 	}
-	w.WriteHeader(p.status)
-	_, _ = w.Write(p.body)
-	return p.status
+	w.WriteHeader(p.reply.Status)
+	_, _ = io.WriteString(w, p.body)
+	return p.reply.Status
 }
 
 // duplicateReply is the reply to a create whose id is stored.
 func (h *Handler) duplicateReply(p plantstore.NewPlant) reply {
 	rep := badRequest(CodeDuplicateID, duplicateMessage(p.ID))
-	if h.profile != nil && h.profile.DuplicateID != nil {
-		rep.profiled = newProfiled(h.profile.DuplicateID, &p)
-		rep.status = rep.profiled.status
+	if h.profile == nil || h.profile.DuplicateID == nil {
+		return rep
 	}
+	r := h.profile.DuplicateID
+	body, n, ok := expand(r.Body, &p)
+	if !ok {
+		rep.body.Message += fmt.Sprintf("; the profile's duplicate_id reply, with the id and name put in, "+
+			"would be %d bytes or more, over the %d a profiled reply may hold", n, MaxProfileReply)
+		return rep
+	}
+	rep.profiled = &profiled{reply: r, body: body}
+	rep.status = r.Status
 	return rep
 }
 
@@ -254,7 +323,7 @@ func (h *Handler) profileAuth(rej *rejection, problem wire.BearerProblem, wrongT
 		r = h.profile.AuthMalformed
 	}
 	if r != nil {
-		rej.profiled = newProfiled(r, nil)
+		rej.profiled = &profiled{reply: r, body: r.Body}
 		rej.status = r.Status
 	}
 	return rej

@@ -2,6 +2,7 @@ package plantstoretest_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -209,4 +210,69 @@ func ExampleWithProfile() {
 	// Output:
 	// a repeated id is refused with 409 and code 1009
 	// the second create: id 7 is taken
+}
+
+// A DuplicateID reply is at most MaxProfileReply bytes with the id and
+// name put in; a longer one is the fake's own 400, which says why.
+func TestWithProfileReplyBound(t *testing.T) {
+	t.Parallel()
+	const max = plantstoretest.MaxProfileReply
+	over := func(id int) string {
+		return fmt.Sprintf(`{"error":5,"message":"plant %d already exists; the profile's duplicate_id reply, with the id and name put in, would be `, id)
+	}
+	long := "aaaaa" + strings.Repeat("é\u2028<\x01", 3000) // pieces cut in a character
+	quoted := func(s string) string {
+		b, _ := json.Marshal(s)
+		return string(b[1 : len(b)-1])
+	}
+	tests := []struct {
+		name      string
+		body      string // the profile's duplicate_id body
+		plantName string
+		want      string // the reply's body, or a prefix of it ending in "would be "
+	}{
+		{"placeholders kept apart from other braces", "{{id}}{nam{name}{", "a\"b<", `{1}{nam` + `a\"b\u003c{`},
+		// Escaped a piece at a time, cut inside a character: as a whole.
+		{"a long name escaped", "{name}", long, quoted(long)},
+		{"at the bound", "{id}" + strings.Repeat("{name}", 3), strings.Repeat("n", (max-1)/3), "1" + strings.Repeat("n", max-1)},
+		{"just over", "{id}" + strings.Repeat("{name}", 3), strings.Repeat("n", (max-1)/3+1), over(1)},
+		{"many placeholders", strings.Repeat("{name}", 2730), strings.Repeat("n", 50_000), over(1)},
+		// The name fits as it is, not escaped: \u003c is 6 bytes.
+		{"over once escaped", "{name}", strings.Repeat("<", max/2), over(1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := plantstoretest.NewServer(t, plantstoretest.WithProfile(plantstoretest.Profile{
+				DuplicateID: &plantstoretest.ProfileReply{Status: 409, Body: tt.body},
+			}))
+			ok := "Bearer " + plantstoretest.DefaultToken
+			// The name as it is, where JSON allows: a "<" is 1 byte.
+			var plant strings.Builder
+			enc := json.NewEncoder(&plant)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(plantstore.NewPlant{ID: 1, Name: tt.plantName}); err != nil {
+				t.Fatal(err)
+			}
+			if got := send(t, srv.URL, ok, plant.String()); got.Status != 200 {
+				t.Fatalf("first create: %d %.200s", got.Status, got.Body)
+			}
+			got := send(t, srv.URL, ok, plant.String())
+			wantStatus := 409
+			if strings.HasSuffix(tt.want, "would be ") {
+				wantStatus = 400
+				if !strings.HasPrefix(got.Body, tt.want) || !strings.HasSuffix(got.Body, fmt.Sprintf(" bytes or more, over the %d a profiled reply may hold\"}", max)) {
+					t.Errorf("repeated create: body %.300s, want the fake's own, saying why", got.Body)
+				}
+			} else if got.Body != tt.want {
+				t.Errorf("repeated create: body %.300s (%d bytes), want %.300s (%d bytes)", got.Body, len(got.Body), tt.want, len(tt.want))
+			}
+			if got.Status != wantStatus {
+				t.Errorf("repeated create: status %d, want %d", got.Status, wantStatus)
+			}
+			if n := len(srv.Plants()); n != 1 {
+				t.Errorf("%d plants stored, want 1", n)
+			}
+		})
+	}
 }

@@ -2,16 +2,20 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/plantstore/plantstore-go/internal/mockserver"
+	"github.com/plantstore/plantstore-go/internal/wire"
+	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
 // vmHWM is the peak resident set size of process pid, from
@@ -177,4 +181,95 @@ func post(t *testing.T, url string, body []byte) int {
 	defer resp.Body.Close()
 	io.Copy(io.Discard, resp.Body)
 	return resp.StatusCode
+}
+
+// TestProfiledReplyMemory starts the built binary with a -profile whose
+// duplicate_id body puts the plant's name in, creates a plant, sends the
+// same create again, and measures the process's peak resident memory from
+// outside (VmHWM) across the repeated create: however many {name}
+// placeholders the body holds, it may rise by at most 3× the request and
+// the runtime slack of TestControlBodyMemory, and a reply that would be
+// over plantstoretest.MaxProfileReply is the fake's own 400. Each case gets
+// a fresh process, as VmHWM only grows. Linux only.
+func TestProfiledReplyMemory(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("skipping: reads /proc/PID/status")
+	}
+	exe := buildMock(t)
+	const runtimeSlack = 1 << 20
+	const echo = `{"error":1009,"message":"{name} is taken"}`
+	// fits is the longest name echo puts in a reply of MaxProfileReply bytes.
+	fits := plantstoretest.MaxProfileReply - len(echo) + len(plantstoretest.NamePlaceholder)
+	tests := []struct {
+		name       string
+		body       string // the profile's duplicate_id body
+		plantName  string // sent as it is: nothing in it needs escaping
+		wantStatus int
+		wantBody   string // a prefix of the repeated create's reply
+	}{
+		// The issue's case: 16,380 bytes of placeholders and a 50 KB name
+		// made a 130 MiB reply.
+		{"2,730 names, a 50 KB name", strings.Repeat(plantstoretest.NamePlaceholder, 2730), strings.Repeat("n", 50_000), 400,
+			`{"error":5,"message":"plant 1 already exists; the profile's duplicate_id reply`},
+		{"one name, the longest that fits", echo, strings.Repeat("n", fits), 409, `{"error":1009,"message":"nnnn`},
+		{"one name, escaped to twice its bytes", echo, strings.Repeat("\u2028", fits/3), 400,
+			`{"error":5,"message":"plant 1 already exists; the profile's duplicate_id reply`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			profile := filepath.Join(t.TempDir(), "profile.json")
+			data, err := json.Marshal(plantstoretest.Profile{DuplicateID: &plantstoretest.ProfileReply{Status: 409, Body: tt.body}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(profile, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			m := startMock(t, exe, "-profile", profile)
+			pid := m.cmd.Process.Pid
+			// As JSON, but with U+2028 sent as it is, where encoding/json
+			// escapes it.
+			create := []byte(`{"id":1,"name":"` + tt.plantName + `"}`)
+			if len(create) > wire.MaxBodyBytes {
+				t.Fatalf("create of %d bytes is over the fake's limit", len(create))
+			}
+			if status, body := createRaw(t, m.url, create); status != 200 {
+				t.Fatalf("first create = %d %.200s, want 200; stderr:\n%s", status, body, m.stderr.String())
+			}
+			before := vmHWM(t, pid)
+			status, body := createRaw(t, m.url, create)
+			rise := vmHWM(t, pid) - before
+			if status != tt.wantStatus || !strings.HasPrefix(body, tt.wantBody) {
+				t.Errorf("repeated create = %d %.300s…, want %d %s…", status, body, tt.wantStatus, tt.wantBody)
+			}
+			limit := 3*int64(len(create)) + runtimeSlack
+			t.Logf("%d-byte create, %d-byte reply: peak RSS %d KiB before, +%d KiB (limit %d KiB)",
+				len(create), len(body), before>>10, rise>>10, limit>>10)
+			if rise > limit {
+				t.Errorf("peak RSS rose by %d KiB for a %d KiB create, want at most %d KiB", rise>>10, len(create)>>10, limit>>10)
+			}
+		})
+	}
+}
+
+// createRaw sends body to url's POST /plants with the default token, and
+// returns the status and the reply's body.
+func createRaw(t *testing.T, url string, body []byte) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url+"/plants", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+plantstoretest.DefaultToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("POST /plants: %v", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("reading the reply: %v", err)
+	}
+	return resp.StatusCode, string(b)
 }
