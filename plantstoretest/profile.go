@@ -35,7 +35,8 @@ import (
 // stay the fake's (see [Handler]), and so does [Request.Invalid] in the
 // journal, which keeps the fake's own [ErrorBody].
 type Profile struct {
-	// Source says where the profile was observed, for people.
+	// Source says where the profile was observed, for people. At most
+	// [MaxProfileField] bytes.
 	Source string `json:"source,omitempty"`
 	// DuplicateID is the reply to a create whose id is already stored. Its
 	// body may hold [IDPlaceholder] and [NamePlaceholder], which are
@@ -57,27 +58,36 @@ type ProfileReply struct {
 	// Status is the HTTP status, from 400 to 499: a profile describes how a
 	// request is refused.
 	Status int `json:"status"`
-	// ContentType is the Content-Type header; "" sends none.
+	// ContentType is the Content-Type header; "" sends none. At most
+	// [MaxProfileField] bytes.
 	ContentType string `json:"content_type,omitempty"`
-	// Body is the body, sent as it is; it need not be JSON. At most
-	// [MaxProfileBody] bytes.
+	// Body is the body, sent as it is; it need not be JSON, but it is
+	// UTF-8 text, as JSON holds no other. At most [MaxProfileBody] bytes.
 	Body string `json:"body"`
-	// Challenge is the WWW-Authenticate header; "" sends none.
+	// Challenge is the WWW-Authenticate header; "" sends none. At most
+	// [MaxProfileField] bytes.
 	Challenge string `json:"challenge,omitempty"`
 }
 
-// MaxProfileBody bounds the body of a [ProfileReply], and MaxProfileSize
-// the JSON [ParseProfile] reads. MaxProfileReply bounds a DuplicateID reply
-// once the plant's id and name are put in for its placeholders: 1 MiB, the
-// most the fake reads of a request and the client of a reply. The fake
-// works the length out before it builds the reply, so that memory follows
-// the bytes received however many placeholders the body holds; a repeated
-// create whose reply would be longer gets the fake's own reply instead (400
-// with [CodeDuplicateID]), whose message says so. Nothing is stored either
-// way.
+// MaxProfileBody bounds the body of a [ProfileReply], MaxProfileField a
+// [Profile]'s Source and each reply's ContentType and Challenge, and
+// MaxProfileSize the JSON [ParseProfile] reads, in bytes. They are chosen so
+// that any profile [Profile.Check] accepts, a report's included, loads again
+// however encoding/json writes it: escaped, a byte takes at most 6 (a
+// control character as \u0001, markup as \u003c), so the largest profile,
+// a source and four replies at the limits, takes about 440 KiB.
+//
+// MaxProfileReply bounds a DuplicateID reply once the plant's id and name
+// are put in for its placeholders: 1 MiB, the most the fake reads of a
+// request and the client of a reply. The fake works the length out before
+// it builds the reply, so that memory follows the bytes received however
+// many placeholders the body holds; a repeated create whose reply would be
+// longer gets the fake's own reply instead (400 with [CodeDuplicateID]),
+// whose message says so. Nothing is stored either way.
 const (
 	MaxProfileBody  = 16 << 10
-	MaxProfileSize  = 128 << 10
+	MaxProfileField = 1 << 10
+	MaxProfileSize  = 512 << 10
 	MaxProfileReply = maxBodyBytes
 )
 
@@ -91,9 +101,10 @@ const (
 
 // WithProfile makes the fake answer a repeated id and refused credentials
 // as p says (see [Profile]). An invalid p (a status outside 400 to 499, a
-// body over [MaxProfileBody], a header value with a control character) is
-// misuse: [NewServer] fails the test and [NewHandler] panics, with the
-// message [Profile.Check] returns. p is copied.
+// body over [MaxProfileBody], a source or header value over
+// [MaxProfileField], text that is not UTF-8, a header value with a control
+// character) is misuse: [NewServer] fails the test and [NewHandler]
+// panics, with the message [Profile.Check] returns. p is copied.
 func WithProfile(p Profile) Option {
 	p = p.clone()
 	return func(c *config) { c.profile = &p }
@@ -134,6 +145,9 @@ func ParseProfile(data []byte) (Profile, error) {
 
 // Check reports what makes p unusable, or nil.
 func (p *Profile) Check() error {
+	if err := checkText(p.Source, MaxProfileField); err != nil {
+		return fmt.Errorf("plantstoretest: profile: source %v", err)
+	}
 	for _, r := range []struct {
 		name  string
 		reply *ProfileReply
@@ -154,15 +168,36 @@ func (p *Profile) Check() error {
 }
 
 func (r *ProfileReply) check() error {
-	switch {
-	case r.Status < 400 || r.Status > 499:
+	if r.Status < 400 || r.Status > 499 {
 		return fmt.Errorf("status %d: want 400 to 499", r.Status)
-	case len(r.Body) > MaxProfileBody:
-		return fmt.Errorf("body is %d bytes, more than the %d allowed", len(r.Body), MaxProfileBody)
-	case !validHeaderValue(r.ContentType):
-		return fmt.Errorf("content_type holds a control character")
-	case !validHeaderValue(r.Challenge):
-		return fmt.Errorf("challenge holds a control character")
+	}
+	for _, f := range []struct {
+		name, text string
+		limit      int
+		header     bool
+	}{
+		{"content_type", r.ContentType, MaxProfileField, true},
+		{"body", r.Body, MaxProfileBody, false},
+		{"challenge", r.Challenge, MaxProfileField, true},
+	} {
+		if err := checkText(f.text, f.limit); err != nil {
+			return fmt.Errorf("%s %v", f.name, err)
+		}
+		if f.header && !validHeaderValue(f.text) {
+			return fmt.Errorf("%s holds a control character", f.name)
+		}
+	}
+	return nil
+}
+
+// checkText reports, as the end of a sentence that names s, whether s is
+// longer than limit bytes or not UTF-8, which JSON cannot hold.
+func checkText(s string, limit int) error {
+	switch {
+	case len(s) > limit:
+		return fmt.Errorf("is %d bytes, more than the %d allowed", len(s), limit)
+	case !utf8.ValidString(s):
+		return fmt.Errorf("is not UTF-8")
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package plantstoretest_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -274,5 +275,74 @@ func TestWithProfileReplyBound(t *testing.T) {
 				t.Errorf("%d plants stored, want 1", n)
 			}
 		})
+	}
+}
+
+// TestProfileLargestLoads writes the largest profile Check accepts, every
+// byte one that encoding/json escapes to 6 (a control character; markup,
+// which a header may hold, when HTML is escaped), as it writes it, and
+// checks that ParseProfile reads it back: any profile Check accepts, a
+// report's included, loads.
+func TestProfileLargestLoads(t *testing.T) {
+	t.Parallel()
+	reply := func() *plantstoretest.ProfileReply {
+		return &plantstoretest.ProfileReply{
+			Status:      499,
+			ContentType: strings.Repeat(">", plantstoretest.MaxProfileField),
+			Body:        strings.Repeat("\x01", plantstoretest.MaxProfileBody),
+			Challenge:   strings.Repeat("<", plantstoretest.MaxProfileField),
+		}
+	}
+	largest := plantstoretest.Profile{
+		Source:      strings.Repeat("\x01", plantstoretest.MaxProfileField),
+		DuplicateID: reply(), AuthMissing: reply(), AuthMalformed: reply(), AuthInvalid: reply(),
+	}
+	if err := largest.Check(); err != nil {
+		t.Fatalf("the largest profile: %v", err)
+	}
+	encoded := func(html bool, indent string) []byte {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(html)
+		enc.SetIndent("", indent)
+		if err := enc.Encode(largest); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	for _, tt := range []struct {
+		name string
+		data []byte
+	}{
+		{"compact", encoded(true, "")},
+		{"indented", encoded(true, "  ")},
+		{"indented, HTML not escaped", encoded(false, "  ")},
+	} {
+		if _, err := plantstoretest.ParseProfile(tt.data); err != nil {
+			t.Errorf("%s, %d bytes: %v", tt.name, len(tt.data), err)
+		}
+	}
+	// Each limit holds: a byte more is refused, and so is text JSON cannot
+	// hold.
+	for _, tt := range []struct {
+		name string
+		grow func(p *plantstoretest.Profile)
+		want string
+	}{
+		{"source a byte over", func(p *plantstoretest.Profile) { p.Source += "x" }, "profile: source is 1025 bytes, more than the 1024 allowed"},
+		{"content_type a byte over", func(p *plantstoretest.Profile) { p.AuthMissing.ContentType += "x" }, "auth_missing: content_type is 1025 bytes"},
+		{"challenge a byte over", func(p *plantstoretest.Profile) { p.AuthInvalid.Challenge += "x" }, "auth_invalid: challenge is 1025 bytes"},
+		{"body a byte over", func(p *plantstoretest.Profile) { p.DuplicateID.Body += "x" }, "duplicate_id: body is 16385 bytes"},
+		// JSON holds only UTF-8: "\xff" would load as U+FFFD, 3 bytes.
+		{"source not UTF-8", func(p *plantstoretest.Profile) { p.Source = "\xff" }, "profile: source is not UTF-8"},
+		{"body not UTF-8", func(p *plantstoretest.Profile) { p.DuplicateID.Body = "\xff" }, "duplicate_id: body is not UTF-8"},
+		{"content_type not UTF-8", func(p *plantstoretest.Profile) { p.AuthMissing.ContentType = "\xff" }, "auth_missing: content_type is not UTF-8"},
+		{"challenge not UTF-8", func(p *plantstoretest.Profile) { p.AuthInvalid.Challenge = "\xff" }, "auth_invalid: challenge is not UTF-8"},
+	} {
+		p := plantstoretest.Profile{Source: largest.Source, DuplicateID: reply(), AuthMissing: reply(), AuthInvalid: reply()}
+		tt.grow(&p)
+		if err := p.Check(); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: Check() = %v, want an error containing %q", tt.name, err, tt.want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -102,9 +103,14 @@ func runConformance(ctx context.Context, args []string, getenv func(string) stri
 		return 2
 	}
 	if profileOut != "" {
-		b, err := json.MarshalIndent(rep.Profile(), "", "  ")
+		// Markup stays as it came: a gateway's HTML page is read as it is.
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		err := enc.Encode(rep.Profile())
 		if err == nil {
-			err = os.WriteFile(profileOut, append(b, '\n'), 0o644)
+			err = os.WriteFile(profileOut, b.Bytes(), 0o644)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "plantstore-mock conformance: -profile-out: %v\n", err)

@@ -171,3 +171,39 @@ func TestFlagProfileBad(t *testing.T) {
 		}
 	}
 }
+
+// TestConformanceProfileMarkup runs the kit against a mock whose four
+// profiled replies are the longest bodies a profile holds, all markup, as a
+// gateway's HTML 401 is, and checks that -profile-out writes a profile that
+// -profile loads, reply for reply.
+func TestConformanceProfileMarkup(t *testing.T) {
+	t.Parallel()
+	page := func(status int) *plantstoretest.ProfileReply {
+		return &plantstoretest.ProfileReply{Status: status, ContentType: "text/html",
+			Body: strings.Repeat("<&>", plantstoretest.MaxProfileBody/3)}
+	}
+	want := plantstoretest.Profile{DuplicateID: page(409), AuthMissing: page(401), AuthMalformed: page(401), AuthInvalid: page(401)}
+	var src bytes.Buffer
+	enc := json.NewEncoder(&src)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(want); err != nil {
+		t.Fatal(err)
+	}
+	srcPath := filepath.Join(t.TempDir(), "source.json")
+	if err := os.WriteFile(srcPath, src.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := startRun(t, nil, "-addr", "127.0.0.1:0", "-profile", srcPath)
+	out := filepath.Join(t.TempDir(), "profile.json")
+	if status, _, errOut := runKit(t, nil, "-url", m.url, "-token", plantstoretest.DefaultToken, "-json", "-profile-out", out); status != 0 {
+		t.Fatalf("status %d; stderr:\n%s", status, errOut)
+	}
+	got, err := loadProfile(out)
+	if err != nil {
+		t.Fatalf("-profile-out wrote a profile -profile refuses: %v", err)
+	}
+	got.Source = ""
+	if diff := cmp.Diff(want, *got); diff != "" {
+		t.Errorf("the profile written differs from the one served (-served +written):\n%s", diff)
+	}
+}

@@ -153,11 +153,17 @@ var profileChecks = []struct {
 // to a repeated id and to refused credentials, for [plantstoretest.WithProfile]
 // and plantstore-mock -profile, so that the fake answers them as the target
 // did. An answer the fake cannot reproduce (a status outside 400 to 499, a
-// body too long) is left out, as are skipped checks. The other observed
-// answers (limits, content types, …) are reported, not calibrated: the
-// checks with Calibrated set are the ones a profile reproduces.
+// body or header too long, text that is not UTF-8) is left out, as are
+// skipped checks, and so is a Source too long to keep: the profile passes
+// [plantstoretest.Profile.Check], so it loads again however it is written
+// as JSON. The other observed answers (limits, content types, …) are
+// reported, not calibrated: the checks with Calibrated set are the ones a
+// profile reproduces.
 func (r *Report) Profile() plantstoretest.Profile {
 	p := plantstoretest.Profile{Source: r.Target}
+	if p.Check() != nil { // a URL too long to keep
+		p.Source = ""
+	}
 	for _, pc := range profileChecks {
 		c := r.Check(pc.id)
 		if c == nil || c.Outcome != Recorded {
