@@ -1,8 +1,8 @@
 package plantstoretest
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/strictjson"
 	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
@@ -121,27 +122,38 @@ func (p Profile) clone() Profile {
 	return p
 }
 
-// ParseProfile decodes a [Profile] from JSON, strictly: an unknown field, a
-// document over [MaxProfileSize] bytes or a reply that [Profile.Check]
-// refuses is an error that says where.
+// ParseProfile decodes a [Profile] from JSON, strictly, by the rule every
+// body the module reads follows (internal/strictjson): a document over
+// [MaxProfileSize] bytes, anything but one JSON object, a field name that is
+// unknown (names match exactly, case included) or repeated in its object,
+// and a reply that [Profile.Check] refuses are errors that say where: the
+// field, or the offset of the byte at fault, from 0.
 func ParseProfile(data []byte) (Profile, error) {
 	var p Profile
 	if len(data) > MaxProfileSize {
 		return p, fmt.Errorf("plantstoretest: profile is %d bytes, more than the %d allowed", len(data), MaxProfileSize)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return Profile{}, fmt.Errorf("plantstoretest: profile: %v", err)
+	if err := json.Unmarshal(data, &p); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) { // Offset counts the byte at fault
+			return Profile{}, fmt.Errorf("plantstoretest: profile: %v (at byte %d)", err, syntax.Offset-1)
+		}
+		return Profile{}, fmt.Errorf("plantstoretest: profile: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
-	if dec.More() {
-		return Profile{}, fmt.Errorf("plantstoretest: profile: data after the JSON object")
+	var strict *strictjson.Error
+	if err := strictjson.CheckFor(data, maxProfileValues, &p); errors.As(err, &strict) {
+		return Profile{}, fmt.Errorf("plantstoretest: profile: %s (at byte %d)", strict.Msg, strict.Offset)
 	}
 	if err := p.Check(); err != nil {
 		return Profile{}, err
 	}
 	return p, nil
 }
+
+// maxProfileValues bounds the JSON values of a profile: it has at most 22
+// (the object, the source, and four replies of four fields), and an unknown
+// or repeated field, which comes first, is an error.
+const maxProfileValues = 64
 
 // Check reports what makes p unusable, or nil.
 func (p *Profile) Check() error {

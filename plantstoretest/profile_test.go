@@ -131,9 +131,19 @@ func TestParseProfile(t *testing.T) {
 		{"status not 4xx", `{"auth_missing":{"status":500,"body":""}}`, "auth_missing: status 500: want 400 to 499"},
 		{"control character", `{"auth_invalid":{"status":401,"body":"","challenge":"a\nb"}}`, "auth_invalid: challenge holds a control character"},
 		{"body too long", `{"duplicate_id":{"status":409,"body":"` + strings.Repeat("x", plantstoretest.MaxProfileBody+1) + `"}}`, "body is 16385 bytes"},
-		{"trailing data", good + `{}`, "data after the JSON object"},
-		{"not JSON", `{`, "plantstoretest: profile: "},
+		{"trailing data", good + `{}`, "after top-level value (at byte 59)"},
+		{"trailing brace", good + `}`, "after top-level value (at byte 59)"},
+		{"not JSON", `{"source":x}`, "invalid character 'x' looking for beginning of value (at byte 10)"},
 		{"too large", strings.Repeat(" ", plantstoretest.MaxProfileSize+1), "more than the"},
+		{"wrong type", `{"duplicate_id":{"status":"409","body":""}}`, "duplicate_id.status"},
+		// One JSON rule for every body the project reads (internal/strictjson).
+		{"repeated field", `{"duplicate_id":{"status":409,"status":410,"body":""}}`, `field "status" appears more than once (at byte 30)`},
+		// encoding/json merged the second into the first: 410, text/plain, "second".
+		{"repeated reply", `{"duplicate_id":{"status":409,"content_type":"text/plain","body":"first"},"duplicate_id":{"status":410,"body":"second"}}`,
+			`field "duplicate_id" appears more than once (at byte 74)`},
+		{"repeated through an escape", `{"source":"a","sourc\u0065":"b"}`, `field "source" appears more than once (at byte 14)`},
+		{"another case", `{"Duplicate_ID":{"status":409,"body":""}}`, `unknown field "Duplicate_ID" (at byte 1)`},
+		{"another case, nested", `{"duplicate_id":{"Status":409,"body":""}}`, `unknown field "Status" (at byte 17)`},
 	} {
 		_, err := plantstoretest.ParseProfile([]byte(tt.json))
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "plantstoretest: ") {

@@ -160,8 +160,13 @@ func TestFlagProfileBad(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(`{"duplicate_id":{"status":200,"body":""}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	repeated := filepath.Join(t.TempDir(), "repeated.json")
+	if err := os.WriteFile(repeated, []byte(`{"duplicate_id":{"status":409,"body":"a"},"duplicate_id":{"status":410,"body":"b"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct{ path, want string }{
 		{bad, "duplicate_id: status 200: want 400 to 499"},
+		{repeated, `profile: field "duplicate_id" appears more than once (at byte 42)`},
 		{filepath.Join(t.TempDir(), "missing.json"), "-profile: open"},
 	} {
 		var stderr bytes.Buffer

@@ -9,8 +9,8 @@
 //
 // The fake's POST /plants applies the same rule in its own allocation-free
 // walk (plantstoretest/decode.go), with the same [NameSet] and message; the
-// mock's control API applies it through [CheckFor], which also refuses
-// unknown fields.
+// mock's control API and plantstoretest.ParseProfile apply it through
+// [CheckFor], which also refuses unknown fields.
 package strictjson
 
 import (
