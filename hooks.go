@@ -139,33 +139,6 @@ func (c *Client) callStart(ctx context.Context, st *callState) context.Context {
 	return ctx
 }
 
-// callKey is the key under which a call's context answers with its state;
-// see [stateOf].
-type callKey struct{}
-
-// callContext is a call's context, marked with the call's state. It lives
-// in the callState, so that marking costs no allocation: hooks that do
-// nothing cost none (TestNoHooksNoAllocations).
-type callContext struct {
-	context.Context
-	st *callState
-}
-
-func (c *callContext) Value(key any) any {
-	if _, ok := key.(callKey); ok {
-		return c.st
-	}
-	return c.Context.Value(key)
-}
-
-// stateOf returns the state of the call whose context ctx is or derives
-// from, or nil. It is how go-retryablehttp's hooks, which see only the
-// request, and the transport find the call they serve; see [callState].
-func stateOf(ctx context.Context) *callState {
-	st, _ := ctx.Value(callKey{}).(*callState)
-	return st
-}
-
 // attemptStart runs before each attempt, with ctx, the call's context. It
 // counts the attempt, starts its clock for the log and opens the attempt's
 // context: ctx as the AttemptStart hooks return it, bounded by the call's
@@ -194,12 +167,6 @@ func (c *Client) attemptStart(ctx context.Context, st *callState) {
 		actx, st.cancel = context.WithTimeoutCause(actx, st.attemptTimeout, errAttemptTimeout)
 	}
 	st.actx = actx
-}
-
-// attemptTimedOut reports whether the open attempt's context ended at its
-// attempt timeout while ctx, the call's, did not.
-func (st *callState) attemptTimedOut(ctx context.Context) bool {
-	return st.cancel != nil && context.Cause(st.actx) == errAttemptTimeout && ctx.Err() == nil
 }
 
 // attemptClose ends the open attempt: it reports a to the hooks and the
