@@ -52,9 +52,6 @@ type callState struct {
 	info CallInfo
 	// start and attemptStart are set only when someone reads durations.
 	start, attemptStart time.Time
-	// sentID is the id the client sends, kept for when info.RequestID has
-	// been replaced by the one of a response.
-	sentID string
 
 	// tokens are the bearer tokens the call has sent, to be redacted from
 	// the server's text: one, or more if a token func changed it between

@@ -226,7 +226,6 @@ func (c *Client) do(ctx context.Context, op operation, opts []CallOption,
 	if st.info.RequestID == "" {
 		st.info.RequestID = newRequestID()
 	}
-	st.sentID = st.info.RequestID
 	timed := capture != nil || len(c.hooks) > 0
 	if timed {
 		st.start = time.Now()

@@ -143,7 +143,9 @@ func (e *APIError) Is(target error) bool {
 //	if errors.As(err, &apiErr) { … }
 //
 // works as ever; read the CallError itself with errors.As(err, &callErr) to
-// log callErr.Call.RequestID, the id to quote, for any failure.
+// log, for any failure, the ids to quote to the service's operators:
+// callErr.Call.RequestID, and callErr.Call.ServerRequestID when the server
+// answered with another.
 type CallError struct {
 	// Call is the failed call, as [WithCallInfo] would record it. When
 	// nothing was sent (Call.Attempts is zero) its RequestID is the id the

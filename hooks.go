@@ -17,14 +17,20 @@ type CallInfo struct {
 	// never carries credentials.
 	Method string
 	URL    string
-	// RequestID is the id to quote to the service's operators: the last
-	// response's X-Request-Id when the server sent one, else the id the
-	// client sent in X-Request-Id (its own random one, or [WithRequestID]'s).
-	// At CallStart, before any response, it is the id every attempt sends.
-	// A token the call sent that the server echoed in it reads REDACTED,
-	// in the forms [APIError.Error] redacts, so it is safe to log. This is
-	// the one place the SDK gives the request id.
+	// RequestID is the id the call sends in X-Request-Id, the same on
+	// every attempt: its own random one, or [WithRequestID]'s. It is set
+	// before CallStart and never changes. Quote it to the service's
+	// operators: it reached the service with every attempt, answered or
+	// not.
 	RequestID string
+	// ServerRequestID is the X-Request-Id of the last response (the one
+	// Header holds), when the server, or a proxy in front of it, answered
+	// with one; empty otherwise. Quote it beside RequestID when it
+	// differs: the service may log its answers under it. It is made
+	// printable, and a token the call sent that the server echoed in it
+	// reads REDACTED, in the forms [CallError.Error] redacts, so it is
+	// safe to log.
+	ServerRequestID string
 	// Attempts is how many attempts the call has made so far, retries
 	// included, counted as [Attempt.Number] counts: from AttemptStart on it
 	// equals the attempt's Number; zero when nothing was sent. This is the
@@ -32,8 +38,8 @@ type CallInfo struct {
 	Attempts int
 	// StatusCode and Header are the last response's status and headers;
 	// zero and nil when no attempt got a response. Header is as the server
-	// sent it: unlike RequestID it is not redacted, so log the headers you
-	// need rather than all of them.
+	// sent it: unlike ServerRequestID it is not redacted, so log the
+	// headers you need rather than all of them.
 	StatusCode int
 	Header     http.Header
 	// Duration is how long the call took, waits between attempts included;

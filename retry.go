@@ -55,7 +55,7 @@ func (c *Client) checkRetry(ctx context.Context, st *callState, resp *http.Respo
 	st.maybeCreated = st.maybeCreated || st.mayCreate && v.maybeStored
 	if resp != nil {
 		st.info.StatusCode, st.info.Header = resp.StatusCode, resp.Header
-		st.info.RequestID = requestIDToQuote(st.sentID, resp.Header, st.tokens)
+		st.info.ServerRequestID = serverRequestID(resp.Header, st.tokens)
 	}
 	if !v.retry {
 		st.lastErr, st.retryDenied = v.err, v.denied
