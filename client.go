@@ -133,9 +133,9 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // Every error it returns is a [*CallError], which carries the call (its
 // request id and attempt count among the rest) and wraps the cause: a [*ValidationError]
 // when p has an empty Name or text that is not valid UTF-8 (nothing is
-// sent); an [*APIError] for a non-2xx answer; otherwise (connection,
-// context, an unreadable 200, a nil ctx) an error that wraps the cause,
-// so errors.Is(err, context.DeadlineExceeded) works. Use [errors.As] to
+// sent); an [*APIError] for a non-2xx answer; otherwise the error of the
+// connection, the context, an unreadable 200 or a nil ctx, so
+// errors.Is(err, context.DeadlineExceeded) works. Use [errors.As] to
 // reach any of them.
 //
 // Every attempt sends the headers X-Request-Id, the call's id (random, or
@@ -237,7 +237,12 @@ func (c *Client) do(ctx context.Context, op operation, opts []CallOption,
 		st.info.Duration = time.Since(st.start)
 	}
 	if err != nil {
-		err = &CallError{Call: st.info, Err: err}
+		ce := &CallError{Call: st.info, Err: err}
+		// A plant refused before sending reads as its ValidationError.
+		if _, refused := err.(*ValidationError); !refused {
+			ce.op, ce.maybeCreated, ce.retryDenied = op.text, st.maybeCreated, st.retryDenied
+		}
+		err = ce
 	}
 	if callCtx != nil && len(c.hooks) > 0 {
 		c.callEnd(callCtx, st, err)
@@ -249,8 +254,10 @@ func (c *Client) do(ctx context.Context, op operation, opts []CallOption,
 }
 
 // send does the work of do once the call is set up, and returns the call's
-// context when it got as far as the CallStart hooks. Errors come back as
-// *ValidationError, *APIError or *requestError.
+// context when it got as far as the CallStart hooks. Errors come back
+// bare, for do to wrap in a *CallError with what st learnt: a
+// *ValidationError, an *APIError, or the error of the context, the
+// transport or the 2xx answer.
 func (c *Client) send(ctx context.Context, op operation, st *callState, extra http.Header,
 	encode func() ([]byte, error), decode func([]byte) error) (context.Context, error) {
 	var body io.Reader // nil, not a nil *bytes.Reader, when op has no body
@@ -264,10 +271,10 @@ func (c *Client) send(ctx context.Context, op operation, st *callState, extra ht
 	if ctx == nil {
 		// Every method reaches here before anything uses ctx, so none of
 		// them can panic on a nil one.
-		return nil, &requestError{op: op.text, err: errNilContext}
+		return nil, errNilContext
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, &requestError{op: op.text, err: err}
+		return nil, err
 	}
 	if len(c.hooks) > 0 {
 		ctx = c.callStart(ctx, st)
@@ -280,11 +287,11 @@ func (c *Client) send(ctx context.Context, op operation, st *callState, extra ht
 
 	req, err := http.NewRequestWithContext(ctx, op.method, st.info.URL, body)
 	if err != nil {
-		return callCtx, &requestError{op: op.text, err: err}
+		return callCtx, err
 	}
 	auth, err := c.authorization(ctx)
 	if err != nil {
-		return callCtx, &requestError{op: op.text, err: err}
+		return callCtx, err
 	}
 	st.sent(auth)
 	// The keys are already canonical and the values share one array, where
@@ -349,17 +356,18 @@ func (c *Client) send(ctx context.Context, op operation, st *callState, extra ht
 		c.attemptClose(st, a)
 	}
 	if err != nil {
-		return callCtx, &requestError{op: op.text, attempts: st.attempts, maybeCreated: st.maybeCreated, retryDenied: st.retryDenied, err: redactError(err, st.tokens)}
+		return callCtx, redactError(err, st.tokens)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return callCtx, newAPIError(op.text, resp, data, st.tokens, st.attempts, st.maybeCreated, st.retryDenied)
+		return callCtx, newAPIError(resp, data, st.tokens)
 	}
+	// A 2xx answer that the call fails on may have stored the plant.
+	st.maybeCreated = st.mayCreate
 	if readErr != nil {
-		return callCtx, &requestError{op: op.text, attempts: st.attempts, maybeCreated: op.mayCreate, err: readErr}
+		return callCtx, readErr
 	}
 	if err := decode(data); err != nil {
-		return callCtx, &requestError{op: op.text, attempts: st.attempts, maybeCreated: op.mayCreate,
-			err: fmt.Errorf("decode response: %w (body: %q)", err, snippet(redact(data, st.tokens)))}
+		return callCtx, fmt.Errorf("decode response: %w (body: %q)", err, snippet(redact(data, st.tokens)))
 	}
 	return callCtx, nil
 }

@@ -54,7 +54,7 @@ func defaultConfig() config {
 // must be non-empty and consist of visible ASCII characters. It replaces any
 // earlier [WithTokenFunc]. The token never appears in errors or logs, even
 // when a server echoes it back, in its body, a redirect or its
-// X-Request-Id (see [APIError.Error]); a token shorter than 8 bytes, such
+// X-Request-Id (see [CallError.Error]); a token shorter than 8 bytes, such
 // as a development "dev", is not looked for, since replacing it would
 // mangle every word that contains it.
 func WithToken(t string) Option {

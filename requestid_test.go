@@ -131,8 +131,9 @@ func TestErrorsCarryRequestID(t *testing.T) {
 			if got := errors.As(err, &apiErr); got != tt.wantAPIError {
 				t.Fatalf("errors.As(%v, *APIError) = %v, want %v", err, got, tt.wantAPIError)
 			}
-			if err.Error() != callErr.Err.Error() {
-				t.Errorf("CallError.Error() = %q, want the cause's %q", err, callErr.Err)
+			// The CallError says the call; its cause, the failure alone.
+			if want := "plantstore: create plant: " + callErr.Err.Error(); !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("CallError.Error() = %q, want it to start with %q", err, want)
 			}
 		})
 	}
