@@ -55,15 +55,15 @@ type Client struct {
 	// retry runs each call's attempts over the client newHTTPClient
 	// returns; see newRetryClient.
 	retry *retryablehttp.Client
-	// authorization returns the Authorization header for an attempt. It is
-	// a closure so that the token is not a field: printing a Client with
-	// fmt's %+v must not print the token.
-	authorization func(context.Context) (string, error)
+	// bearer returns an attempt's token and its Authorization header. It
+	// is a closure so that the token is not a field: printing a Client
+	// with fmt's %+v must not print the token.
+	bearer        func(context.Context) (token, header string, err error)
 	maxRetryAfter time.Duration
 	maxRetries    int
 	// retryWaitMin and retryWaitMax are WithRetryBackoff's base and limit.
 	retryWaitMin, retryWaitMax time.Duration
-	// refreshAuth asks authorization again before each retry: the token
+	// refreshAuth asks bearer again before each retry: the token
 	// func may have a new token.
 	refreshAuth bool
 	userAgent   string
@@ -116,7 +116,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		userAgent:     userAgent,
 		logger:        cfg.logger,
 		hooks:         slices.Clip(cfg.hooks),
-		authorization: authorization(cfg.token, cfg.tokenFunc),
+		bearer:        bearer(cfg.token, cfg.tokenFunc),
 		jitter:        newJitter(cfg.jitter),
 		budget:        newRetryBudget(cfg.budget),
 	}
@@ -289,11 +289,11 @@ func (c *Client) send(ctx context.Context, op operation, st *callState, extra ht
 	if err != nil {
 		return callCtx, err
 	}
-	auth, err := c.authorization(ctx)
+	token, auth, err := c.bearer(ctx)
 	if err != nil {
 		return callCtx, err
 	}
-	st.sent(auth)
+	st.sent(token)
 	// The keys are already canonical and the values share one array, where
 	// http.Header.Set would canonicalise each key and allocate each value:
 	// BenchmarkCreatePlantCanned makes 35 allocations a call, 40 with Set.

@@ -126,12 +126,12 @@ func (c *Client) prepareRetry(ctx context.Context, st *callState, req *http.Requ
 	req.Header = req.Header.Clone()
 	req.Header[headerRetryCount] = []string{strconv.Itoa(st.attempts)}
 	if c.refreshAuth {
-		auth, err := c.authorization(ctx)
+		token, auth, err := c.bearer(ctx)
 		if err != nil {
 			return err
 		}
 		req.Header["Authorization"] = []string{auth}
-		st.sent(auth)
+		st.sent(token)
 	}
 	return nil
 }
