@@ -240,7 +240,7 @@ func (c *Client) do(ctx context.Context, op operation, opts []CallOption,
 		ce := &CallError{Call: st.info, Err: err}
 		// A plant refused before sending reads as its ValidationError.
 		if _, refused := err.(*ValidationError); !refused {
-			ce.op, ce.maybeCreated, ce.retryDenied = op.text, st.maybeCreated, st.retryDenied
+			ce.op, ce.maybeCreated, ce.retryDenied = op.text, st.maybeCreated, st.last.RetryDenied
 		}
 		err = ce
 	}
@@ -343,15 +343,11 @@ func (c *Client) send(ctx context.Context, op operation, st *callState, extra ht
 	}
 	if st.actx != nil {
 		// The last attempt is still open: checkRetry left it so.
-		a := Attempt{Number: st.attempts, Err: st.lastErr, RetryDenied: st.retryDenied}
-		if resp != nil && err == nil && (len(c.hooks) > 0 || c.logger != nil) {
-			a.StatusCode = resp.StatusCode
-			a.RetryAfter, _ = retryAfter(resp)
-			if readErr != nil && resp.StatusCode/100 == 2 {
-				// The call fails on this unread answer, and so did the
-				// attempt: its hooks and log must not report a success.
-				a.Err = readErr
-			}
+		a := st.last
+		if readErr != nil && a.StatusCode/100 == 2 {
+			// The call fails on this unread answer, and so did the
+			// attempt: its hooks and log must not report a success.
+			a.Err = readErr
 		}
 		c.attemptClose(st, a)
 	}
@@ -359,7 +355,7 @@ func (c *Client) send(ctx context.Context, op operation, st *callState, extra ht
 		return callCtx, redactError(err, st.tokens)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return callCtx, newAPIError(resp, data, st.tokens)
+		return callCtx, newAPIError(resp, data, st.tokens, st.last.RetryAfter)
 	}
 	// A 2xx answer that the call fails on may have stored the plant.
 	st.maybeCreated = st.mayCreate

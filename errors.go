@@ -181,13 +181,11 @@ const (
 )
 
 // newAPIError describes a non-2xx response, the last of a call that sent
-// tokens over its attempts. The body is used when it is an Error document,
-// and quoted otherwise; a redirect without a body names its target.
-func newAPIError(resp *http.Response, data []byte, tokens []string) *APIError {
-	e := &APIError{StatusCode: resp.StatusCode}
-	if d, ok := retryAfter(resp); ok {
-		e.RetryAfter = d
-	}
+// tokens over its attempts, which asked for a wait of retryAfter. The body
+// is used when it is an Error document, and quoted otherwise; a redirect
+// without a body names its target.
+func newAPIError(resp *http.Response, data []byte, tokens []string, retryAfter time.Duration) *APIError {
+	e := &APIError{StatusCode: resp.StatusCode, RetryAfter: retryAfter}
 	var body struct {
 		Code    *int32  `json:"error"`
 		Message *string `json:"message"`

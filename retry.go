@@ -57,8 +57,15 @@ func (c *Client) checkRetry(ctx context.Context, st *callState, resp *http.Respo
 		st.info.StatusCode, st.info.Header = resp.StatusCode, resp.Header
 		st.info.ServerRequestID = serverRequestID(resp.Header, st.tokens)
 	}
+	a := Attempt{Number: st.attempts, Err: v.err, RetryAfter: v.retryAfter,
+		WillRetry: v.retry, Wait: v.wait, RetryDenied: v.denied}
+	if err == nil {
+		// An answer. (A redirect that could not be followed comes with
+		// an error, and counts as none.)
+		a.StatusCode = resp.StatusCode
+	}
 	if !v.retry {
-		st.lastErr, st.retryDenied = v.err, v.denied
+		st.last = a
 		if v.stop != nil {
 			return false, v.stop
 		}
@@ -68,10 +75,6 @@ func (c *Client) checkRetry(ctx context.Context, st *callState, resp *http.Respo
 		// Give the connection back to the pool before waiting.
 		io.CopyN(io.Discard, resp.Body, drainBytes)
 		resp.Body.Close()
-	}
-	a := Attempt{Number: st.attempts, Err: v.err, RetryAfter: v.retryAfter, WillRetry: true, Wait: v.wait}
-	if resp != nil {
-		a.StatusCode = resp.StatusCode
 	}
 	c.attemptClose(st, a)
 	if err := wait(ctx, v.wait); err != nil {

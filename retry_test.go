@@ -147,6 +147,27 @@ func TestRetryAfter(t *testing.T) {
 	}
 }
 
+// TestRetryAfterOneValuePerAnswer checks that the last answer's
+// Retry-After, given as an HTTP date, is one wait wherever the call reports
+// it: in the last attempt's AttemptEnd and in the APIError. Read again at a
+// later moment, a date gives a shorter wait.
+func TestRetryAfterOneValuePerAnswer(t *testing.T) {
+	t.Parallel()
+	date := time.Now().Add(2 * time.Hour).UTC().Format(http.TimeFormat)
+	srv := newStubServer(t, reply{status: 503, header: map[string]string{"Retry-After": date}})
+	var last Attempt
+	c := newTestClient(t, srv.URL, WithHooks(Hooks{AttemptEnd: func(_ context.Context, _ *CallInfo, a Attempt) { last = a }}))
+	_, err := c.CreatePlant(context.Background(), monstera)
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("CreatePlant(%+v) error = %v, want an *APIError", monstera, err)
+	}
+	if last.Number != 1 || last.RetryAfter != apiErr.RetryAfter || apiErr.RetryAfter <= time.Hour {
+		t.Errorf("Retry-After %s: last attempt %d's RetryAfter = %v, APIError.RetryAfter = %v; want one wait of about 2h",
+			date, last.Number, last.RetryAfter, apiErr.RetryAfter)
+	}
+}
+
 // cancelOnRetry is a slog.Handler that cancels a context when the client
 // logs that it will retry: the one moment that is certainly between two
 // attempts.

@@ -60,8 +60,9 @@ func (c *Client) judge(ctx context.Context, st *callState, resp *http.Response, 
 		}
 	} else {
 		v.maybeStored = resp.StatusCode >= 500
-		if d, ok := retryAfter(resp); ok {
-			v.retryAfter = d
+		// Read once per answer: a date read again later is a shorter wait.
+		if ra := resp.Header["Retry-After"]; len(ra) > 0 {
+			v.retryAfter, _ = parseRetryAfter(ra[0], time.Now())
 		}
 		switch resp.StatusCode {
 		case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
@@ -106,16 +107,6 @@ func backoff(base, limit time.Duration, attempt int, ra time.Duration) time.Dura
 func backoffDrawn(base, limit time.Duration, attempt int, ra time.Duration, n func(d time.Duration) time.Duration) time.Duration {
 	d := backoffCeiling(base, limit, attempt)
 	return max(d/2+n(d-d/2+1), ra)
-}
-
-// retryAfter returns the wait resp's Retry-After header asks for, if it has
-// a valid one. Most responses have none, so it does no work for them.
-func retryAfter(resp *http.Response) (time.Duration, bool) {
-	v := resp.Header["Retry-After"]
-	if len(v) == 0 {
-		return 0, false
-	}
-	return parseRetryAfter(v[0], time.Now())
 }
 
 // backoffCeiling is min(limit, base·2^attempt), without overflow.
