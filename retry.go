@@ -57,15 +57,8 @@ func (c *Client) checkRetry(ctx context.Context, st *callState, resp *http.Respo
 		st.info.StatusCode, st.info.Header = resp.StatusCode, resp.Header
 		st.info.ServerRequestID = serverRequestID(resp.Header, st.tokens)
 	}
-	a := Attempt{Number: st.attempts, Err: v.err, RetryAfter: v.retryAfter,
-		WillRetry: v.retry, Wait: v.wait, RetryDenied: v.denied}
-	if err == nil {
-		// An answer. (A redirect that could not be followed comes with
-		// an error, and counts as none.)
-		a.StatusCode = resp.StatusCode
-	}
-	if !v.retry {
-		st.last = a
+	if !v.WillRetry {
+		st.last = v.Attempt
 		if v.stop != nil {
 			return false, v.stop
 		}
@@ -76,8 +69,8 @@ func (c *Client) checkRetry(ctx context.Context, st *callState, resp *http.Respo
 		io.CopyN(io.Discard, resp.Body, drainBytes)
 		resp.Body.Close()
 	}
-	c.attemptClose(st, a)
-	if err := wait(ctx, v.wait); err != nil {
+	c.attemptClose(st, v.Attempt)
+	if err := wait(ctx, v.Wait); err != nil {
 		return false, err
 	}
 	return true, nil

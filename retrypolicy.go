@@ -13,24 +13,16 @@ import (
 	"time"
 )
 
-// A verdict is what the retry policy makes of an attempt.
+// A verdict is what the retry policy makes of an attempt: the Attempt as
+// its hooks and the log are told it (Err with the call's tokens redacted),
+// and what only the call needs to know.
 type verdict struct {
-	// retry says whether to make another attempt, after wait.
-	retry bool
-	wait  time.Duration
-	// retryAfter is the response's Retry-After, or zero.
-	retryAfter time.Duration
+	Attempt
 	// maybeStored says whether the attempt may have stored something.
 	maybeStored bool
-	// err is the attempt's error as the hooks and the log see it, with
-	// the call's tokens redacted.
-	err error
 	// stop is a reason to end the call other than the attempt's own
 	// outcome: the call's context ended while the attempt failed.
 	stop error
-	// denied says that the retry policy would have retried but the
-	// Client's retry budget refused; retry is then false.
-	denied bool
 }
 
 // judge is the retry policy: it says what an attempt's outcome, resp or
@@ -43,10 +35,10 @@ func (c *Client) judge(ctx context.Context, st *callState, resp *http.Response, 
 		c.budget.called()
 	}
 	askedConn, gotConn := st.askedConn.Swap(false), st.gotConn.Swap(false)
-	var v verdict
+	v := verdict{Attempt: Attempt{Number: st.attempts}}
 	if err != nil {
 		redactURLError(err, st.tokens)
-		v.err = redactError(err, st.tokens)
+		v.Err = redactError(err, st.tokens)
 		// A redirect that was not followed was an answer that stored
 		// nothing. Otherwise a request that got a connection may have been
 		// written; without trace events (a transport that does not support
@@ -56,13 +48,14 @@ func (c *Client) judge(ctx context.Context, st *callState, resp *http.Response, 
 			v.maybeStored = true
 		}
 		if v.stop = ctx.Err(); v.stop == nil {
-			v.retry = retryableError(err)
+			v.WillRetry = retryableError(err)
 		}
 	} else {
+		v.StatusCode = resp.StatusCode
 		v.maybeStored = resp.StatusCode >= 500
 		// Read once per answer: a date read again later is a shorter wait.
 		if ra := resp.Header["Retry-After"]; len(ra) > 0 {
-			v.retryAfter, _ = parseRetryAfter(ra[0], time.Now())
+			v.RetryAfter, _ = parseRetryAfter(ra[0], time.Now())
 		}
 		switch resp.StatusCode {
 		case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
@@ -70,17 +63,17 @@ func (c *Client) judge(ctx context.Context, st *callState, resp *http.Response, 
 			// outlast what the caller allows: the caller can reschedule
 			// with the server's figure. A cancelled context keeps it too;
 			// it is the best answer there is.
-			v.retry = v.retryAfter <= c.maxRetryAfter && ctx.Err() == nil
+			v.WillRetry = v.RetryAfter <= c.maxRetryAfter && ctx.Err() == nil
 		}
 	}
-	longest := max(v.retryAfter, backoffCeiling(c.retryWaitMin, c.retryWaitMax, st.attempts-1))
-	v.retry = v.retry && st.attempts <= st.maxRetries && longest < timeLeft(ctx)
+	longest := max(v.RetryAfter, backoffCeiling(c.retryWaitMin, c.retryWaitMax, st.attempts-1))
+	v.WillRetry = v.WillRetry && st.attempts <= st.maxRetries && longest < timeLeft(ctx)
 	// The budget is asked last, so that it counts only retries made.
-	if v.retry && !c.budget.allow() {
-		v.retry, v.denied = false, true
+	if v.WillRetry && !c.budget.allow() {
+		v.WillRetry, v.RetryDenied = false, true
 	}
-	if v.retry {
-		v.wait = c.backoff(st.attempts-1, v.retryAfter)
+	if v.WillRetry {
+		v.Wait = c.backoff(st.attempts-1, v.RetryAfter)
 	}
 	return v
 }
