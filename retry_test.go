@@ -294,9 +294,9 @@ func TestDroppedAfterSendMayHaveCreated(t *testing.T) {
 func TestLogger(t *testing.T) {
 	t.Parallel()
 	srv := newStubServer(t,
-		reply{status: 503, header: map[string]string{"Retry-After": "0"}},
-		reply{drop: true},
-		reply{status: 400, body: `{"error":3,"message":"no"}`})
+		reply{status: 503, header: map[string]string{"Retry-After": "0", "X-Request-Id": "srv-1"}},
+		reply{drop: true}, // no answer, so no server_request_id
+		reply{status: 400, header: map[string]string{"X-Request-Id": "srv-3"}, body: `{"error":3,"message":"no"}`})
 	var buf syncbuf.Buffer
 	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{
 		Level: slog.LevelDebug,
@@ -325,11 +325,11 @@ func TestLogger(t *testing.T) {
 	}
 	u := srv.URL + "/plants"
 	want := []string{
-		`level=DEBUG msg="plantstore: attempt" method=POST url=` + u + ` request_id=req-1 attempt=1 status=503 duration=D`,
+		`level=DEBUG msg="plantstore: attempt" method=POST url=` + u + ` request_id=req-1 attempt=1 status=503 duration=D server_request_id=srv-1`,
 		`level=INFO msg="plantstore: retrying" method=POST url=` + u + ` request_id=req-1 attempt=1 reason="status 503" wait=D retry_after=0s`,
 		`level=DEBUG msg="plantstore: attempt" method=POST url=` + u + ` request_id=req-1 attempt=2 error=E duration=D`,
 		`level=INFO msg="plantstore: retrying" method=POST url=` + u + ` request_id=req-1 attempt=2 reason=E wait=D retry_after=0s`,
-		`level=DEBUG msg="plantstore: attempt" method=POST url=` + u + ` request_id=req-1 attempt=3 status=400 duration=D`,
+		`level=DEBUG msg="plantstore: attempt" method=POST url=` + u + ` request_id=req-1 attempt=3 status=400 duration=D server_request_id=srv-3`,
 	}
 	got := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	if diff := cmp.Diff(want, got); diff != "" {
