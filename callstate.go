@@ -15,6 +15,9 @@ import (
 // by the request's context, once, with [stateOf], and hands it to the one
 // step of the call it stands for; nothing else looks it up.
 type callState struct {
+	// attempts counts the attempts made. info.Attempts shows it to the
+	// hooks, which get info by pointer: what they do to it must not change
+	// how many attempts the retry policy counts.
 	attempts     int
 	maybeCreated bool
 	// mayCreate is the operation's: whether a failed attempt may have
