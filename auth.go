@@ -5,38 +5,37 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
-// authorization returns the function that makes an attempt's
-// Authorization header: from the fixed token, or by asking tokenFunc.
-// [Client.prepareRetry] asks it again before each retry when tokenFunc is
-// set, so a token rotated while the call was backing off is picked up.
-func authorization(token string, tokenFunc func(context.Context) (string, error)) func(context.Context) (string, error) {
+// bearer returns the function that gives an attempt its bearer token and
+// the Authorization header that carries it: the fixed token, or one asked
+// of tokenFunc. [Client.prepareRetry] asks it again before each retry when
+// tokenFunc is set, so a token rotated while the call was backing off is
+// picked up.
+func bearer(token string, tokenFunc func(context.Context) (string, error)) func(context.Context) (token, header string, err error) {
 	if tokenFunc == nil {
 		header := "Bearer " + token
-		return func(context.Context) (string, error) { return header, nil }
+		return func(context.Context) (string, string, error) { return token, header, nil }
 	}
-	return func(ctx context.Context) (string, error) {
+	return func(ctx context.Context) (string, string, error) {
 		t, err := tokenFunc(ctx)
 		if err != nil {
-			return "", fmt.Errorf("token func: %w", err)
+			return "", "", fmt.Errorf("token func: %w", err)
 		}
 		if problem := wire.TokenProblem(t); problem != "" {
-			return "", errors.New("token from token func " + problem)
+			return "", "", errors.New("token from token func " + problem)
 		}
-		return "Bearer " + t, nil
+		return t, "Bearer " + t, nil
 	}
 }
 
-// sent records the token in auth, an Authorization header the call sends,
-// so that it can be redacted from what the server answers. A token too
-// short to redact safely (see minRedactedToken) is not recorded.
-func (st *callState) sent(auth string) {
-	token, ok := strings.CutPrefix(auth, "Bearer ")
-	if !ok || len(token) < minRedactedToken || slices.Contains(st.tokens, token) {
+// sent records token, which the call sends, so that it can be redacted
+// from what the server answers. A token too short to redact safely (see
+// minRedactedToken) is not recorded.
+func (st *callState) sent(token string) {
+	if len(token) < minRedactedToken || slices.Contains(st.tokens, token) {
 		return
 	}
 	st.tokens = append(st.tokens, token)

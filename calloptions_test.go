@@ -201,8 +201,8 @@ func TestWithCallInfo(t *testing.T) {
 		if _, err := newTestClient(t, srv.URL).CreatePlant(context.Background(), monstera, WithCallInfo(&info)); err == nil {
 			t.Fatal("CreatePlant error = nil, want the 400")
 		}
-		if info.RequestID != "srv-9" || info.StatusCode != 400 || info.Attempts != 1 {
-			t.Errorf("CallInfo = %+v, want RequestID srv-9, StatusCode 400, Attempts 1", info)
+		if info.RequestID != srv.lastRequestID(t) || info.ServerRequestID != "srv-9" || info.StatusCode != 400 || info.Attempts != 1 {
+			t.Errorf("CallInfo = %+v, want RequestID %s (sent), ServerRequestID srv-9, StatusCode 400, Attempts 1", info, srv.lastRequestID(t))
 		}
 	})
 	t.Run("transport failure", func(t *testing.T) {
@@ -213,8 +213,8 @@ func TestWithCallInfo(t *testing.T) {
 		if err == nil {
 			t.Fatal("CreatePlant error = nil, want the dropped connection")
 		}
-		if info.RequestID != "mine" || info.StatusCode != 0 || info.Header != nil || info.Attempts != 3 {
-			t.Errorf("CallInfo = %+v, want RequestID mine, no status or header, Attempts 3", info)
+		if info.RequestID != "mine" || info.ServerRequestID != "" || info.StatusCode != 0 || info.Header != nil || info.Attempts != 3 {
+			t.Errorf("CallInfo = %+v, want RequestID mine, no ServerRequestID, status or header, Attempts 3", info)
 		}
 	})
 }

@@ -55,15 +55,15 @@ type Client struct {
 	// retry runs each call's attempts over the client newHTTPClient
 	// returns; see newRetryClient.
 	retry *retryablehttp.Client
-	// authorization returns the Authorization header for an attempt. It is
-	// a closure so that the token is not a field: printing a Client with
-	// fmt's %+v must not print the token.
-	authorization func(context.Context) (string, error)
+	// bearer returns an attempt's token and its Authorization header. It
+	// is a closure so that the token is not a field: printing a Client
+	// with fmt's %+v must not print the token.
+	bearer        func(context.Context) (token, header string, err error)
 	maxRetryAfter time.Duration
 	maxRetries    int
 	// retryWaitMin and retryWaitMax are WithRetryBackoff's base and limit.
 	retryWaitMin, retryWaitMax time.Duration
-	// refreshAuth asks authorization again before each retry: the token
+	// refreshAuth asks bearer again before each retry: the token
 	// func may have a new token.
 	refreshAuth bool
 	userAgent   string
@@ -116,7 +116,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		userAgent:     userAgent,
 		logger:        cfg.logger,
 		hooks:         slices.Clip(cfg.hooks),
-		authorization: authorization(cfg.token, cfg.tokenFunc),
+		bearer:        bearer(cfg.token, cfg.tokenFunc),
 		jitter:        newJitter(cfg.jitter),
 		budget:        newRetryBudget(cfg.budget),
 	}
@@ -133,9 +133,9 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // Every error it returns is a [*CallError], which carries the call (its
 // request id and attempt count among the rest) and wraps the cause: a [*ValidationError]
 // when p has an empty Name or text that is not valid UTF-8 (nothing is
-// sent); an [*APIError] for a non-2xx answer; otherwise (connection,
-// context, an unreadable 200, a nil ctx) an error that wraps the cause,
-// so errors.Is(err, context.DeadlineExceeded) works. Use [errors.As] to
+// sent); an [*APIError] for a non-2xx answer; otherwise the error of the
+// connection, the context, an unreadable 200 or a nil ctx, so
+// errors.Is(err, context.DeadlineExceeded) works. Use [errors.As] to
 // reach any of them.
 //
 // Every attempt sends the headers X-Request-Id, the call's id (random, or
@@ -226,7 +226,6 @@ func (c *Client) do(ctx context.Context, op operation, opts []CallOption,
 	if st.info.RequestID == "" {
 		st.info.RequestID = newRequestID()
 	}
-	st.sentID = st.info.RequestID
 	timed := capture != nil || len(c.hooks) > 0
 	if timed {
 		st.start = time.Now()
@@ -238,7 +237,12 @@ func (c *Client) do(ctx context.Context, op operation, opts []CallOption,
 		st.info.Duration = time.Since(st.start)
 	}
 	if err != nil {
-		err = &CallError{Call: st.info, Err: err}
+		ce := &CallError{Call: st.info, Err: err}
+		// A plant refused before sending reads as its ValidationError.
+		if _, refused := err.(*ValidationError); !refused {
+			ce.op, ce.maybeCreated, ce.retryDenied = op.text, st.maybeCreated, st.last.RetryDenied
+		}
+		err = ce
 	}
 	if callCtx != nil && len(c.hooks) > 0 {
 		c.callEnd(callCtx, st, err)
@@ -250,8 +254,10 @@ func (c *Client) do(ctx context.Context, op operation, opts []CallOption,
 }
 
 // send does the work of do once the call is set up, and returns the call's
-// context when it got as far as the CallStart hooks. Errors come back as
-// *ValidationError, *APIError or *requestError.
+// context when it got as far as the CallStart hooks. Errors come back
+// bare, for do to wrap in a *CallError with what st learnt: a
+// *ValidationError, an *APIError, or the error of the context, the
+// transport or the 2xx answer.
 func (c *Client) send(ctx context.Context, op operation, st *callState, extra http.Header,
 	encode func() ([]byte, error), decode func([]byte) error) (context.Context, error) {
 	var body io.Reader // nil, not a nil *bytes.Reader, when op has no body
@@ -265,10 +271,10 @@ func (c *Client) send(ctx context.Context, op operation, st *callState, extra ht
 	if ctx == nil {
 		// Every method reaches here before anything uses ctx, so none of
 		// them can panic on a nil one.
-		return nil, &requestError{op: op.text, err: errNilContext}
+		return nil, errNilContext
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, &requestError{op: op.text, err: err}
+		return nil, err
 	}
 	if len(c.hooks) > 0 {
 		ctx = c.callStart(ctx, st)
@@ -281,13 +287,13 @@ func (c *Client) send(ctx context.Context, op operation, st *callState, extra ht
 
 	req, err := http.NewRequestWithContext(ctx, op.method, st.info.URL, body)
 	if err != nil {
-		return callCtx, &requestError{op: op.text, err: err}
+		return callCtx, err
 	}
-	auth, err := c.authorization(ctx)
+	token, auth, err := c.bearer(ctx)
 	if err != nil {
-		return callCtx, &requestError{op: op.text, err: err}
+		return callCtx, err
 	}
-	st.sent(auth)
+	st.sent(token)
 	// The keys are already canonical and the values share one array, where
 	// http.Header.Set would canonicalise each key and allocate each value:
 	// BenchmarkCreatePlantCanned makes 35 allocations a call, 40 with Set.
@@ -337,30 +343,27 @@ func (c *Client) send(ctx context.Context, op operation, st *callState, extra ht
 	}
 	if st.actx != nil {
 		// The last attempt is still open: checkRetry left it so.
-		a := Attempt{Number: st.attempts, Err: st.lastErr, RetryDenied: st.retryDenied}
-		if resp != nil && err == nil && (len(c.hooks) > 0 || c.logger != nil) {
-			a.StatusCode = resp.StatusCode
-			a.RetryAfter, _ = retryAfter(resp)
-			if readErr != nil && resp.StatusCode/100 == 2 {
-				// The call fails on this unread answer, and so did the
-				// attempt: its hooks and log must not report a success.
-				a.Err = readErr
-			}
+		a := st.last
+		if readErr != nil && a.StatusCode/100 == 2 {
+			// The call fails on this unread answer, and so did the
+			// attempt: its hooks and log must not report a success.
+			a.Err = readErr
 		}
 		c.attemptClose(st, a)
 	}
 	if err != nil {
-		return callCtx, &requestError{op: op.text, attempts: st.attempts, maybeCreated: st.maybeCreated, retryDenied: st.retryDenied, err: redactError(err, st.tokens)}
+		return callCtx, redactError(err, st.tokens)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return callCtx, newAPIError(op.text, resp, data, st.tokens, st.attempts, st.maybeCreated, st.retryDenied)
+		return callCtx, newAPIError(resp, data, st.tokens, st.last.RetryAfter)
 	}
+	// A 2xx answer that the call fails on may have stored the plant.
+	st.maybeCreated = st.mayCreate
 	if readErr != nil {
-		return callCtx, &requestError{op: op.text, attempts: st.attempts, maybeCreated: op.mayCreate, err: readErr}
+		return callCtx, readErr
 	}
 	if err := decode(data); err != nil {
-		return callCtx, &requestError{op: op.text, attempts: st.attempts, maybeCreated: op.mayCreate,
-			err: fmt.Errorf("decode response: %w (body: %q)", err, snippet(redact(data, st.tokens)))}
+		return callCtx, fmt.Errorf("decode response: %w (body: %q)", err, snippet(redact(data, st.tokens)))
 	}
 	return callCtx, nil
 }

@@ -136,16 +136,6 @@ func attemptsOf(err error) int {
 	return callErr.Call.Attempts
 }
 
-// requestIDOf returns the request id of the call that err, a *CallError,
-// ended.
-func requestIDOf(err error) string {
-	var callErr *CallError
-	if !errors.As(err, &callErr) {
-		return "(not a *CallError)"
-	}
-	return callErr.Call.RequestID
-}
-
 func TestCreatePlantRequest(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -28,9 +28,9 @@ import (
 // CodeDuplicateID), settle the outcome by creating the plant again with the
 // same ID and treating that rejection as success. But look at the error in
 // hand first: when the Client's own retry already got that rejection (an
-// [*APIError] with the duplicate-ID code that also matches ErrMaybeCreated,
-// because an earlier attempt may have stored the plant), the plant is
-// stored and there is nothing left to ask.
+// error that wraps an [*APIError] with the duplicate-ID code and also
+// matches ErrMaybeCreated, because an earlier attempt may have stored the
+// plant), the plant is stored and there is nothing left to ask.
 var ErrMaybeCreated = errors.New("plantstore: plant may have been created")
 
 // maybeCreatedNote ends the text of every error that matches
@@ -49,17 +49,14 @@ func (e *ValidationError) Error() string {
 	return "plantstore: invalid plant: " + e.Field + " " + e.Reason
 }
 
-// APIError is the error a [Client] method returns when the server answers
-// with a status other than 2xx: after the retries ran out, for a status that
-// is not retried, when the server asked to wait longer than allowed, or when
-// the Client's retry budget refused the retry.
-//
-// Use [errors.As] to read it, and branch on StatusCode (and Code, the
-// service's own error code); [errors.Is] with [ErrMaybeCreated] tells
-// whether the failed call may nevertheless have stored the plant, and with
-// [ErrRetryBudgetExhausted] whether a retry was refused by the budget. The call
-// it ended, its request id and attempts included, is the [CallError] that
-// wraps it.
+// APIError is the server's answer to a call that it rejected, with a
+// status other than 2xx: after the retries ran out, for a status that is
+// not retried, when the server asked to wait longer than allowed, or when
+// the Client's retry budget refused the retry. Use [errors.As] to read it,
+// and branch on StatusCode (and Code, the service's own error code). It
+// describes the answer alone: the [*CallError] that wraps it, as every
+// error a Client method returns, describes the call (its request ids, its
+// attempts, whether it may have stored the plant).
 type APIError struct {
 	// StatusCode is the HTTP status of the last response.
 	StatusCode int
@@ -73,31 +70,14 @@ type APIError struct {
 	// RetryAfter is how long the server asked the client to wait, from the
 	// Retry-After header; zero when there was none.
 	RetryAfter time.Duration
-
-	op           string // the failed operation, e.g. "create plant"
-	attempts     int    // for the text; CallError.Call.Attempts has it
-	maybeCreated bool
-	retryDenied  bool // the retry budget refused a retry
 }
 
-// Error returns, for example,
-// "plantstore: create plant: 400 Bad Request: name is required (error 3)",
-// followed by " (after 3 attempts)" when the call made several, by
-// " (not retried: the client's retry budget is exhausted)" when e matches
-// [ErrRetryBudgetExhausted], and by " (the plant may have been created)"
-// when e matches [ErrMaybeCreated].
-// It never contains the token: the Client's own text never quotes it, and
-// where the server's text (a proxy's page that echoes request headers, say)
-// contains a token of 8 bytes or more that the call sent, as written,
-// JSON-escaped, percent-encoded or HTML-escaped, it reads REDACTED instead.
-// The same holds for the other errors of a call, such as a redirect's URL.
+// Error returns the answer, for example
+// "400 Bad Request: name is required (error 3)", followed by
+// " (retry after 2s)" when the server asked for a wait. The [*CallError]
+// around it puts the operation before it and the call's notes after it.
 func (e *APIError) Error() string {
 	var b strings.Builder
-	b.WriteString("plantstore: ")
-	if e.op != "" {
-		b.WriteString(e.op)
-		b.WriteString(": ")
-	}
 	b.WriteString(strconv.Itoa(e.StatusCode))
 	if text := http.StatusText(e.StatusCode); text != "" {
 		b.WriteByte(' ')
@@ -113,37 +93,25 @@ func (e *APIError) Error() string {
 	if e.RetryAfter > 0 {
 		fmt.Fprintf(&b, " (retry after %v)", e.RetryAfter)
 	}
-	if e.attempts > 1 {
-		fmt.Fprintf(&b, " (after %d attempts)", e.attempts)
-	}
-	if e.retryDenied {
-		b.WriteString(retryBudgetNote)
-	}
-	if e.maybeCreated {
-		b.WriteString(maybeCreatedNote)
-	}
 	return b.String()
 }
 
-// Is reports whether target is [ErrMaybeCreated] and the call may
-// nevertheless have stored the plant, or [ErrRetryBudgetExhausted] and the
-// Client's retry budget refused the retry that would have followed.
-func (e *APIError) Is(target error) bool {
-	return target == ErrMaybeCreated && e.maybeCreated ||
-		target == ErrRetryBudgetExhausted && e.retryDenied
-}
-
-// CallError is the error every [Client] method returns: it says which call
-// failed, as a [CallInfo] (its request id, attempts, last status and
-// duration), and wraps the cause (an [*APIError], a [*ValidationError], or
-// a transport or context error). [errors.As] and [errors.Is] see through
-// it, so
+// CallError is the error every [Client] method returns, as net/http's
+// *url.Error is every error of an http.Client: it says which call failed,
+// as a [CallInfo] (its request ids, attempts, last status and duration),
+// and wraps the cause (an [*APIError], a [*ValidationError], or a
+// transport or context error). [errors.As] and [errors.Is] see through it,
+// so
 //
 //	var apiErr *plantstore.APIError
 //	if errors.As(err, &apiErr) { … }
 //
 // works as ever; read the CallError itself with errors.As(err, &callErr) to
-// log callErr.Call.RequestID, the id to quote, for any failure.
+// log, for any failure, the ids to quote to the service's operators:
+// callErr.Call.RequestID, and callErr.Call.ServerRequestID when the server
+// answered with another. [errors.Is] with [ErrMaybeCreated] tells whether
+// the failed call may nevertheless have stored the plant, and with
+// [ErrRetryBudgetExhausted] whether a retry was refused by the budget.
 type CallError struct {
 	// Call is the failed call, as [WithCallInfo] would record it. When
 	// nothing was sent (Call.Attempts is zero) its RequestID is the id the
@@ -151,34 +119,39 @@ type CallError struct {
 	Call CallInfo
 	// Err is the cause; never nil.
 	Err error
-}
 
-// Error returns the cause's message unchanged. The request id is left out,
-// so that the text of an error does not change from one run to the next;
-// log it from the field.
-func (e *CallError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the cause.
-func (e *CallError) Unwrap() error { return e.Err }
-
-// requestError is a call that failed without a usable response: the
-// connection failed, the context ended, or the response could not be read.
-type requestError struct {
-	op           string
-	attempts     int
+	op           string // the failed operation, e.g. "create plant"; "" if none ran
 	maybeCreated bool
-	retryDenied  bool
-	err          error
+	retryDenied  bool // the retry budget refused a retry
 }
 
-func (e *requestError) Error() string {
+// Error returns the cause's message with the operation before it, for
+// example "plantstore: create plant: 400 Bad Request: name is required
+// (error 3)", followed by " (after 3 attempts)" when the call made several,
+// by " (not retried: the client's retry budget is exhausted)" when e
+// matches [ErrRetryBudgetExhausted], and by " (the plant may have been
+// created)" when e matches [ErrMaybeCreated]. A call refused before it ran
+// (an invalid plant or CallOption) reads as its cause alone, such as
+// "plantstore: invalid plant: name is required". The request id is left
+// out, so that the text of an error does not change from one run to the
+// next; log it from Call.
+//
+// It never contains the token: the Client's own text never quotes it, and
+// where the server's text (a proxy's page that echoes request headers, say)
+// contains a token of 8 bytes or more that the call sent, as written,
+// JSON-escaped, percent-encoded or HTML-escaped, it reads REDACTED instead.
+// The same holds for every error of a call, such as a redirect's URL.
+func (e *CallError) Error() string {
+	if e.op == "" {
+		return e.Err.Error()
+	}
 	var b strings.Builder
 	b.WriteString("plantstore: ")
 	b.WriteString(e.op)
 	b.WriteString(": ")
-	b.WriteString(e.err.Error())
-	if e.attempts > 1 {
-		fmt.Fprintf(&b, " (after %d attempts)", e.attempts)
+	b.WriteString(e.Err.Error())
+	if e.Call.Attempts > 1 {
+		fmt.Fprintf(&b, " (after %d attempts)", e.Call.Attempts)
 	}
 	if e.retryDenied {
 		b.WriteString(retryBudgetNote)
@@ -189,9 +162,13 @@ func (e *requestError) Error() string {
 	return b.String()
 }
 
-func (e *requestError) Unwrap() error { return e.err }
+// Unwrap returns the cause.
+func (e *CallError) Unwrap() error { return e.Err }
 
-func (e *requestError) Is(target error) bool {
+// Is reports whether target is [ErrMaybeCreated] and the call may
+// nevertheless have stored the plant, or [ErrRetryBudgetExhausted] and the
+// Client's retry budget refused the retry that would have followed.
+func (e *CallError) Is(target error) bool {
 	return target == ErrMaybeCreated && e.maybeCreated ||
 		target == ErrRetryBudgetExhausted && e.retryDenied
 }
@@ -204,19 +181,11 @@ const (
 )
 
 // newAPIError describes a non-2xx response, the last of a call that sent
-// tokens over its attempts. The body is used when it is an Error document,
-// and quoted otherwise; a redirect without a body names its target.
-func newAPIError(op string, resp *http.Response, data []byte, tokens []string, attempts int, maybeCreated, retryDenied bool) *APIError {
-	e := &APIError{
-		StatusCode:   resp.StatusCode,
-		op:           op,
-		attempts:     attempts,
-		maybeCreated: maybeCreated,
-		retryDenied:  retryDenied,
-	}
-	if d, ok := retryAfter(resp); ok {
-		e.RetryAfter = d
-	}
+// tokens over its attempts, which asked for a wait of retryAfter. The body
+// is used when it is an Error document, and quoted otherwise; a redirect
+// without a body names its target.
+func newAPIError(resp *http.Response, data []byte, tokens []string, retryAfter time.Duration) *APIError {
+	e := &APIError{StatusCode: resp.StatusCode, RetryAfter: retryAfter}
 	var body struct {
 		Code    *int32  `json:"error"`
 		Message *string `json:"message"`

@@ -307,7 +307,7 @@ func TestErrorTextSaysMaybeCreated(t *testing.T) {
 			"plantstore: create plant: 500 Internal Server Error: boom (error 1)" + note},
 		{"503 to every attempt", []reply{{status: http.StatusServiceUnavailable}},
 			"plantstore: create plant: 503 Service Unavailable (after 3 attempts)" + note},
-		{"dropped every time", []reply{{drop: true}}, ""}, // a requestError: text checked below
+		{"dropped every time", []reply{{drop: true}}, ""}, // a transport error: text checked below
 		{"429 to every attempt", []reply{{status: http.StatusTooManyRequests}},
 			"plantstore: create plant: 429 Too Many Requests (after 3 attempts)"},
 	}
@@ -327,5 +327,24 @@ func TestErrorTextSaysMaybeCreated(t *testing.T) {
 				t.Errorf("CreatePlant(%+v) error %q: errors.Is(err, ErrMaybeCreated) = %v, but the text says it may have been created = %v", monstera, msg, is, says)
 			}
 		})
+	}
+}
+
+// TestAPIErrorIsTheAnswerAlone checks where the facts of a failed call
+// live: the *APIError holds the server's answer, and the *CallError around
+// it the operation, the attempts and what errors.Is reports.
+func TestAPIErrorIsTheAnswerAlone(t *testing.T) {
+	t.Parallel()
+	srv := newStubServer(t, reply{status: http.StatusServiceUnavailable})
+	_, err := newTestClient(t, srv.URL).CreatePlant(context.Background(), monstera)
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("CreatePlant(%+v) error = %v, want an *APIError", monstera, err)
+	}
+	got := []any{apiErr.Error(), errors.Is(apiErr, ErrMaybeCreated), err.Error(), errors.Is(err, ErrMaybeCreated)}
+	want := []any{"503 Service Unavailable", false,
+		"plantstore: create plant: 503 Service Unavailable (after 3 attempts) (the plant may have been created)", true}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("APIError text and Is, then CallError's (-want +got):\n%s", diff)
 	}
 }

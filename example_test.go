@@ -276,18 +276,21 @@ func ExampleCallError() {
 		log.Fatal(err)
 	}
 
-	_, err = client.CreatePlant(context.Background(), plantstore.NewPlant{ID: 7, Name: "Monstera"})
+	_, err = client.CreatePlant(context.Background(), plantstore.NewPlant{ID: 7, Name: "Monstera"},
+		plantstore.WithRequestID("order-42"))
 	var callErr *plantstore.CallError
 	if errors.As(err, &callErr) {
-		// Quote the request id to the service's operators.
-		fmt.Printf("request %s failed after %d attempts\n", callErr.Call.RequestID, callErr.Call.Attempts)
+		// Quote the request id sent to the service's operators, and the
+		// server's own when it answered with another.
+		fmt.Printf("request %s (server's id %s) failed after %d attempts\n",
+			callErr.Call.RequestID, callErr.Call.ServerRequestID, callErr.Call.Attempts)
 	}
 	var apiErr *plantstore.APIError
 	if errors.As(err, &apiErr) {
 		fmt.Println(apiErr.StatusCode)
 	}
 	// Output:
-	// request srv-7f3a failed after 3 attempts
+	// request order-42 (server's id srv-7f3a) failed after 3 attempts
 	// 503
 }
 

@@ -17,14 +17,20 @@ type CallInfo struct {
 	// never carries credentials.
 	Method string
 	URL    string
-	// RequestID is the id to quote to the service's operators: the last
-	// response's X-Request-Id when the server sent one, else the id the
-	// client sent in X-Request-Id (its own random one, or [WithRequestID]'s).
-	// At CallStart, before any response, it is the id every attempt sends.
-	// A token the call sent that the server echoed in it reads REDACTED,
-	// in the forms [APIError.Error] redacts, so it is safe to log. This is
-	// the one place the SDK gives the request id.
+	// RequestID is the id the call sends in X-Request-Id, the same on
+	// every attempt: its own random one, or [WithRequestID]'s. It is set
+	// before CallStart and never changes. Quote it to the service's
+	// operators: it reached the service with every attempt, answered or
+	// not.
 	RequestID string
+	// ServerRequestID is the X-Request-Id of the last response (the one
+	// Header holds), when the server, or a proxy in front of it, answered
+	// with one; empty otherwise. Quote it beside RequestID when it
+	// differs: the service may log its answers under it. It is made
+	// printable, and a token the call sent that the server echoed in it
+	// reads REDACTED, in the forms [CallError.Error] redacts, so it is
+	// safe to log.
+	ServerRequestID string
 	// Attempts is how many attempts the call has made so far, retries
 	// included, counted as [Attempt.Number] counts: from AttemptStart on it
 	// equals the attempt's Number; zero when nothing was sent. This is the
@@ -32,8 +38,8 @@ type CallInfo struct {
 	Attempts int
 	// StatusCode and Header are the last response's status and headers;
 	// zero and nil when no attempt got a response. Header is as the server
-	// sent it: unlike RequestID it is not redacted, so log the headers you
-	// need rather than all of them.
+	// sent it: unlike ServerRequestID it is not redacted, so log the
+	// headers you need rather than all of them.
 	StatusCode int
 	Header     http.Header
 	// Duration is how long the call took, waits between attempts included;
@@ -139,33 +145,6 @@ func (c *Client) callStart(ctx context.Context, st *callState) context.Context {
 	return ctx
 }
 
-// callKey is the key under which a call's context answers with its state;
-// see [stateOf].
-type callKey struct{}
-
-// callContext is a call's context, marked with the call's state. It lives
-// in the callState, so that marking costs no allocation: hooks that do
-// nothing cost none (TestNoHooksNoAllocations).
-type callContext struct {
-	context.Context
-	st *callState
-}
-
-func (c *callContext) Value(key any) any {
-	if _, ok := key.(callKey); ok {
-		return c.st
-	}
-	return c.Context.Value(key)
-}
-
-// stateOf returns the state of the call whose context ctx is or derives
-// from, or nil. It is how go-retryablehttp's hooks, which see only the
-// request, and the transport find the call they serve; see [callState].
-func stateOf(ctx context.Context) *callState {
-	st, _ := ctx.Value(callKey{}).(*callState)
-	return st
-}
-
 // attemptStart runs before each attempt, with ctx, the call's context. It
 // counts the attempt, starts its clock for the log and opens the attempt's
 // context: ctx as the AttemptStart hooks return it, bounded by the call's
@@ -194,12 +173,6 @@ func (c *Client) attemptStart(ctx context.Context, st *callState) {
 		actx, st.cancel = context.WithTimeoutCause(actx, st.attemptTimeout, errAttemptTimeout)
 	}
 	st.actx = actx
-}
-
-// attemptTimedOut reports whether the open attempt's context ended at its
-// attempt timeout while ctx, the call's, did not.
-func (st *callState) attemptTimedOut(ctx context.Context) bool {
-	return st.cancel != nil && context.Cause(st.actx) == errAttemptTimeout && ctx.Err() == nil
 }
 
 // attemptClose ends the open attempt: it reports a to the hooks and the

@@ -19,13 +19,20 @@ func (c *Client) logAttempt(ctx context.Context, st *callState, a Attempt) {
 	} else {
 		outcome = slog.Int("status", a.StatusCode)
 	}
-	c.logger.LogAttrs(ctx, slog.LevelDebug, "plantstore: attempt",
+	attrs := [...]slog.Attr{
 		slog.String("method", st.info.Method),
 		slog.String("url", st.info.URL),
 		slog.String("request_id", st.info.RequestID),
 		slog.Int("attempt", a.Number),
 		outcome,
-		slog.Duration("duration", time.Since(st.attemptStart)))
+		slog.Duration("duration", time.Since(st.attemptStart)),
+		slog.String("server_request_id", st.info.ServerRequestID),
+	}
+	n := len(attrs)
+	if a.StatusCode == 0 || st.info.ServerRequestID == "" {
+		n-- // no answer, or one without an id of the server's
+	}
+	c.logger.LogAttrs(ctx, slog.LevelDebug, "plantstore: attempt", attrs[:n]...)
 	if !a.WillRetry && !a.RetryDenied {
 		return
 	}

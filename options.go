@@ -54,7 +54,7 @@ func defaultConfig() config {
 // must be non-empty and consist of visible ASCII characters. It replaces any
 // earlier [WithTokenFunc]. The token never appears in errors or logs, even
 // when a server echoes it back, in its body, a redirect or its
-// X-Request-Id (see [APIError.Error]); a token shorter than 8 bytes, such
+// X-Request-Id (see [CallError.Error]); a token shorter than 8 bytes, such
 // as a development "dev", is not looked for, since replacing it would
 // mangle every word that contains it.
 func WithToken(t string) Option {
@@ -160,8 +160,9 @@ func WithMaxRetryAfter(d time.Duration) Option {
 }
 
 // WithLogger logs to l, after each attempt, a debug record "plantstore:
-// attempt" with the attributes method, url, request_id, attempt (from 1),
-// status or error, and duration; and when the attempt is retried, an info
+// attempt" with the attributes method, url, request_id (the id sent),
+// attempt (from 1), status or error, duration and, when the answer carried
+// one, server_request_id (see [CallInfo.ServerRequestID]); and when the attempt is retried, an info
 // record "plantstore: retrying" with method, url, request_id, attempt,
 // reason (such as "status 503" or the error), wait and retry_after (zero
 // when the server sent none); and when the Client's retry budget refused

@@ -49,23 +49,18 @@ func requestIDProblem(id string) string {
 	return ""
 }
 
-// requestIDToQuote returns the request id to quote to the service's
-// operators for a call that sent the id sent and got a response with
-// headers h: the response's X-Request-Id, made safe to print, when it has
-// one, else sent. This is the one place that works it out, for
-// [CallInfo.RequestID] and so for the log, the hooks and [CallError].
+// serverRequestID returns [CallInfo.ServerRequestID] for a response with
+// headers h, of a call that sent tokens: its X-Request-Id made safe to
+// print, or "" when it has none.
 //
 // Any of tokens the response's id holds, as written or escaped the ways
 // [redact] knows, reads REDACTED: a server that echoes the bearer token as
 // its request id must not get it into a log line or an error the caller
 // prints.
-func requestIDToQuote(sent string, h map[string][]string, tokens []string) string {
+func serverRequestID(h map[string][]string, tokens []string) string {
 	v := h[headerRequestID]
-	if len(v) == 0 || v[0] == "" {
-		return sent
+	if len(v) == 0 {
+		return ""
 	}
-	if id := printable(redact(v[0], tokens), maxRequestIDBytes); id != "" {
-		return id
-	}
-	return sent
+	return printable(redact(v[0], tokens), maxRequestIDBytes)
 }

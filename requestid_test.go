@@ -62,6 +62,44 @@ func TestWithRequestID(t *testing.T) {
 	}
 }
 
+// TestHooksSeeTheSentRequestID checks that every hook of a call sees, as
+// CallInfo.RequestID, the id the call sends, also once a response brought
+// an id of the server's: AttemptStart of a retry must see what that retry
+// carries on the wire. The server's id is ServerRequestID.
+func TestHooksSeeTheSentRequestID(t *testing.T) {
+	t.Parallel()
+	srv := newStubServer(t, reply{status: 503, header: map[string]string{"X-Request-Id": "srv-1"}},
+		reply{status: 200, body: `{"name":"Monstera"}`})
+	var seen []string
+	record := func(hook string, call *CallInfo) {
+		seen = append(seen, hook+" "+call.RequestID+" "+call.ServerRequestID)
+	}
+	c := newTestClient(t, srv.URL, WithHooks(Hooks{
+		CallStart: func(ctx context.Context, call *CallInfo) context.Context { record("CallStart", call); return ctx },
+		AttemptStart: func(ctx context.Context, call *CallInfo, a Attempt) context.Context {
+			record(fmt.Sprint("AttemptStart ", a.Number), call)
+			return ctx
+		},
+		AttemptEnd: func(_ context.Context, call *CallInfo, a Attempt) { record(fmt.Sprint("AttemptEnd ", a.Number), call) },
+		CallEnd:    func(_ context.Context, call *CallInfo, _ error) { record("CallEnd", call) },
+	}))
+	if _, err := c.CreatePlant(context.Background(), monstera, WithRequestID("mine")); err != nil {
+		t.Fatalf("CreatePlant(%+v) error: %v", monstera, err)
+	}
+	// The second answer carries no id: ServerRequestID is the last
+	// answer's, not the last id an answer carried.
+	want := []string{"CallStart mine ", "AttemptStart 1 mine ", "AttemptEnd 1 mine srv-1",
+		"AttemptStart 2 mine srv-1", "AttemptEnd 2 mine ", "CallEnd mine "}
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Errorf("CallInfo.RequestID and ServerRequestID as the hooks saw them (-want +got):\n%s", diff)
+	}
+	for i, r := range srv.requests() {
+		if got := r.header.Get("X-Request-Id"); got != "mine" {
+			t.Errorf("attempt %d sent X-Request-Id %q, want %q", i+1, got, "mine")
+		}
+	}
+}
+
 func TestErrorsCarryRequestID(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -81,26 +119,21 @@ func TestErrorsCarryRequestID(t *testing.T) {
 			t.Parallel()
 			srv := newStubServer(t, tt.reply)
 			_, err := newTestClient(t, srv.URL).CreatePlant(context.Background(), monstera)
-			want := tt.fromServer
-			if want == "" {
-				want = srv.lastRequestID(t)
-			}
 			var callErr *CallError
 			if !errors.As(err, &callErr) {
 				t.Fatalf("CreatePlant(%+v) error = %v, want a *CallError", monstera, err)
 			}
-			if callErr.Call.RequestID != want || callErr.Call.Attempts != tt.wantAttempts {
-				t.Errorf("CallError = {RequestID: %q, Attempts: %d}, want {%q, %d}", callErr.Call.RequestID, callErr.Call.Attempts, want, tt.wantAttempts)
+			got := [3]any{callErr.Call.RequestID, callErr.Call.ServerRequestID, callErr.Call.Attempts}
+			if want := [3]any{srv.lastRequestID(t), tt.fromServer, tt.wantAttempts}; got != want {
+				t.Errorf("CallError.Call {RequestID, ServerRequestID, Attempts} = %q, want %q", got, want)
 			}
 			var apiErr *APIError
 			if got := errors.As(err, &apiErr); got != tt.wantAPIError {
 				t.Fatalf("errors.As(%v, *APIError) = %v, want %v", err, got, tt.wantAPIError)
 			}
-			if tt.wantAPIError && requestIDOf(err) != want {
-				t.Errorf("APIError.RequestID = %q, want %q", requestIDOf(err), want)
-			}
-			if err.Error() != callErr.Err.Error() {
-				t.Errorf("CallError.Error() = %q, want the cause's %q", err, callErr.Err)
+			// The CallError says the call; its cause, the failure alone.
+			if want := "plantstore: create plant: " + callErr.Err.Error(); !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("CallError.Error() = %q, want it to start with %q", err, want)
 			}
 		})
 	}
@@ -141,23 +174,23 @@ func TestRequestIDProblem(t *testing.T) {
 	}
 }
 
-func TestRequestIDToQuote(t *testing.T) {
+func TestServerRequestID(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
 		h    http.Header
 		want string
 	}{
-		{"none from the server", http.Header{}, "sent-1"},
-		{"empty from the server", http.Header{"X-Request-Id": {""}}, "sent-1"},
+		{"none from the server", http.Header{}, ""},
+		{"empty from the server", http.Header{"X-Request-Id": {""}}, ""},
 		{"the server's", http.Header{"X-Request-Id": {"srv-1"}}, "srv-1"},
 		{"made printable", http.Header{"X-Request-Id": {"a\x01b"}}, "a b"},
-		{"only spaces once printable", http.Header{"X-Request-Id": {"\x01 \x02"}}, "sent-1"},
+		{"only spaces once printable", http.Header{"X-Request-Id": {"\x01 \x02"}}, ""},
 		{"token redacted", http.Header{"X-Request-Id": {"id-" + testToken}}, "id-REDACTED"},
 	}
 	for _, tt := range tests {
-		if got := requestIDToQuote("sent-1", tt.h, []string{testToken}); got != tt.want {
-			t.Errorf("%s: requestIDToQuote(%q, %q) = %q, want %q", tt.name, "sent-1", tt.h, got, tt.want)
+		if got := serverRequestID(tt.h, []string{testToken}); got != tt.want {
+			t.Errorf("%s: serverRequestID(%q) = %q, want %q", tt.name, tt.h, got, tt.want)
 		}
 	}
 }
@@ -183,8 +216,8 @@ func TestNewRequestIDUsesEveryDigit(t *testing.T) {
 
 // TestEchoedTokenAsRequestID checks that a server that answers with the
 // call's bearer token as its X-Request-Id, as written or escaped the ways
-// the error texts redact, gets it into no log record and no request id the
-// caller reads: not CallError's, APIError's, WithCallInfo's nor the hooks'.
+// the error texts redact, gets it into no log record and no server request
+// id the caller reads: not CallError's, WithCallInfo's nor the hooks'.
 func TestEchoedTokenAsRequestID(t *testing.T) {
 	t.Parallel()
 	percent, html, jsonEsc := "", "", ""
@@ -210,8 +243,8 @@ func TestEchoedTokenAsRequestID(t *testing.T) {
 			c := newTestClient(t, srv.URL, WithRetryBackoff(0, 0),
 				WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))),
 				WithHooks(Hooks{
-					AttemptEnd: func(_ context.Context, call *CallInfo, _ Attempt) { hookIDs = append(hookIDs, call.RequestID) },
-					CallEnd:    func(_ context.Context, call *CallInfo, _ error) { hookIDs = append(hookIDs, call.RequestID) },
+					AttemptEnd: func(_ context.Context, call *CallInfo, _ Attempt) { hookIDs = append(hookIDs, call.ServerRequestID) },
+					CallEnd:    func(_ context.Context, call *CallInfo, _ error) { hookIDs = append(hookIDs, call.ServerRequestID) },
 				}))
 			var info CallInfo
 			_, err := c.CreatePlant(context.Background(), monstera, WithCallInfo(&info))
@@ -221,21 +254,19 @@ func TestEchoedTokenAsRequestID(t *testing.T) {
 				t.Fatalf("CreatePlant(%+v) error = %v, want the 400 in a *CallError", monstera, err)
 			}
 			got := map[string]string{
-				"CallError.RequestID": callErr.Call.RequestID,
-				"APIError.RequestID":  requestIDOf(err),
-				"CallInfo.RequestID":  info.RequestID,
+				"CallError.Call.ServerRequestID": callErr.Call.ServerRequestID,
+				"CallInfo.ServerRequestID":       info.ServerRequestID,
 			}
 			want := map[string]string{
-				"CallError.RequestID": tt.want,
-				"APIError.RequestID":  tt.want,
-				"CallInfo.RequestID":  tt.want,
+				"CallError.Call.ServerRequestID": tt.want,
+				"CallInfo.ServerRequestID":       tt.want,
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("request ids after an echoed token (-want +got):\n%s", diff)
 			}
 			for i, id := range hookIDs {
 				if id != tt.want {
-					t.Errorf("hook %d saw CallInfo.RequestID %q, want %q", i, id, tt.want)
+					t.Errorf("hook %d saw CallInfo.ServerRequestID %q, want %q", i, id, tt.want)
 				}
 			}
 			for _, form := range []string{testToken, percent, html, jsonEsc} {
@@ -243,8 +274,11 @@ func TestEchoedTokenAsRequestID(t *testing.T) {
 					t.Errorf("log holds the token (as %q):\n%s", form, logs.String())
 				}
 			}
-			if n := strings.Count(logs.String(), "request_id="+tt.want); n != 3 {
-				t.Errorf("log has %d records with request_id=%s, want 3 (two attempts, one retry):\n%s", n, tt.want, logs.String())
+			if n := strings.Count(logs.String(), " server_request_id="+tt.want+"\n"); n != 2 {
+				t.Errorf("log has %d records with server_request_id=%s, want 2 (two attempts):\n%s", n, tt.want, logs.String())
+			}
+			if n := strings.Count(logs.String(), " request_id="+info.RequestID+" "); n != 3 {
+				t.Errorf("log has %d records with request_id=%s, the id sent, want 3 (two attempts, one retry):\n%s", n, info.RequestID, logs.String())
 			}
 		})
 	}

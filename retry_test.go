@@ -147,63 +147,24 @@ func TestRetryAfter(t *testing.T) {
 	}
 }
 
-func TestParseRetryAfter(t *testing.T) {
+// TestRetryAfterOneValuePerAnswer checks that the last answer's
+// Retry-After, given as an HTTP date, is one wait wherever the call reports
+// it: in the last attempt's AttemptEnd and in the APIError. Read again at a
+// later moment, a date gives a shorter wait.
+func TestRetryAfterOneValuePerAnswer(t *testing.T) {
 	t.Parallel()
-	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	tests := []struct {
-		in     string
-		want   time.Duration
-		wantOK bool
-	}{
-		{"", 0, false},
-		{"0", 0, true},
-		{"120", 2 * time.Minute, true},
-		{"-5", 0, false},
-		{"1.5", 0, false},
-		{"soon", 0, false},
-		{"99999999999999999999", 1<<63 - 1, true},
-		{"9999999999999", 1<<63 - 1, true},
-		{"Sun, 22 Nov 2026 10:00:30 GMT", 30 * time.Second, true},
-		{"Sunday, 22-Nov-26 10:01:00 GMT", time.Minute, true},
-		{"Sun, 22 Nov 2026 09:00:00 GMT", 0, true},
+	date := time.Now().Add(2 * time.Hour).UTC().Format(http.TimeFormat)
+	srv := newStubServer(t, reply{status: 503, header: map[string]string{"Retry-After": date}})
+	var last Attempt
+	c := newTestClient(t, srv.URL, WithHooks(Hooks{AttemptEnd: func(_ context.Context, _ *CallInfo, a Attempt) { last = a }}))
+	_, err := c.CreatePlant(context.Background(), monstera)
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("CreatePlant(%+v) error = %v, want an *APIError", monstera, err)
 	}
-	for _, tt := range tests {
-		got, ok := parseRetryAfter(tt.in, now)
-		if got != tt.want || ok != tt.wantOK {
-			t.Errorf("parseRetryAfter(%q) = %v, %v, want %v, %v", tt.in, got, ok, tt.want, tt.wantOK)
-		}
-	}
-}
-
-func TestBackoff(t *testing.T) {
-	t.Parallel()
-	const base, limit = 100 * time.Millisecond, time.Second
-	for attempt, ceiling := range []time.Duration{100, 200, 400, 800, 1000, 1000} {
-		ceiling *= time.Millisecond
-		distinct := map[time.Duration]bool{}
-		for i := 0; i < 200; i++ {
-			d := backoff(base, limit, attempt, 0)
-			if d < ceiling/2 || d > ceiling {
-				t.Fatalf("backoff(%v, %v, %d) = %v, want within [%v, %v]", base, limit, attempt, d, ceiling/2, ceiling)
-			}
-			distinct[d] = true
-		}
-		if len(distinct) < 10 {
-			t.Errorf("backoff(%v, %v, %d) gave %d distinct waits in 200 draws, want jitter", base, limit, attempt, len(distinct))
-		}
-	}
-	if d := backoff(base, limit, 1000, 0); d < limit/2 || d > limit {
-		t.Errorf("backoff(%v, %v, 1000) = %v, want within [%v, %v] (no overflow)", base, limit, d, limit/2, limit)
-	}
-	// WithRetryBackoff promises that a base of zero retries at once, however
-	// many retries there are: 0·2^k is 0 even once limit>>k is.
-	for _, attempt := range []int{0, 33, 40, 62, 63, 1000} {
-		if d := backoff(0, limit, attempt, 0); d != 0 {
-			t.Errorf("backoff(0, %v, %d) = %v, want 0", limit, attempt, d)
-		}
-	}
-	if d := backoff(base, limit, 0, 7*time.Second); d != 7*time.Second {
-		t.Errorf("backoff with Retry-After: 7 = %v, want 7s", d)
+	if last.Number != 1 || last.RetryAfter != apiErr.RetryAfter || apiErr.RetryAfter <= time.Hour {
+		t.Errorf("Retry-After %s: last attempt %d's RetryAfter = %v, APIError.RetryAfter = %v; want one wait of about 2h",
+			date, last.Number, last.RetryAfter, apiErr.RetryAfter)
 	}
 }
 
@@ -333,9 +294,9 @@ func TestDroppedAfterSendMayHaveCreated(t *testing.T) {
 func TestLogger(t *testing.T) {
 	t.Parallel()
 	srv := newStubServer(t,
-		reply{status: 503, header: map[string]string{"Retry-After": "0"}},
-		reply{drop: true},
-		reply{status: 400, body: `{"error":3,"message":"no"}`})
+		reply{status: 503, header: map[string]string{"Retry-After": "0", "X-Request-Id": "srv-1"}},
+		reply{drop: true}, // no answer, so no server_request_id
+		reply{status: 400, header: map[string]string{"X-Request-Id": "srv-3"}, body: `{"error":3,"message":"no"}`})
 	var buf syncbuf.Buffer
 	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{
 		Level: slog.LevelDebug,
@@ -364,11 +325,11 @@ func TestLogger(t *testing.T) {
 	}
 	u := srv.URL + "/plants"
 	want := []string{
-		`level=DEBUG msg="plantstore: attempt" method=POST url=` + u + ` request_id=req-1 attempt=1 status=503 duration=D`,
+		`level=DEBUG msg="plantstore: attempt" method=POST url=` + u + ` request_id=req-1 attempt=1 status=503 duration=D server_request_id=srv-1`,
 		`level=INFO msg="plantstore: retrying" method=POST url=` + u + ` request_id=req-1 attempt=1 reason="status 503" wait=D retry_after=0s`,
 		`level=DEBUG msg="plantstore: attempt" method=POST url=` + u + ` request_id=req-1 attempt=2 error=E duration=D`,
 		`level=INFO msg="plantstore: retrying" method=POST url=` + u + ` request_id=req-1 attempt=2 reason=E wait=D retry_after=0s`,
-		`level=DEBUG msg="plantstore: attempt" method=POST url=` + u + ` request_id=req-1 attempt=3 status=400 duration=D`,
+		`level=DEBUG msg="plantstore: attempt" method=POST url=` + u + ` request_id=req-1 attempt=3 status=400 duration=D server_request_id=srv-3`,
 	}
 	got := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -144,34 +144,18 @@ type telemetry struct {
 	denied   metric.Int64Counter
 }
 
-// callKey finds the call's telemetry from an attempt's context, whose own
-// span is the attempt's.
+// callKey finds the call's span from an attempt's context, whose own span
+// is the attempt's.
 type callKey struct{}
-
-// callData is what the hooks keep of a call: its span, and the request id
-// the client sends on every attempt (CallInfo.RequestID at CallStart; later
-// it may be the id of a response).
-type callData struct {
-	span   trace.Span
-	sentID string
-}
-
-// sentID returns the request id the call's attempts send.
-func sentID(ctx context.Context, call *plantstore.CallInfo) string {
-	if d, ok := ctx.Value(callKey{}).(*callData); ok {
-		return d.sentID
-	}
-	return call.RequestID
-}
 
 // responseID returns the attribute that records the server's request id,
 // when the last response carried one that differs from the id sent. The
 // client has already made it printable and redacted any token in it.
-func responseID(call *plantstore.CallInfo, sent string) (attribute.KeyValue, bool) {
-	if call.StatusCode == 0 || call.RequestID == sent {
+func responseID(call *plantstore.CallInfo) (attribute.KeyValue, bool) {
+	if call.ServerRequestID == "" || call.ServerRequestID == call.RequestID {
 		return attribute.KeyValue{}, false
 	}
-	return attribute.StringSlice("http.response.header.x-request-id", []string{call.RequestID}), true
+	return attribute.StringSlice("http.response.header.x-request-id", []string{call.ServerRequestID}), true
 }
 
 // requestAttrs are the attributes that describe a call's request, for its
@@ -202,12 +186,12 @@ func (t *telemetry) callStart(ctx context.Context, call *plantstore.CallInfo) co
 		attribute.StringSlice("http.request.header.x-request-id", []string{call.RequestID}))
 	ctx, span := t.tracer.Start(ctx, "plantstore."+call.Operation,
 		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
-	return context.WithValue(ctx, callKey{}, &callData{span: span, sentID: call.RequestID})
+	return context.WithValue(ctx, callKey{}, span)
 }
 
 func (t *telemetry) attemptStart(ctx context.Context, call *plantstore.CallInfo, a plantstore.Attempt) context.Context {
 	attrs := append(requestAttrs(call),
-		attribute.StringSlice("http.request.header.x-request-id", []string{sentID(ctx, call)}))
+		attribute.StringSlice("http.request.header.x-request-id", []string{call.RequestID}))
 	if a.Number > 1 {
 		attrs = append(attrs, attribute.Int("http.request.resend_count", a.Number-1))
 	}
@@ -219,7 +203,7 @@ func (t *telemetry) attemptStart(ctx context.Context, call *plantstore.CallInfo,
 func (t *telemetry) attemptEnd(ctx context.Context, call *plantstore.CallInfo, a plantstore.Attempt) {
 	span := trace.SpanFromContext(ctx)
 	if a.StatusCode != 0 {
-		if kv, ok := responseID(call, sentID(ctx, call)); ok {
+		if kv, ok := responseID(call); ok {
 			span.SetAttributes(kv)
 		}
 	}
@@ -246,7 +230,7 @@ func (t *telemetry) attemptEnd(ctx context.Context, call *plantstore.CallInfo, a
 	if !a.WillRetry {
 		return
 	}
-	if d, ok := ctx.Value(callKey{}).(*callData); ok {
+	if callSpan, ok := ctx.Value(callKey{}).(trace.Span); ok {
 		attrs := []attribute.KeyValue{
 			attribute.Int("plantstore.retry.attempt", a.Number),
 			attribute.Float64("plantstore.retry.wait", a.Wait.Seconds()),
@@ -259,7 +243,7 @@ func (t *telemetry) attemptEnd(ctx context.Context, call *plantstore.CallInfo, a
 		if a.RetryAfter > 0 {
 			attrs = append(attrs, attribute.Float64("plantstore.retry.retry_after", a.RetryAfter.Seconds()))
 		}
-		d.span.AddEvent("plantstore.retry", trace.WithAttributes(attrs...))
+		callSpan.AddEvent("plantstore.retry", trace.WithAttributes(attrs...))
 	}
 }
 
@@ -299,12 +283,11 @@ func (t *telemetry) callEnd(ctx context.Context, call *plantstore.CallInfo, err 
 	t.duration.Record(ctx, call.Duration.Seconds(), metric.WithAttributeSet(set))
 	t.attempts.Record(ctx, int64(call.Attempts), metric.WithAttributeSet(set))
 
-	d, _ := ctx.Value(callKey{}).(*callData)
-	if d == nil {
+	span, ok := ctx.Value(callKey{}).(trace.Span)
+	if !ok {
 		return
 	}
-	span := d.span
-	if kv, ok := responseID(call, d.sentID); ok {
+	if kv, ok := responseID(call); ok {
 		attrs = append(attrs, kv)
 	}
 	if call.Attempts > 1 {
