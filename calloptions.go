@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 // A CallOption changes one call of a [Client] method, such as
@@ -66,7 +68,7 @@ var ownedHeaders = map[string]string{
 // Values are never logged and never put in an error.
 func WithHeader(key, value string) CallOption {
 	return func(cc *callConfig) error {
-		if !validHeaderName(key) {
+		if !wire.ValidHeaderName(key) {
 			return fmt.Errorf("plantstore: header name %q is not a valid token", key)
 		}
 		key = http.CanonicalHeaderKey(key)
@@ -79,10 +81,8 @@ func WithHeader(key, value string) CallOption {
 		if len(value) > maxHeaderValueBytes {
 			return fmt.Errorf("plantstore: header %s: value is longer than %d bytes", key, maxHeaderValueBytes)
 		}
-		for i := 0; i < len(value); i++ {
-			if b := value[i]; b < ' ' && b != '\t' || b == 0x7f {
-				return fmt.Errorf("plantstore: header %s: value has a control character at byte %d", key, i)
-			}
+		if i := wire.HeaderValueControl(value); i >= 0 {
+			return fmt.Errorf("plantstore: header %s: value has a control character at byte %d", key, i)
 		}
 		if cc.header == nil {
 			cc.header = make(http.Header)
@@ -90,31 +90,6 @@ func WithHeader(key, value string) CallOption {
 		cc.header[key] = []string{value}
 		return nil
 	}
-}
-
-// validHeaderName reports whether s is an RFC 9110 token.
-func validHeaderName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		b := s[i]
-		switch {
-		case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
-		case b < 0x7f && b > ' ' && !isSeparator(b):
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-func isSeparator(b byte) bool {
-	switch b {
-	case '(', ')', '<', '>', '@', ',', ';', ':', '\\', '"', '/', '[', ']', '?', '=', '{', '}':
-		return true
-	}
-	return false
 }
 
 // WithCallRetries sets how many times this call's failed attempts are

@@ -37,3 +37,43 @@ func TestDependencies(t *testing.T) {
 		t.Errorf("packages linked besides the standard library and this module (-want +got):\n%s", diff)
 	}
 }
+
+// TestLayers checks that no package of this module imports one above it:
+// the rules of internal/ serve everything; the client comes next; the fake
+// builds on the client; the conformance kit checks deployments and the
+// mock from outside, through the fake's Go API, and so never imports the
+// mock; the mock serves the fake; commands and examples sit on top.
+func TestLayers(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command on the PATH")
+	}
+	const mod = "github.com/plantstore/plantstore-go"
+	layer := func(path string) int {
+		switch path = strings.TrimPrefix(path, mod); {
+		case strings.HasPrefix(path, "/internal/wire"), strings.HasPrefix(path, "/internal/strictjson"), strings.HasPrefix(path, "/internal/syncbuf"):
+			return 0
+		case path == "":
+			return 1
+		case path == "/plantstoretest":
+			return 2
+		case path == "/plantstoretest/conformance":
+			return 3
+		case path == "/internal/mockserver":
+			return 4
+		}
+		return 5 // commands and examples
+	}
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imports, _ := strings.Cut(line, " ")
+		for _, imp := range strings.Fields(imports) {
+			if strings.HasPrefix(imp, mod) && layer(imp) >= layer(pkg) {
+				t.Errorf("%s imports %s, which is not below it", pkg, imp)
+			}
+		}
+	}
+}

@@ -195,7 +195,7 @@ func (r *ProfileReply) check() error {
 		if err := checkText(f.text, f.limit); err != nil {
 			return fmt.Errorf("%s %v", f.name, err)
 		}
-		if f.header && !validHeaderValue(f.text) {
+		if f.header && wire.HeaderValueControl(f.text) >= 0 {
 			return fmt.Errorf("%s holds a control character", f.name)
 		}
 	}
@@ -212,16 +212,6 @@ func checkText(s string, limit int) error {
 		return fmt.Errorf("is not UTF-8")
 	}
 	return nil
-}
-
-// validHeaderValue reports whether v holds no control character but tab.
-func validHeaderValue(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
 }
 
 // DuplicateIDError returns the status and the "error" code with which the

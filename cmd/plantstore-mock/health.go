@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore-go/internal/mockserver"
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 // healthTimeout bounds the whole health check: connect, request and reply.
@@ -19,20 +20,15 @@ const healthTimeout = time.Second
 // health, and returns 0 if it answers 200 {"status":"ok"} within
 // healthTimeout, else 1 with the reason on stderr. An unspecified host
 // (":8080", "0.0.0.0:8080") is asked on loopback, as a container's health
-// check runs beside the server.
+// check runs beside the server, by the rule the mock's own "listening on"
+// line follows (wire.DialHost).
 func healthcheck(ctx context.Context, addr string, stderr io.Writer) int {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "plantstore-mock: healthcheck: -addr %q: %v\n", addr, err)
 		return 1
 	}
-	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
-		host = "127.0.0.1"
-		if ip != nil && ip.To4() == nil {
-			host = "::1"
-		}
-	}
-	url := "http://" + net.JoinHostPort(host, port) + mockserver.Prefix + "health"
+	url := "http://" + net.JoinHostPort(wire.DialHost(host), port) + mockserver.Prefix + "health"
 	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)

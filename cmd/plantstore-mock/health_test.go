@@ -55,6 +55,9 @@ func TestHealthcheck(t *testing.T) {
 	}{
 		{"healthy", healthy, 0, ""},
 		{"healthy, unspecified host", ":" + port, 0, ""},
+		// Asked where the mock's "listening on" line would point: localhost,
+		// which finds the IPv4 listener too (not ::1 alone).
+		{"healthy, unspecified IPv6 host", "[::]:" + port, 0, ""},
 		{"no server", nothing, 1, "connection refused"},
 		{"wrong body", strings.TrimPrefix(wrong.URL, "http://"), 1, `body status "degraded"`},
 		{"503", strings.TrimPrefix(failing.URL, "http://"), 1, "status 503"},

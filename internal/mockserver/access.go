@@ -4,9 +4,8 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"mime"
-	"net"
 	"net/http"
-	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -95,7 +94,7 @@ const CodeForeignRequest int32 = 101
 // browser on this machine can reach loopback on a web page's behalf.
 func checkLocal(r *http.Request) *controlError {
 	host := r.Host
-	if !loopbackHost(host) {
+	if !wire.IsLoopbackHost((&url.URL{Host: host}).Hostname()) {
 		return errorf(http.StatusForbidden, CodeForeignRequest,
 			"Host %q is not a loopback name or address: without an admin token the control API answers only requests "+
 				"for localhost, 127.0.0.1 or [::1] (a web page rebinding its own name to this machine sends its own); "+
@@ -114,22 +113,6 @@ func checkLocal(r *http.Request) *controlError {
 			"Sec-Fetch-Site is %s: without an admin token the control API refuses requests a web page from another origin sends", site)
 	}
 	return nil
-}
-
-// loopbackHost reports whether host, a Host header with or without a port,
-// names this machine's loopback: localhost, an address in 127.0.0.0/8, or
-// ::1 in brackets.
-func loopbackHost(host string) bool {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	} else if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
-		host = host[1 : len(host)-1]
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.Zone() == "" && ip.Unmap().IsLoopback()
 }
 
 // checkContentType returns the 415 for a control request with a body whose

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plantstore/plantstore-go/internal/wire"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
@@ -72,7 +73,7 @@ func (m *matchJSON) check() *controlError {
 	switch {
 	case *m == (matchJSON{}):
 		return badRequest("match names none of method, path, id, name and tag; leave match out to match every request")
-	case m.Method != nil && !validHeaderName(*m.Method): // a method is a token, as a header name is
+	case m.Method != nil && !wire.ValidHeaderName(*m.Method): // a method is a token, as a header name is
 		return badRequest("match.method %q is not an HTTP method such as \"POST\"", *m.Method)
 	case m.Path != nil && !strings.HasPrefix(*m.Path, "/"):
 		return badRequest("match.path %q must start with /, as a request's path does, such as \"/plants\"", *m.Path)
@@ -138,7 +139,7 @@ func (fj *faultJSON) fault() (plantstoretest.Fault, *controlError) {
 // array of strings, under a valid header name, with values that cannot
 // break the response's framing.
 func headerValues(name string, raw json.RawMessage) ([]string, *controlError) {
-	if !validHeaderName(name) {
+	if !wire.ValidHeaderName(name) {
 		return nil, badRequest("headers: %q is not a valid header name", name)
 	}
 	// Pointers tell null, which json.Unmarshal accepts as a string and
@@ -155,39 +156,12 @@ func headerValues(name string, raw json.RawMessage) ([]string, *controlError) {
 		if v == nil {
 			return nil, badRequest("headers: %q: want a string or a non-empty array of strings, got null", name)
 		}
-		if !validHeaderValue(*v) {
+		if wire.HeaderValueControl(*v) >= 0 {
 			return nil, badRequest("headers: %q: a value holds a control character", name)
 		}
 		values[i] = *v
 	}
 	return values, nil
-}
-
-// validHeaderName reports whether name is an RFC 9110 token.
-func validHeaderName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// validHeaderValue reports whether v holds no control character but tab.
-func validHeaderValue(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
 }
 
 // faultStatusJSON is a pending fault as GET /__plantstore/faults lists it:

@@ -4,6 +4,8 @@ import (
 	"net"
 	"strconv"
 	"sync"
+
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 // DefaultMaxConns is the default bound on concurrent connections: far more
@@ -68,23 +70,14 @@ func (c *limitConn) Close() error {
 }
 
 // ClientURL is the http URL a client on this machine can use to reach a
-// listener at addr. An unspecified address (0.0.0.0, or [::] as "-addr :0"
-// gives) is not one a client can dial everywhere, so it becomes 127.0.0.1
-// for IPv4 and localhost for IPv6 (whose resolution finds ::1, and
-// 127.0.0.1 on a dual-stack listener); any other address is kept.
+// listener at addr: an unspecified address (0.0.0.0, or [::] as "-addr :0"
+// gives) becomes a loopback one by [wire.DialHost].
 func ClientURL(addr net.Addr) string {
 	host, port, err := net.SplitHostPort(addr.String())
 	if err != nil {
 		return "http://" + addr.String()
 	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
-		if ip.To4() != nil {
-			host = "127.0.0.1"
-		} else {
-			host = "localhost"
-		}
-	}
-	return "http://" + net.JoinHostPort(host, port)
+	return "http://" + net.JoinHostPort(wire.DialHost(host), port)
 }
 
 // IsLoopback reports whether addr, a listener's address, accepts
@@ -92,13 +85,6 @@ func ClientURL(addr net.Addr) string {
 // ::1. An unspecified address (0.0.0.0, [::]) listens on every interface and
 // is not loopback; nor is an address that is not a TCP IP address.
 func IsLoopback(addr net.Addr) bool {
-	if tcp, ok := addr.(*net.TCPAddr); ok {
-		return tcp.IP.IsLoopback()
-	}
 	host, _, err := net.SplitHostPort(addr.String())
-	if err != nil {
-		return false
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return err == nil && wire.IsLoopbackHost(host)
 }

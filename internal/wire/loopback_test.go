@@ -24,10 +24,31 @@ func TestIsLoopbackHost(t *testing.T) {
 		{"[::1]", false},          // a Hostname() has no brackets
 		{"127.0.0.1:8080", false}, // nor a port
 		{"fe80::1%en0", false},
+		{"::1%lo", false}, // a zone names an interface, not this host
+		{"::ffff:10.0.0.1", false},
 	}
 	for _, tt := range tests {
 		if got := IsLoopbackHost(tt.host); got != tt.want {
 			t.Errorf("IsLoopbackHost(%q) = %v, want %v", tt.host, got, tt.want)
+		}
+	}
+}
+
+func TestDialHost(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ host, want string }{
+		{"", "127.0.0.1"},
+		{"0.0.0.0", "127.0.0.1"},
+		{"::", "localhost"},
+		{"127.0.0.1", "127.0.0.1"},
+		{"::1", "::1"},
+		{"localhost", "localhost"},
+		{"192.0.2.7", "192.0.2.7"},
+		{"plants.example.com", "plants.example.com"},
+	}
+	for _, tt := range tests {
+		if got := DialHost(tt.host); got != tt.want {
+			t.Errorf("DialHost(%q) = %q, want %q", tt.host, got, tt.want)
 		}
 	}
 }

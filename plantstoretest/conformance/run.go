@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore-go/internal/mockserver"
 	"github.com/plantstore/plantstore-go/internal/wire"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
@@ -58,8 +57,8 @@ func Run(t *testing.T, target Target) {
 }
 
 // RunReport runs the checks against target, then against the fake
-// (plantstoretest.NewHandler, in-process, with a control API when target
-// has one), and returns the report with the two sets of observed answers
+// (plantstoretest.NewHandler, in-process, scripted through its Go API when
+// target is scripted), and returns the report with the two sets of observed answers
 // side by side. It fails only when target is refused (see [Target]); a
 // target that is down gives a report whose checks failed.
 func RunReport(ctx context.Context, target Target) (*Report, error) {
@@ -81,7 +80,10 @@ func RunReport(ctx context.Context, target Target) (*Report, error) {
 }
 
 // runReference runs the checks against a fresh fake in-process, with the
-// target's limits, and a control API if the target has one.
+// target's limits. Where the target is scripted, through its control API
+// or its Go API, the fake is scripted through its Go API ([Fake]): the
+// kit checks deployments and the mock from outside, and never imports the
+// mock to check itself against.
 func runReference(ctx context.Context, target Target, ts *settings) (*Report, error) {
 	token := target.Token
 	if wire.TokenProblem(token) != "" {
@@ -89,30 +91,17 @@ func runReference(ctx context.Context, target Target, ts *settings) (*Report, er
 	}
 	h := plantstoretest.NewHandler(plantstoretest.WithToken(token), plantstoretest.WithJournalLimit(0))
 	defer h.Close()
-	var handler http.Handler = h
 	name := "plantstoretest.NewHandler, in-process"
 	var fake Fake
-	if target.Fake != nil {
+	if target.Fake != nil || target.Control != nil {
 		fake = h
 		name += ", scripted through its Go API"
-	}
-	if target.Control != nil {
-		m, err := mockserver.New(h, mockserver.Config{Loopback: true})
-		if err != nil {
-			return nil, fmt.Errorf("conformance: the reference's control API: %v", err)
-		}
-		handler = m
-		name += ", with plantstore-mock's control API"
 	}
 	// The requests go straight to the handler, with no network between:
 	// what the checks compare is the handler's (status, headers, body),
 	// and a server would hold each connection it closes after a refused
 	// 1 MiB body for half a second (net/http's lingering close).
-	const base = "http://127.0.0.1"
-	ref := Target{URL: base, Token: token, MaxCreates: ts.maxCreates, Client: &http.Client{Transport: handlerTransport{handler}}, Fake: fake}
-	if target.Control != nil {
-		ref.Control = &Control{URL: base + strings.TrimSuffix(mockserver.Prefix, "/")}
-	}
+	ref := Target{URL: "http://127.0.0.1", Token: token, MaxCreates: ts.maxCreates, Client: &http.Client{Transport: handlerTransport{h}}, Fake: fake}
 	s, err := ref.settings()
 	if err != nil {
 		return nil, err
