@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # release-check.sh proves a release before anyone tags it. It takes the
-# version from CHANGELOG.md's newest released heading (which a test holds
-# equal to the version the client reports), then:
+# version from CHANGELOG.md's newest released heading, read by
+# scripts/changelog-version.sh (which a test holds equal to the version the
+# client reports; a heading it cannot read, such as "## [0.3.0]" with no
+# date, is an error naming the line), then:
 #
 #  1. builds a Go module proxy in a temporary directory holding the root
 #     module and otel/ at that version, zipped as the go command zips them
@@ -34,11 +36,9 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 start=$SECONDS
 
-version=$(sed -nE 's/^## \[([0-9]+\.[0-9]+\.[0-9]+)\] - [0-9]{4}-[0-9]{2}-[0-9]{2}$/v\1/p' CHANGELOG.md | head -n 1)
-if [ -z "$version" ]; then
-	echo "release-check: CHANGELOG.md has no released heading '## [X.Y.Z] - YYYY-MM-DD'" >&2
-	exit 1
-fi
+# A heading it cannot read stops the check here, naming the line: never the
+# release below it.
+version=v$(scripts/changelog-version.sh CHANGELOG.md)
 root=$(go list -m -f '{{.Path}}')
 echo "release-check: $root and $root/otel at $version"
 
