@@ -174,6 +174,21 @@ def test_bad_control_requests_change_nothing():
         expect(pending, [], "pending faults after bad requests")
 
 
+def test_messages_name_what_the_user_typed():
+    # The control API names JSON fields, not plantstoretest.Fault's Go fields.
+    with Mock() as m:
+        status, _, err = m.call("POST", "/__plantstore/faults", {"hang": True, "drop": True})
+        expect((status, err["message"]), (400, 'invalid fault: "hang" and "drop" are alternatives; set one'),
+               "POST /__plantstore/faults with hang and drop")
+    # The command line names flags, not conformance.Target's Go fields.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PLANTSTORE_")}
+    done = subprocess.run([EXE, "conformance", "-url", "https://plants.example.com", "-token", "t"],
+                          capture_output=True, text=True, env=env, timeout=30)
+    expect(done.returncode, 2, "plantstore-mock conformance against a host not on loopback, without -live")
+    assert done.stderr.startswith('plantstore-mock conformance: -url "https://plants.example.com" is not a loopback address'), done.stderr
+    assert "pass -live" in done.stderr and "Target" not in done.stderr, done.stderr
+
+
 def test_web_pages_cannot_drive_the_open_control_api():
     with Mock() as m:
         m.create({"id": 1, "name": "Fern"})
