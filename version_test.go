@@ -201,3 +201,27 @@ func TestReleaseCheckRefusesMisspeltHeading(t *testing.T) {
 		})
 	}
 }
+
+// TestREADMESaysHowToUseAnUntaggedVersion checks that before the README's
+// first command, go get of the version the client reports, it says what to
+// do while that tag is not published (go get then fails): it links to the
+// README's section on using a clone, which must exist.
+func TestREADMESaysHowToUseAnUntaggedVersion(t *testing.T) {
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	first := strings.Index(readme, "\ngo get github.com/plantstore/plantstore-go@v"+version+"\n")
+	if first < 0 {
+		t.Fatalf("README.md has no line %q", "go get github.com/plantstore/plantstore-go@v"+version)
+	}
+	const anchor = "#from-a-clone-until-the-tags-are-published"
+	above := readme[:first]
+	if !strings.Contains(above, "]("+anchor+")") || !strings.Contains(above, "not published") {
+		t.Errorf("README.md: above its first go get, no word that the tag may not be published yet and no link to %s:\n%s", anchor, above)
+	}
+	if !strings.Contains(readme, "\n## From a clone, until the tags are published\n") {
+		t.Errorf("README.md has no section %q for the link %s", "## From a clone, until the tags are published", anchor)
+	}
+}

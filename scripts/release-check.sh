@@ -14,9 +14,11 @@
 #  2. in a fresh consumer module (go 1.23) with GOPROXY set to file://
 #     proxies only (that one, and the module cache's download directory for
 #     third-party modules), GOSUMDB=off and a module cache of its own, runs
-#     go get of both modules at the version, builds and runs a program that
-#     makes a call through the otel hooks (the User-Agent must report the
-#     version, and the go line must stay 1.23), and go installs
+#     go get of both modules at the version (the root's as README.md's
+#     first command says it, which must name this version), builds and
+#     runs a program that makes a call through the otel hooks (the
+#     User-Agent must report the version, and the go line must stay 1.23),
+#     and go installs
 #     cmd/plantstore-mock@version into a temporary GOBIN, whose -version
 #     must print the version.
 #
@@ -118,8 +120,16 @@ consumer_env=(
 	GOMODCACHE="$tmp/modcache" GOWORK=off GOTOOLCHAIN=local
 	GOBIN="$tmp/bin"
 )
+# The README's first command, which fails until the tag is published, is
+# this one: what the consumer runs below proves it as written.
+readme_get=$(grep -m 1 "^go get $root@" "$repo/README.md" || true)
+if [ "$readme_get" != "go get $root@$version" ]; then
+	echo "release-check: FAILED: README.md's first go get is '$readme_get', want 'go get $root@$version'" >&2
+	exit 1
+fi
 cd "$consumer"
 env "${consumer_env[@]}" go get "$root@$version"
+echo "release-check: README.md's command works: $readme_get"
 env "${consumer_env[@]}" go get "$root/otel@$version"
 env "${consumer_env[@]}" go build -o "$tmp/consumer-bin" .
 got=$("$tmp/consumer-bin")
