@@ -125,7 +125,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 	fs.IntVar(&f.maxConns, "max-conns", mockserver.DefaultMaxConns, "serve at most `N` connections at once; more wait their turn")
 	fs.Var(&f.rate, "rate-limit", "answer API requests over `RATE` (N/s, N/m, N/h or N/duration, like 50/s or 10/1500ms) with 429 (default no limit)")
 	fs.Float64Var(&f.chaos, "chaos", 0, "answer this `fraction` (0 to 1) of API requests with a random fault")
-	fs.TextVar(&f.logLevel, "log-level", slog.LevelInfo, "log at `level` and above: debug (one line per API and control request), info (start-up and shutdown), warn or error")
+	f.logLevel = slog.LevelInfo
+	fs.Var(levelFlag{&f.logLevel}, "log-level", "log at `level` and above: debug (one line per API and control request), info (start-up and shutdown), warn or error")
 	fs.BoolVar(&f.healthcheck, "healthcheck", false, "check the health of the mock at -addr (GET /__plantstore/health, 1s at most) and exit: 0 healthy, 1 not; for a container's HEALTHCHECK")
 	profilePath := fs.String("profile", "", "answer a repeated id and refused credentials as the profile in `file` says (written by plantstore-mock conformance -profile-out)")
 	fs.Int64Var(&f.chaosSeed, "chaos-seed", 0, "the `seed` of -chaos's choices; the same seed gives the same sequence (default a random seed, printed)")
