@@ -189,6 +189,19 @@ def test_messages_name_what_the_user_typed():
     assert "pass -live" in done.stderr and "Target" not in done.stderr, done.stderr
 
 
+def test_log_is_structured_and_names_the_profile():
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as profile:
+        json.dump({"source": "https://ops:hunter2@plants.example.com", "auth_invalid": {"status": 403, "body": "no"}}, profile)
+        profile.flush()
+        with Mock("-profile", profile.name, "-log-level", "debug") as m:
+            m.create({"id": 1, "name": "Fern"})
+        lines = m.log().splitlines()
+    assert lines and all(l.startswith("time=") and " level=" in l and " msg=" in l for l in lines), lines
+    want = f'msg="-profile in force" profile={profile.name} source=https://ops:xxxxx@plants.example.com replies=auth_invalid'
+    assert any(want in l for l in lines), lines
+    assert not any("hunter2" in l for l in lines), lines
+
+
 def test_web_pages_cannot_drive_the_open_control_api():
     with Mock() as m:
         m.create({"id": 1, "name": "Fern"})
