@@ -3,64 +3,74 @@ package plantstore
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-// releaseHeading matches a released version's heading in CHANGELOG.md, as
-// Keep a Changelog writes it: "## [0.2.0] - 2026-11-23".
-var releaseHeading = regexp.MustCompile(`^## \[([0-9]+\.[0-9]+\.[0-9]+)\] - ([0-9]{4}-[0-9]{2}-[0-9]{2})$`)
-
-// newestRelease returns the version and date of the first released heading
-// of a changelog, skipping "## [Unreleased]". Any other "## " heading is an
-// error, so that a misspelt release heading cannot be skipped silently.
-func newestRelease(changelog string) (version, date string, err error) {
-	for i, line := range strings.Split(changelog, "\n") {
-		if !strings.HasPrefix(line, "## ") || line == "## [Unreleased]" {
-			continue
-		}
-		m := releaseHeading.FindStringSubmatch(line)
-		if m == nil {
-			return "", "", fmt.Errorf("line %d: %q is neither \"## [Unreleased]\" nor \"## [X.Y.Z] - YYYY-MM-DD\"", i+1, line)
-		}
-		if _, err := time.Parse(time.DateOnly, m[2]); err != nil {
-			return "", "", fmt.Errorf("line %d: %q: %v", i+1, line, err)
-		}
-		return m[1], m[2], nil
+// changelogVersion runs scripts/changelog-version.sh, the one reader of
+// CHANGELOG.md's newest release heading, on changelog and returns the
+// version it prints, or its error message. It skips the test without bash.
+func changelogVersion(t *testing.T, changelog string) (version string, err error) {
+	t.Helper()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash to run scripts/changelog-version.sh:", err)
 	}
-	return "", "", fmt.Errorf("no released version: no heading \"## [X.Y.Z] - YYYY-MM-DD\"")
+	file := filepath.Join(t.TempDir(), "CHANGELOG.md")
+	if err := os.WriteFile(file, []byte(changelog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Read here, not by bash, so that go test's cache knows the script.
+	script, err := os.ReadFile("scripts/changelog-version.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr strings.Builder
+	cmd := exec.Command(bash, "-c", string(script), "changelog-version.sh", file)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("%v: %s", err, strings.ReplaceAll(stderr.String(), file, "CHANGELOG.md"))
+	}
+	return strings.TrimSuffix(stdout.String(), "\n"), nil
 }
 
-func TestNewestRelease(t *testing.T) {
+func TestChangelogVersion(t *testing.T) {
 	tests := []struct {
 		name      string
 		changelog string
-		want      string // "version date", or "" for an error
+		want      string // the version, or the start of the error message
 	}{
-		{"unreleased first", "# Changelog\n\n## [Unreleased]\n\n- x\n\n## [0.2.0] - 2026-11-23\n\n## [0.1.0] - 2026-01-02\n", "0.2.0 2026-11-23"},
-		{"released first", "## [1.10.3] - 2027-02-28\n## [Unreleased]\n", "1.10.3 2027-02-28"},
-		{"only unreleased", "# Changelog\n\n## [Unreleased]\n\n### Added\n", ""},
-		{"empty", "", ""},
-		{"no date", "## [Unreleased]\n## [0.2.0]\n", ""},
-		{"v prefix", "## [v0.2.0] - 2026-11-23\n", ""},
-		{"impossible date", "## [0.2.0] - 2026-13-01\n", ""},
-		{"other heading", "## Unreleased\n## [0.2.0] - 2026-11-23\n", ""},
-		{"subheadings are not releases", "### [0.3.0] - 2026-12-01\n## [0.2.0] - 2026-11-23\n", "0.2.0 2026-11-23"},
+		{"unreleased first", "# Changelog\n\n## [Unreleased]\n\n- x\n\n## [0.2.0] - 2026-11-23\n\n## [0.1.0] - 2026-01-02\n", "0.2.0"},
+		{"released first", "## [1.10.3] - 2027-02-28\n## [Unreleased]\n", "1.10.3"},
+		{"leap day", "## [Unreleased]\n## [0.3.0] - 2028-02-29\n", "0.3.0"},
+		{"no final newline", "## [0.3.0] - 2026-12-01", "0.3.0"},
+		{"only unreleased", "# Changelog\n\n## [Unreleased]\n\n### Added\n", "CHANGELOG.md: no release heading"},
+		{"empty", "", "CHANGELOG.md: no release heading"},
+		{"en dash", "## [Unreleased]\n\n## [0.3.0] \u2013 2026-12-01\n\n## [0.2.0] - 2026-11-23\n", "CHANGELOG.md:3: \"## [0.3.0] \u2013 2026-12-01\" is neither"},
+		{"no date", "## [Unreleased]\n## [0.3.0]\n## [0.2.0] - 2026-11-23\n", "CHANGELOG.md:2: \"## [0.3.0]\" is neither"},
+		{"v prefix", "## [v0.3.0] - 2026-12-01\n", "CHANGELOG.md:1: \"## [v0.3.0] - 2026-12-01\" is neither"},
+		{"leading zero", "## [0.03.0] - 2026-12-01\n", "CHANGELOG.md:1: \"## [0.03.0] - 2026-12-01\" is neither"},
+		{"impossible month", "## [0.3.0] - 2026-13-01\n", "CHANGELOG.md:1: \"## [0.3.0] - 2026-13-01\": no such date"},
+		{"not a leap year", "## [0.3.0] - 2100-02-29\n", "CHANGELOG.md:1: \"## [0.3.0] - 2100-02-29\": no such date"},
+		{"other heading", "## Unreleased\n## [0.2.0] - 2026-11-23\n", "CHANGELOG.md:1: \"## Unreleased\" is neither"},
+		{"subheadings are not releases", "### [0.3.0] - 2026-12-01\n## [0.2.0] - 2026-11-23\n", "0.2.0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			version, date, err := newestRelease(tt.changelog)
-			got := version + " " + date
+			got, err := changelogVersion(t, tt.changelog)
 			if err != nil {
-				got = ""
+				got = err.Error()
+				if _, msg, ok := strings.Cut(got, ": "); ok && strings.HasPrefix(msg, tt.want) {
+					return
+				}
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("newestRelease: (-want +got):\n%s(err: %v)", diff, err)
+				t.Errorf("scripts/changelog-version.sh: (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -68,15 +78,16 @@ func TestNewestRelease(t *testing.T) {
 
 // TestVersionMatchesChangelog holds the one version constant (which the
 // User-Agent reports and the release check tags) to the newest released
-// heading of CHANGELOG.md: a release updates both, or this fails.
+// heading of CHANGELOG.md, read as the release check reads it: a release
+// updates both, or this fails.
 func TestVersionMatchesChangelog(t *testing.T) {
 	data, err := os.ReadFile("CHANGELOG.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	released, _, err := newestRelease(string(data))
+	released, err := changelogVersion(t, string(data))
 	if err != nil {
-		t.Fatalf("CHANGELOG.md: %v", err)
+		t.Fatal(err)
 	}
 	if version != released {
 		t.Errorf("the version constant is %q, but the newest release in CHANGELOG.md is %q: update both together (see RELEASING.md)", version, released)
@@ -133,5 +144,84 @@ func TestREADMEInstallsTheVersion(t *testing.T) {
 	}
 	if found == 0 {
 		t.Error("README.md names no module at a version: the pattern no longer fits its install lines")
+	}
+}
+
+// TestReleaseCheckRefusesMisspeltHeading runs scripts/release-check.sh on a
+// changelog whose newest release heading it cannot read: it must stop at
+// once, naming the line, and never go on to check the release before it.
+func TestReleaseCheckRefusesMisspeltHeading(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash:", err)
+	}
+	scripts, err := filepath.Glob("scripts/*.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, heading string
+	}{
+		{"en dash", "## [0.3.0] – 2026-12-01"},
+		{"no date", "## [0.3.0]"},
+		{"impossible date", "## [0.3.0] - 2026-02-29"},
+		{"v prefix", "## [v0.3.0] - 2026-12-01"},
+		{"unbracketed", "## 0.3.0 - 2026-12-01"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.Mkdir(filepath.Join(dir, "scripts"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range scripts {
+				data, err := os.ReadFile(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, s), data, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			changelog := "# Changelog\n\n## [Unreleased]\n\n" + tt.heading + "\n\n- x\n\n## [0.2.0] - 2026-11-23\n"
+			if err := os.WriteFile(filepath.Join(dir, "CHANGELOG.md"), []byte(changelog), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr strings.Builder
+			cmd := exec.Command(bash, filepath.Join(dir, "scripts", "release-check.sh"))
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			if err == nil {
+				t.Fatalf("release-check.sh passed; stdout:\n%s", stdout.String())
+			}
+			want := `CHANGELOG.md:5: "` + tt.heading + `"`
+			if !strings.Contains(stderr.String(), want) || stdout.String() != "" {
+				t.Errorf("release-check.sh: %v\nstdout:\n%s\nstderr:\n%s\nwant nothing on stdout and %s on stderr", err, stdout.String(), stderr.String(), want)
+			}
+		})
+	}
+}
+
+// TestREADMESaysHowToUseAnUntaggedVersion checks that before the README's
+// first command, go get of the version the client reports, it says what to
+// do while that tag is not published (go get then fails): it links to the
+// README's section on using a clone, which must exist.
+func TestREADMESaysHowToUseAnUntaggedVersion(t *testing.T) {
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	first := strings.Index(readme, "\ngo get github.com/plantstore/plantstore-go@v"+version+"\n")
+	if first < 0 {
+		t.Fatalf("README.md has no line %q", "go get github.com/plantstore/plantstore-go@v"+version)
+	}
+	const anchor = "#from-a-clone-until-the-tags-are-published"
+	above := readme[:first]
+	if !strings.Contains(above, "]("+anchor+")") || !strings.Contains(above, "not published") {
+		t.Errorf("README.md: above its first go get, no word that the tag may not be published yet and no link to %s:\n%s", anchor, above)
+	}
+	if !strings.Contains(readme, "\n## From a clone, until the tags are published\n") {
+		t.Errorf("README.md has no section %q for the link %s", "## From a clone, until the tags are published", anchor)
 	}
 }

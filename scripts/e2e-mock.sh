@@ -47,6 +47,8 @@ check "health" "$(code "$url/__plantstore/health")" 200
 check "a simple cross-site fault" "$(code -H 'Content-Type: text/plain' -H 'Origin: http://evil.example' -d '{"status":503}' "$url/__plantstore/faults")" 403
 check "a rebinding page's reset" "$(code -X POST -H 'Host: rebind.evil.example' "$url/__plantstore/reset")" 403
 check "a fault as a form" "$(code -d '{"status":503}' "$url/__plantstore/faults")" 415
+check "a contradictory fault, in JSON terms" "$(curl -s -H 'Content-Type: application/json' -d '{"hang":true,"drop":true}' "$url/__plantstore/faults")" \
+	'{"error":100,"message":"invalid fault: \"hang\" and \"drop\" are alternatives; set one"}'
 check "no fault queued" "$(curl -s "$url/__plantstore/faults")" "[]"
 check "inject a 503" "$(code -H 'Content-Type: application/json' -d '{"status":503,"headers":{"Retry-After":"1"}}' "$url/__plantstore/faults")" 201
 check "create answered by the fault" "$(code "${create[@]}")" 503

@@ -174,6 +174,34 @@ def test_bad_control_requests_change_nothing():
         expect(pending, [], "pending faults after bad requests")
 
 
+def test_messages_name_what_the_user_typed():
+    # The control API names JSON fields, not plantstoretest.Fault's Go fields.
+    with Mock() as m:
+        status, _, err = m.call("POST", "/__plantstore/faults", {"hang": True, "drop": True})
+        expect((status, err["message"]), (400, 'invalid fault: "hang" and "drop" are alternatives; set one'),
+               "POST /__plantstore/faults with hang and drop")
+    # The command line names flags, not conformance.Target's Go fields.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PLANTSTORE_")}
+    done = subprocess.run([EXE, "conformance", "-url", "https://plants.example.com", "-token", "t"],
+                          capture_output=True, text=True, env=env, timeout=30)
+    expect(done.returncode, 2, "plantstore-mock conformance against a host not on loopback, without -live")
+    assert done.stderr.startswith('plantstore-mock conformance: -url "https://plants.example.com" is not a loopback address'), done.stderr
+    assert "pass -live" in done.stderr and "Target" not in done.stderr, done.stderr
+
+
+def test_log_is_structured_and_names_the_profile():
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as profile:
+        json.dump({"source": "https://ops:hunter2@plants.example.com", "auth_invalid": {"status": 403, "body": "no"}}, profile)
+        profile.flush()
+        with Mock("-profile", profile.name, "-log-level", "debug") as m:
+            m.create({"id": 1, "name": "Fern"})
+        lines = m.log().splitlines()
+    assert lines and all(l.startswith("time=") and " level=" in l and " msg=" in l for l in lines), lines
+    want = f'msg="-profile in force" profile={profile.name} source=https://ops:xxxxx@plants.example.com replies=auth_invalid'
+    assert any(want in l for l in lines), lines
+    assert not any("hunter2" in l for l in lines), lines
+
+
 def test_web_pages_cannot_drive_the_open_control_api():
     with Mock() as m:
         m.create({"id": 1, "name": "Fern"})

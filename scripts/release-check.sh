@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # release-check.sh proves a release before anyone tags it. It takes the
-# version from CHANGELOG.md's newest released heading (which a test holds
-# equal to the version the client reports), then:
+# version from CHANGELOG.md's newest released heading, read by
+# scripts/changelog-version.sh (which a test holds equal to the version the
+# client reports; a heading it cannot read, such as "## [0.3.0]" with no
+# date, is an error naming the line), then:
 #
 #  1. builds a Go module proxy in a temporary directory holding the root
 #     module and otel/ at that version, zipped as the go command zips them
@@ -12,9 +14,11 @@
 #  2. in a fresh consumer module (go 1.23) with GOPROXY set to file://
 #     proxies only (that one, and the module cache's download directory for
 #     third-party modules), GOSUMDB=off and a module cache of its own, runs
-#     go get of both modules at the version, builds and runs a program that
-#     makes a call through the otel hooks (the User-Agent must report the
-#     version, and the go line must stay 1.23), and go installs
+#     go get of both modules at the version (the root's as README.md's
+#     first command says it, which must name this version), builds and
+#     runs a program that makes a call through the otel hooks (the
+#     User-Agent must report the version, and the go line must stay 1.23),
+#     and go installs
 #     cmd/plantstore-mock@version into a temporary GOBIN, whose -version
 #     must print the version.
 #
@@ -34,11 +38,9 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 start=$SECONDS
 
-version=$(sed -nE 's/^## \[([0-9]+\.[0-9]+\.[0-9]+)\] - [0-9]{4}-[0-9]{2}-[0-9]{2}$/v\1/p' CHANGELOG.md | head -n 1)
-if [ -z "$version" ]; then
-	echo "release-check: CHANGELOG.md has no released heading '## [X.Y.Z] - YYYY-MM-DD'" >&2
-	exit 1
-fi
+# A heading it cannot read stops the check here, naming the line: never the
+# release below it.
+version=v$(scripts/changelog-version.sh CHANGELOG.md)
 root=$(go list -m -f '{{.Path}}')
 echo "release-check: $root and $root/otel at $version"
 
@@ -118,8 +120,16 @@ consumer_env=(
 	GOMODCACHE="$tmp/modcache" GOWORK=off GOTOOLCHAIN=local
 	GOBIN="$tmp/bin"
 )
+# The README's first command, which fails until the tag is published, is
+# this one: what the consumer runs below proves it as written.
+readme_get=$(grep -m 1 "^go get $root@" "$repo/README.md" || true)
+if [ "$readme_get" != "go get $root@$version" ]; then
+	echo "release-check: FAILED: README.md's first go get is '$readme_get', want 'go get $root@$version'" >&2
+	exit 1
+fi
 cd "$consumer"
 env "${consumer_env[@]}" go get "$root@$version"
+echo "release-check: README.md's command works: $readme_get"
 env "${consumer_env[@]}" go get "$root/otel@$version"
 env "${consumer_env[@]}" go build -o "$tmp/consumer-bin" .
 got=$("$tmp/consumer-bin")

@@ -99,7 +99,7 @@ func runConformance(ctx context.Context, args []string, getenv func(string) stri
 	}
 	rep, err := conformance.RunReport(ctx, t)
 	if err != nil {
-		fmt.Fprintf(stderr, "plantstore-mock conformance: %s\n", strings.TrimPrefix(err.Error(), "conformance: "))
+		fmt.Fprintf(stderr, "plantstore-mock conformance: %s\n", flagTerms(err, set))
 		return 2
 	}
 	if profileOut != "" {
@@ -132,4 +132,37 @@ func runConformance(ctx context.Context, args []string, getenv func(string) stri
 		return 1
 	}
 	return 0
+}
+
+// flagTerms is the message of err, an error of conformance.RunReport, for
+// the command line: the kit's messages name the fields of
+// conformance.Target that a Go user sets ("Target.URL ... set Target.Live"),
+// and here they name the flag, or the environment variable, that the user
+// gave instead ("-url ... pass -live"). set holds the flags given.
+func flagTerms(err error, set map[string]bool) string {
+	from := func(flag, env string) string {
+		if set[flag] || env == "" {
+			return "-" + flag
+		}
+		return "$" + env
+	}
+	// At one position, the first that matches wins: phrases first. Where
+	// a message names a value, it names where that came from; where it
+	// says where to give one, both places.
+	return strings.NewReplacer(
+		"set Target.Live (plantstore-mock conformance -live)", "pass -live",
+		"set Target.Live", "pass -live",
+		"in Target.Token", "in -token (or $PLANTSTORE_TOKEN)",
+		"in Control.AdminToken", "in -admin-token (or $PLANTSTORE_ADMIN_TOKEN)",
+		"Target.Control.URL", "-control-url",
+		"Target.Control.AdminToken", from("admin-token", "PLANTSTORE_ADMIN_TOKEN"),
+		"Control.URL", "-control-url",
+		"Control.AdminToken", from("admin-token", "PLANTSTORE_ADMIN_TOKEN"),
+		"Target.URL", from("url", "PLANTSTORE_URL"),
+		"Target.Token", from("token", "PLANTSTORE_TOKEN"),
+		"Target.Live", "-live",
+		"Target.MaxCreates", "-max-creates",
+		"Target.FirstID", "-first-id",
+		"Target.NamePrefix", "-name-prefix",
+	).Replace(strings.TrimPrefix(err.Error(), "conformance: "))
 }

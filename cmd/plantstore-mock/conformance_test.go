@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/plantstore/plantstore-go/plantstoretest"
+	"github.com/plantstore/plantstore-go/plantstoretest/conformance"
 )
 
 // conformanceReport is the part of the -json report the tests read.
@@ -139,7 +142,24 @@ func TestConformanceUsage(t *testing.T) {
 	}{
 		{"no url", nil, []string{"-token", "t"}, "-url (or $PLANTSTORE_URL) is required"},
 		{"no token", nil, []string{"-url", "http://127.0.0.1:1"}, "-token (or $PLANTSTORE_TOKEN) is required"},
-		{"not loopback", nil, []string{"-url", "https://plants.example.com", "-token", "t"}, "set Target.Live (plantstore-mock conformance -live)"},
+		// The kit's own checks of its Target, told in flags: what the
+		// user typed, not the Go fields a Go user sets.
+		{"not loopback", nil, []string{"-url", "https://plants.example.com", "-token", "t"},
+			`-url "https://plants.example.com" is not a loopback address, so it may be a real deployment: ` +
+				"a run creates up to 10 plants there, which the API cannot delete; pass -live to run against it"},
+		{"not loopback from the environment", map[string]string{"PLANTSTORE_URL": "https://plants.example.com"}, []string{"-token", "t"},
+			`$PLANTSTORE_URL "https://plants.example.com" is not a loopback address`},
+		{"not a base url", nil, []string{"-url", "ftp://127.0.0.1/", "-token", "t"}, `-url "ftp://127.0.0.1/" is not an http or https base URL`},
+		{"user in url", nil, []string{"-url", "http://me:secret@127.0.0.1:1", "-token", "t"},
+			`-url "http://me:xxxxx@127.0.0.1:1" holds a user or password; give the bearer token in -token (or $PLANTSTORE_TOKEN)`},
+		{"control url not http", nil, []string{"-url", "http://127.0.0.1:1", "-token", "t", "-control-url", "127.0.0.1:1"},
+			`-control-url "127.0.0.1:1" is not an http or https URL`},
+		{"user in control url", nil, []string{"-url", "http://127.0.0.1:1", "-token", "t", "-control-url", "http://me:secret@127.0.0.1:1"},
+			`-control-url "http://me:xxxxx@127.0.0.1:1" holds a user or password; give the token in -admin-token (or $PLANTSTORE_ADMIN_TOKEN)`},
+		{"control url not loopback", nil, []string{"-url", "http://127.0.0.1:1", "-token", "t", "-control-url", "https://plants.example.com/__plantstore"},
+			`-control-url "https://plants.example.com/__plantstore" is not a loopback address; pass -live to use it`},
+		{"first id too large", nil, []string{"-url", "http://127.0.0.1:1", "-token", "t", "-first-id", "9223372036854775807"},
+			"-first-id 9223372036854775807 leaves no room for the run's ids; want 1 to 9223372036854774807"},
 		{"admin token alone", nil, []string{"-url", "http://127.0.0.1:1", "-token", "t", "-admin-token", "a"}, "-admin-token needs -control-url"},
 		{"bad max-creates", nil, []string{"-url", "http://127.0.0.1:1", "-token", "t", "-max-creates", "-1"}, "-max-creates is -1, want 1 or more"},
 		// 0 is Target.MaxCreates's "the default", 10: on the command line it
@@ -148,8 +168,34 @@ func TestConformanceUsage(t *testing.T) {
 		{"extra argument", nil, []string{"-url", "http://127.0.0.1:1", "-token", "t", "extra"}, "unexpected arguments"},
 	} {
 		status, out, errOut := runKit(t, tt.env, tt.args...)
-		if status != 2 || out != "" || !strings.Contains(errOut, tt.want) {
-			t.Errorf("%s: status %d, stdout %q, stderr %q; want 2, nothing, and %q", tt.name, status, out, errOut, tt.want)
+		if status != 2 || out != "" || !strings.Contains(errOut, tt.want) || strings.Contains(errOut, "Target") {
+			t.Errorf("%s: status %d, stdout %q, stderr %q; want 2, nothing, and %q, in flags, not Go", tt.name, status, out, errOut, tt.want)
+		}
+	}
+}
+
+// TestKitMessagesNameFlags checks that the command knows a flag for every
+// field of conformance.Target a message of the kit can name, so that a
+// message about a field added later cannot reach the command line in Go
+// terms. Client, Fake and Report have no flag: only Go sets them.
+func TestKitMessagesNameFlags(t *testing.T) {
+	t.Parallel()
+	var names []string
+	for _, typ := range []reflect.Type{reflect.TypeFor[conformance.Target](), reflect.TypeFor[conformance.Control]()} {
+		for i := 0; i < typ.NumField(); i++ {
+			switch name := typ.Field(i).Name; name {
+			case "Client", "Fake", "Report", "Control":
+			case "URL", "AdminToken":
+				names = append(names, "Target.Control."+name, "Control."+name)
+			default:
+				names = append(names, "Target."+name)
+			}
+		}
+	}
+	for _, name := range names {
+		msg := flagTerms(errors.New("conformance: "+name+" is wrong"), map[string]bool{})
+		if strings.Contains(msg, "Target") || strings.Contains(msg, "Control.") || !strings.HasPrefix(msg, "-") && !strings.HasPrefix(msg, "$") {
+			t.Errorf("the kit's message about %s reads %q on the command line, want a flag or variable", name, msg)
 		}
 	}
 }

@@ -21,10 +21,15 @@
 // connections, with a URL a client on this machine can use (with -addr
 // 127.0.0.1:0 the port is chosen for it; an unspecified host, as in :0,
 // listens on every address and becomes 127.0.0.1 or localhost in the URL).
-// On standard error it says whether the control API is open, needs the
-// admin token, or is off (on a non-loopback address without an admin
-// token), and, at -log-level debug only, logs one line per request
-// (method, path, status and duration; never a token).
+// On standard error it logs, in slog's text format (time=… level=… msg=…,
+// one handler for every line), start-up lines at every -log-level: whether
+// the control API is open, needs the admin token, or is off (on a
+// non-loopback address without an admin token), the -chaos seed it picked,
+// and the -profile in force (its file, its source without a password or
+// query, and which replies it sets; never a secret). At -log-level debug
+// only, it logs one line per request (method, path, status and duration;
+// never a token); at info, also its shutdown. A mock that cannot start
+// logs nothing: it says why in plain lines, as the flag package does.
 //
 // With -healthcheck it serves nothing: it asks the mock at -addr for
 // /__plantstore/health and exits 0 if it is healthy, 1 if not, within a
@@ -47,7 +52,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -97,6 +101,7 @@ type flags struct {
 	chaosSeeded bool // -chaos-seed was given
 	logLevel    slog.Level
 	healthcheck bool
+	profilePath string
 	profile     *plantstoretest.Profile // read from the -profile file; nil for none
 }
 
@@ -125,9 +130,10 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 	fs.IntVar(&f.maxConns, "max-conns", mockserver.DefaultMaxConns, "serve at most `N` connections at once; more wait their turn")
 	fs.Var(&f.rate, "rate-limit", "answer API requests over `RATE` (N/s, N/m, N/h or N/duration, like 50/s or 10/1500ms) with 429 (default no limit)")
 	fs.Float64Var(&f.chaos, "chaos", 0, "answer this `fraction` (0 to 1) of API requests with a random fault")
-	fs.TextVar(&f.logLevel, "log-level", slog.LevelInfo, "log at `level` and above: debug (one line per API and control request), info (start-up and shutdown), warn or error")
+	f.logLevel = slog.LevelInfo
+	fs.Var(levelFlag{&f.logLevel}, "log-level", "log at `level` and above: debug (one line per API and control request), info (start-up and shutdown), warn or error")
 	fs.BoolVar(&f.healthcheck, "healthcheck", false, "check the health of the mock at -addr (GET /__plantstore/health, 1s at most) and exit: 0 healthy, 1 not; for a container's HEALTHCHECK")
-	profilePath := fs.String("profile", "", "answer a repeated id and refused credentials as the profile in `file` says (written by plantstore-mock conformance -profile-out)")
+	fs.StringVar(&f.profilePath, "profile", "", "answer a repeated id and refused credentials as the profile in `file` says (written by plantstore-mock conformance -profile-out)")
 	fs.Int64Var(&f.chaosSeed, "chaos-seed", 0, "the `seed` of -chaos's choices; the same seed gives the same sequence (default a random seed, printed)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -159,8 +165,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 		fmt.Fprintf(stderr, "plantstore-mock: %s\n", msg)
 		return nil, 2
 	}
-	if *profilePath != "" {
-		p, err := loadProfile(*profilePath)
+	if f.profilePath != "" {
+		p, err := loadProfile(f.profilePath)
 		if err != nil {
 			fmt.Fprintf(stderr, "plantstore-mock: %v\n", err)
 			return nil, 2
@@ -222,11 +228,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if f.healthcheck {
 		return healthcheck(ctx, f.addr, stderr)
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: f.logLevel}))
 	if f.chaos > 0 && !f.chaosSeeded {
 		f.chaosSeed = time.Now().UnixNano()
-		fmt.Fprintf(stderr, "plantstore-mock: -chaos %v with seed %d; pass -chaos-seed %d to repeat this run\n", f.chaos, f.chaosSeed, f.chaosSeed)
 	}
+	logger, always := newLoggers(stderr, f.logLevel)
 	h := newHandler(f, logger)
 	defer h.Close()
 	if f.seed != "" {
@@ -235,7 +240,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return 2
 		}
 	}
-
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "plantstore-mock: %v\n", err)
@@ -252,6 +256,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stderr, "plantstore-mock: %v\n", err)
 		return 2
 	}
+
+	// It starts: from here on, it says everything through the loggers.
+	// Before, a mock that could not start said why in plain lines, as the
+	// flag package does, and logged nothing.
 	srv := &http.Server{
 		Handler:           mock,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -259,16 +267,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          log.New(stderr, "plantstore-mock: ", 0),
+		ErrorLog:          slog.NewLogLogger(always.Handler(), slog.LevelError),
 	}
-	fmt.Fprintf(stderr, "plantstore-mock: %s\n", mock.Status())
+	if f.chaos > 0 && !f.chaosSeeded {
+		always.Info("-chaos with a random seed; pass -chaos-seed to repeat this run", "chaos", f.chaos, "chaos_seed", f.chaosSeed)
+	}
+	if f.profile != nil {
+		logProfile(always, f.profilePath, f.profile)
+	}
+	always.Info(mock.Status())
 	fmt.Fprintf(stdout, "listening on %s\n", mockserver.ClientURL(ln.Addr()))
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(mockserver.LimitListener(ln, f.maxConns)) }()
 	select {
 	case err := <-serveErr:
-		fmt.Fprintf(stderr, "plantstore-mock: %v\n", err)
+		always.Error("serving", "err", err)
 		return 1
 	case <-ctx.Done():
 	}
@@ -278,7 +292,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
-		fmt.Fprintf(stderr, "plantstore-mock: shutdown: %v; closing the remaining connections\n", err)
+		always.Error("shutdown: closing the remaining connections", "err", err)
 		srv.Close()
 		return 1
 	}
@@ -308,30 +322,6 @@ func newHandler(f *flags, logger *slog.Logger) *plantstoretest.Handler {
 		opts = append(opts, plantstoretest.WithProfile(*f.profile))
 	}
 	return plantstoretest.NewHandler(opts...)
-}
-
-// atLevel is a slog.Handler that records everything at one level: the
-// fake logs its requests at info, which the command treats as debug.
-type atLevel struct {
-	slog.Handler
-	level slog.Level
-}
-
-func (h atLevel) Enabled(ctx context.Context, _ slog.Level) bool {
-	return h.Handler.Enabled(ctx, h.level)
-}
-
-func (h atLevel) Handle(ctx context.Context, r slog.Record) error {
-	r.Level = h.level
-	return h.Handler.Handle(ctx, r)
-}
-
-func (h atLevel) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return atLevel{h.Handler.WithAttrs(attrs), h.level}
-}
-
-func (h atLevel) WithGroup(name string) slog.Handler {
-	return atLevel{h.Handler.WithGroup(name), h.level}
 }
 
 // seed stores the plants of the JSON file at path, all or none.

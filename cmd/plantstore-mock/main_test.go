@@ -179,6 +179,28 @@ func TestRunRejectsBadUsage(t *testing.T) {
 	}
 }
 
+// TestHelpShowsDefaultsAsTyped checks that -h shows each default as the
+// flag takes it and the README writes it: "-log-level" "(default info)",
+// not slog's "INFO".
+func TestHelpShowsDefaultsAsTyped(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	if status := run(context.Background(), []string{"-h"}, func(string) string { return "" }, &stdout, &stderr); status != 0 {
+		t.Fatalf("-h: status %d, want 0", status)
+	}
+	help := stderr.String()
+	_, logLevel, _ := strings.Cut(help, "\n  -log-level ")
+	logLevel, _, _ = strings.Cut(logLevel, "\n  -")
+	if !strings.HasSuffix(logLevel, "(default info)") {
+		t.Errorf("-h shows -log-level as\n%s\nwant its default as \"(default info)\"", logLevel)
+	}
+	for _, level := range []string{"debug", "info", "warn", "error", "INFO"} {
+		if _, status := parseFlags([]string{"-log-level", level}, func(string) string { return "" }, &stderr); status != -1 {
+			t.Errorf("-log-level %s: status %d, want it taken", level, status)
+		}
+	}
+}
+
 // withoutToken returns env without PLANTSTORE_TOKEN.
 func withoutToken(env []string) []string {
 	var out []string

@@ -13,7 +13,8 @@ import (
 
 // faultJSON is a [plantstoretest.Fault] as POST /__plantstore/faults takes
 // it. Every field is optional; the Handler's own checks reject the
-// contradictions, with the messages [plantstoretest.Handler.Inject] gives.
+// contradictions, with the messages [plantstoretest.Handler.Inject] gives,
+// told in JSON terms (see [jsonFaultMessage]).
 type faultJSON struct {
 	Status int `json:"status"`
 	// Headers maps a header name to a string or an array of strings. Names
@@ -135,6 +136,35 @@ func (fj *faultJSON) fault() (plantstoretest.Fault, *controlError) {
 	return f, nil
 }
 
+// jsonTerms rewrites the Handler's messages about a [plantstoretest.Fault],
+// which name its Go fields for Go users ("plantstoretest: invalid Fault:
+// Hang and Drop are alternatives; set one"), in the terms of the JSON a
+// user of the control API posted ("invalid fault: \"hang\" and \"drop\" are
+// alternatives; set one"). The phrases come before the names they start
+// with: at one position, the first that matches wins.
+var jsonTerms = strings.NewReplacer(
+	"plantstoretest: invalid Fault: ", "invalid fault: ",
+	"a Fault with", "a fault with",
+	"Status must be 0", `"status" must be left out`,
+	"Header and Body must be nil", `"headers" and "body" must be left out`,
+	"Delay must be 0", `"delay" must be left out`,
+	"Status", `"status"`,
+	"Header", `"headers"`,
+	"Body", `"body"`,
+	"Delay", `"delay"`,
+	"Hang", `"hang"`,
+	"Drop", `"drop"`,
+	"Store", `"store"`,
+	"Times", `"times"`,
+	"Match", `"match"`,
+)
+
+// jsonFaultMessage is the message of err, an error of
+// [plantstoretest.Handler.AddFault], for the control API: in JSON terms.
+func jsonFaultMessage(err error) string {
+	return jsonTerms.Replace(err.Error())
+}
+
 // headerValues decodes one entry of "headers": a string or a non-empty
 // array of strings, under a valid header name, with values that cannot
 // break the response's framing.
@@ -217,7 +247,7 @@ func (s *Server) addFault(w http.ResponseWriter, _ *http.Request, body []byte) (
 	id, err := s.fake.AddFault(f)
 	if err != nil {
 		s.mu.Unlock()
-		return 0, badRequest("%v", err)
+		return 0, badRequest("%s", jsonFaultMessage(err))
 	}
 	s.pruneMatches(nil)
 	if fj.Match != nil {

@@ -2,11 +2,12 @@ package mockserver
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -181,38 +182,52 @@ func TestMatchOnARequestWithoutAPlant(t *testing.T) {
 	}
 }
 
-func TestAddFaultRejectsWithInjectsMessages(t *testing.T) {
+// TestAddFaultRejectsInJSONTerms checks that a fault the Handler refuses is
+// refused with a message naming the JSON fields the user posted, not the
+// Go fields of plantstoretest.Fault that Inject's message names.
+func TestAddFaultRejectsInJSONTerms(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name  string
-		json  string
-		fault plantstoretest.Fault // the same fault in Go, whose AddFault error the reply must carry
+		name, json, want string
 	}{
-		{"hang and drop", `{"hang": true, "drop": true}`, plantstoretest.Fault{Hang: true, Drop: true}},
-		{"status out of range", `{"status": 99}`, plantstoretest.Fault{Status: 99}},
-		{"status with drop", `{"status": 503, "drop": true}`, plantstoretest.Fault{Status: 503, Drop: true}},
-		{"body without status", `{"body": "x"}`, plantstoretest.Fault{Body: []byte("x")}},
-		{"negative times", `{"status": 503, "times": -1}`, plantstoretest.Fault{Status: 503, Times: -1}},
-		{"negative delay", `{"delay": "-1s"}`, plantstoretest.Fault{Delay: -time.Second}},
-		{"hang with delay", `{"hang": true, "delay": "1s"}`, plantstoretest.Fault{Hang: true, Delay: time.Second}},
-		{"store alone", `{"store": true}`, plantstoretest.Fault{Store: true}},
+		{"hang and drop", `{"hang": true, "drop": true}`, `invalid fault: "hang" and "drop" are alternatives; set one`},
+		{"status out of range", `{"status": 99}`, `invalid fault: "status" is 99, want 0 or 200 to 599`},
+		{"status with drop", `{"status": 503, "drop": true}`, `invalid fault: a fault with "hang" or "drop" sends no reply, so "status" must be left out`},
+		{"headers with hang", `{"hang": true, "headers": {"X-A": "1"}}`, `invalid fault: a fault with "hang" or "drop" sends no reply, so "headers" and "body" must be left out`},
+		{"body without status", `{"body": "x"}`, `invalid fault: "body" needs a "status"`},
+		{"negative times", `{"status": 503, "times": -1}`, `invalid fault: "times" is -1, want 0 or more`},
+		{"negative delay", `{"delay": "-1s"}`, `invalid fault: "delay" is -1s, want 0 or more`},
+		{"hang with delay", `{"hang": true, "delay": "1s"}`, `invalid fault: a fault with "hang" never replies, so "delay" must be left out`},
+		{"store alone", `{"store": true}`, `invalid fault: "store" alone changes nothing; add "status", "headers", "delay", "hang" or "drop"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv, h := openMock(t)
-			probe := plantstoretest.NewHandler()
-			defer probe.Close()
-			_, wantErr := probe.AddFault(tt.fault)
-			if wantErr == nil {
-				t.Fatalf("AddFault(%+v) = nil error; the test's fault must be invalid", tt.fault)
-			}
 			rep := call(t, srv, "POST", "/__plantstore/faults", []byte(tt.json), "")
-			wantError(t, "POST faults "+tt.json, rep, 400, CodeBadControlRequest, wantErr.Error())
+			wantError(t, "POST faults "+tt.json, rep, 400, CodeBadControlRequest)
+			if got := decode[plantstoretest.ErrorBody](t, rep).Message; got != tt.want {
+				t.Errorf("POST faults %s: message\n%q, want\n%q", tt.json, got, tt.want)
+			}
 			if got := h.Faults(); len(got) != 0 {
 				t.Errorf("faults after a refused POST = %+v, want none", got)
 			}
 		})
+	}
+}
+
+// TestFaultMessagesNameEveryField checks that the translation of the
+// Handler's fault messages knows every field of plantstoretest.Fault, so
+// that a message about a field added later cannot reach a JSON user in Go
+// terms.
+func TestFaultMessagesNameEveryField(t *testing.T) {
+	typ := reflect.TypeFor[plantstoretest.Fault]()
+	for i := 0; i < typ.NumField(); i++ {
+		name := typ.Field(i).Name
+		got := jsonFaultMessage(errors.New("plantstoretest: invalid Fault: " + name + " is wrong"))
+		if strings.Contains(got, name) || !strings.HasPrefix(got, "invalid fault: \"") {
+			t.Errorf("the message about Fault.%s reads %q in the control API, want the JSON field quoted", name, got)
+		}
 	}
 }
 

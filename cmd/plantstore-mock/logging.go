@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/url"
+	"strings"
+
+	"github.com/plantstore/plantstore-go/plantstoretest"
+)
+
+// newLoggers returns the two loggers of a running mock, which write through
+// one slog.TextHandler on w, so that everything it says once its flags are
+// read is one kind of line: log drops the records below level (-log-level),
+// and always drops none, for the lines that print at every level: the
+// start-up lines, which say how the mock runs, and errors. (Bad usage,
+// status 2, is told before either exists, in plain lines as the flag
+// package prints its own.)
+func newLoggers(w io.Writer, level slog.Level) (log, always *slog.Logger) {
+	h := slog.NewTextHandler(w, &slog.HandlerOptions{Level: min(level, slog.LevelInfo)})
+	return slog.New(atLeast{h, level}), slog.New(h)
+}
+
+// atLeast is a slog.Handler that drops the records below a level.
+type atLeast struct {
+	slog.Handler
+	level slog.Level
+}
+
+func (h atLeast) Enabled(ctx context.Context, level slog.Level) bool {
+	return level >= h.level && h.Handler.Enabled(ctx, level)
+}
+
+func (h atLeast) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return atLeast{h.Handler.WithAttrs(attrs), h.level}
+}
+
+func (h atLeast) WithGroup(name string) slog.Handler {
+	return atLeast{h.Handler.WithGroup(name), h.level}
+}
+
+// atLevel is a slog.Handler that records everything at one level: the
+// fake logs its requests at info, which the command treats as debug.
+type atLevel struct {
+	slog.Handler
+	level slog.Level
+}
+
+func (h atLevel) Enabled(ctx context.Context, _ slog.Level) bool {
+	return h.Handler.Enabled(ctx, h.level)
+}
+
+func (h atLevel) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = h.level
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h atLevel) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return atLevel{h.Handler.WithAttrs(attrs), h.level}
+}
+
+func (h atLevel) WithGroup(name string) slog.Handler {
+	return atLevel{h.Handler.WithGroup(name), h.level}
+}
+
+// logProfile logs the start-up line of -profile: the file, where the
+// profile says it was observed (its Source) and the replies it sets, so
+// that a run says which profile is in force. A Source that is a URL is
+// shown without its password, query and fragment, where a profile written
+// by hand might keep a secret; and, as any Source, cut at
+// maxSourceShown bytes. The replies themselves are not shown.
+func logProfile(log *slog.Logger, path string, p *plantstoretest.Profile) {
+	source := p.Source
+	if u, err := url.Parse(source); err == nil && u.Scheme != "" && u.Host != "" {
+		u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = "", false, "", ""
+		source = u.Redacted()
+	}
+	if len(source) > maxSourceShown {
+		source = source[:maxSourceShown] + "…"
+	}
+	var replies []string
+	for _, r := range []struct {
+		name  string
+		reply *plantstoretest.ProfileReply
+	}{
+		{"duplicate_id", p.DuplicateID},
+		{"auth_missing", p.AuthMissing},
+		{"auth_malformed", p.AuthMalformed},
+		{"auth_invalid", p.AuthInvalid},
+	} {
+		if r.reply != nil {
+			replies = append(replies, r.name)
+		}
+	}
+	log.Info("-profile in force", "profile", path, "source", source, "replies", strings.Join(replies, " "))
+}
+
+// maxSourceShown bounds the Source the -profile start-up line shows.
+const maxSourceShown = 200
+
+// levelFlag is the value of -log-level: a slog.Level, shown as the flag
+// takes it and the README writes it, "info", where flag.TextVar would show
+// slog's "INFO". The zero levelFlag shows "", so that -h prints the
+// default.
+type levelFlag struct{ level *slog.Level }
+
+func (f levelFlag) String() string {
+	if f.level == nil {
+		return ""
+	}
+	return strings.ToLower(f.level.String())
+}
+
+func (f levelFlag) Set(s string) error {
+	return f.level.UnmarshalText([]byte(s))
+}
