@@ -32,11 +32,11 @@ func authorization(token string, tokenFunc func(context.Context) (string, error)
 }
 
 // sent records the token in auth, an Authorization header the call sends,
-// so that it can be redacted from what the server answers. A token too
-// short to redact safely (see minRedactedToken) is not recorded.
+// so that it can be redacted from what the server answers (a short one
+// only after "Bearer ": see [wire.Redact]).
 func (st *callState) sent(auth string) {
 	token, ok := strings.CutPrefix(auth, "Bearer ")
-	if !ok || len(token) < minRedactedToken || slices.Contains(st.tokens, token) {
+	if !ok || slices.Contains(st.tokens, token) {
 		return
 	}
 	st.tokens = append(st.tokens, token)

@@ -88,8 +88,9 @@ type APIError struct {
 // when e matches [ErrMaybeCreated].
 // It never contains the token: the Client's own text never quotes it, and
 // where the server's text (a proxy's page that echoes request headers, say)
-// contains a token of 8 bytes or more that the call sent, as written,
-// JSON-escaped, percent-encoded or HTML-escaped, it reads REDACTED instead.
+// contains a token that the call sent, as written, JSON-escaped,
+// percent-encoded or HTML-escaped, it reads REDACTED instead (a token
+// shorter than 8 bytes only where "Bearer " precedes it).
 // The same holds for the other errors of a call, such as a redirect's URL.
 func (e *APIError) Error() string {
 	var b strings.Builder

@@ -28,6 +28,9 @@ import threading
 
 TOKEN = "conformance-py-token"
 ADMIN = "conformance-py-admin"
+# The forms the stand-in deployment echoes the token in: as written,
+# percent-encoded and HTML-escaped, every character.
+TOKEN_FORMS = [TOKEN, "".join("%%%02X" % ord(c) for c in TOKEN), "".join("&#%d;" % ord(c) for c in TOKEN)]
 failures = []
 
 
@@ -97,7 +100,8 @@ def check_binary(exe):
 class StandIn(http.server.BaseHTTPRequestHandler):
     """A stand-in for a real deployment that answers where the specification
     is silent otherwise than the fake: 409 and code 1009 for a repeated id,
-    403 for another scheme, its own 401 body; and echoes the token."""
+    403 for another scheme, its own 401 body; and echoes the token, as
+    written and escaped (TOKEN_FORMS)."""
 
     protocol_version = "HTTP/1.1"
     ids = set()
@@ -138,7 +142,7 @@ class StandIn(http.server.BaseHTTPRequestHandler):
             return self.reply(400, {"error": 101, "message": "invalid plant"})
         with self.lock:
             if p["id"] in self.ids:
-                return self.reply(409, {"error": 1009, "message": "id %d is taken (%s)" % (p["id"], auth)})
+                return self.reply(409, {"error": 1009, "message": "id %d is taken (%s)" % (p["id"], " ".join(TOKEN_FORMS))})
             self.ids.add(p["id"])
         out = {"name": p["name"]}
         if isinstance(p.get("tag"), str):
@@ -158,19 +162,23 @@ def check_calibration(exe, workdir):
         res = kit(exe, "-url", url, "-token", TOKEN, "-json", "-profile-out", profile)
         check(res.returncode == 0, f"conformance against the stand-in deployment exits 0 ({res.returncode}; {res.stderr[-300:]!r})")
         target = json.loads(res.stdout)
+        stored = len(StandIn.ids)
+        text = kit(exe, "-url", url, "-token", TOKEN)
     finally:
         srv.shutdown()
         srv.server_close()
-    check(TOKEN not in res.stdout, "the report does not show the token the stand-in echoed")
-    check(len(StandIn.ids) <= 10 and all(i >= 9_000_000_000_000_000_000 for i in StandIn.ids),
-          f"the stand-in stored at most 10 plants, all with ids from 9e18 up ({len(StandIn.ids)})")
+    check(not any(f in res.stdout or f in text.stdout for f in TOKEN_FORMS),
+          "neither report shows the token the stand-in echoed, as written, percent-encoded or HTML-escaped")
+    check(stored <= 10 and all(i >= 9_000_000_000_000_000_000 for i in StandIn.ids),
+          f"the stand-in stored at most 10 plants, all with ids from 9e18 up ({stored})")
     calibrated = {c["id"]: c.get("answer") for c in target["checks"] if c.get("calibrated")}
     check(sorted(calibrated) == ["auth-missing", "auth-wrong-scheme", "auth-wrong-token", "duplicate-id"],
           f"the calibrated checks are the repeated id and the three refused credentials ({sorted(calibrated)})")
     check(set(calibrated) <= set(target["differences"]), "each of them differed from the fake")
     with open(profile) as f:
         text = f.read()
-    check(TOKEN not in text, "the profile does not hold the token the stand-in echoed")
+    check(not any(f in text for f in TOKEN_FORMS) and "REDACTED" in text,
+          "the profile holds REDACTED, not the token the stand-in echoed")
     check(json.loads(text)["duplicate_id"]["status"] == 409, "the profile's repeated id is the stand-in's 409")
 
     env = clean_env()

@@ -1,8 +1,9 @@
 // Package wire holds the rules of the Plant Store wire protocol that the
 // client (package plantstore) and the fake (package plantstoretest) must
-// agree on: what a bearer token may contain, how its credentials are hidden,
-// and how much of a body either side reads; and how the module's servers,
-// the fake and the mock's control API, read a request's bearer credentials.
+// agree on: what a bearer token may contain, how its credentials are hidden
+// (in a header, and where a peer echoes a token back), and how much of a
+// body either side reads; and how the module's servers, the fake and the
+// mock's control API, read a request's bearer credentials.
 //
 // It holds rules, not checks. The fake's request validation stays its own:
 // it is an independent check of the client, and sharing it would let a

@@ -47,4 +47,13 @@
 //     1 MiB and 1 KiB: no load. So it never sees a real 429 or 503.
 //   - It calls a control API only when [Target.Control] names one (or, for
 //     an in-process fake, [Target.Fake] gives its Handler).
+//
+// # What a report shows of a hostile target
+//
+// A report (text or JSON), [Run]'s log and [Report.Profile] never show
+// [Target.Token] or [Control.AdminToken]: an exchange shows
+// "Bearer REDACTED", and where the target echoes a token in an answer, as
+// written, JSON-escaped, percent-encoded or HTML-escaped, it reads
+// REDACTED, by the rule the client's errors follow (a token shorter than 8
+// bytes only where "Bearer " precedes it).
 package conformance

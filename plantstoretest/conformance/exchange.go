@@ -117,41 +117,19 @@ func readAll(r io.Reader, limit int) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// minRedactLen is the shortest secret the kit redacts wherever it appears
-// in an answer; a shorter one (a test's "t") is redacted only after
-// "Bearer ", since replacing every "t" would make the report unreadable.
-const minRedactLen = 8
-
-// newRedactor returns what replaces the given secrets (the token, the
-// control API's token) in what a target answers, so that a target that
-// echoes the Authorization header it got does not put them in a report.
-func newRedactor(secrets ...string) *strings.Replacer {
-	var pairs []string
-	for _, s := range secrets {
-		switch {
-		case s == "":
-		case len(s) >= minRedactLen:
-			pairs = append(pairs, s, "REDACTED")
-		default:
-			pairs = append(pairs, "Bearer "+s, "Bearer REDACTED", "bearer "+s, "bearer REDACTED")
-		}
-	}
-	return strings.NewReplacer(pairs...)
-}
-
 // do sends one request and reads at most limit bytes of the answer, with
-// the secrets redact replaces taken out of everything it keeps of it.
+// secrets (the token, the control API's token) taken out of everything it
+// keeps of it, in every form [wire.Redact] knows, so that a target that
+// echoes the Authorization header it got does not put them in a report.
 // url is absolute. A nil header sends none but Content-Length.
-func do(ctx context.Context, client *http.Client, redact *strings.Replacer, method, url string, header http.Header, body []byte, limit int) *Exchange {
+func do(ctx context.Context, client *http.Client, secrets []string, method, url string, header http.Header, body []byte, limit int) *Exchange {
 	e := roundTrip(ctx, client, method, url, header, body, limit)
 	for k, v := range e.ResponseHeader {
-		e.ResponseHeader[k] = redact.Replace(v)
+		e.ResponseHeader[k] = wire.Redact(v, secrets)
 	}
-	e.Error = redact.Replace(e.Error)
-	if r := redact.Replace(string(e.body)); r != string(e.body) {
-		e.body = []byte(r)
-		e.ResponseBody = snippet(e.body, responseSnippet)
-	}
+	e.Error = wire.Redact(e.Error, secrets)
+	e.body = wire.Redact(e.body, secrets)
+	e.ResponseBody = snippet(e.body, responseSnippet)
 	return e
 }
 

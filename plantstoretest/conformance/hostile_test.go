@@ -3,9 +3,14 @@ package conformance_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"html"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -16,43 +21,82 @@ import (
 	"github.com/plantstore/plantstore-go/plantstoretest/conformance"
 )
 
+// echoForms are the ways a target may echo the token it got: as written,
+// and escaped the ways a proxy's debug page or an error that quotes the
+// request escapes it. The kit redacts each of them.
+var echoForms = []struct {
+	name   string
+	encode func(string) string
+}{
+	{"as written", func(s string) string { return s }},
+	{"JSON, Go style", func(s string) string { b, _ := json.Marshal(s); return string(b[1 : len(b)-1]) }},
+	{"JSON, escaped slash", func(s string) string { return strings.ReplaceAll(s, "/", `\/`) }},
+	{"JSON, every character \\u00XX", func(s string) string { return eachByte(s, `\u%04X`) }},
+	{"percent-encoded", func(s string) string { return eachByte(s, "%%%02x") }},
+	{"URL query", url.QueryEscape},
+	{"HTML", html.EscapeString},
+	{"HTML, numeric", func(s string) string { return eachByte(s, "&#%d;") }},
+}
+
+// eachByte writes every byte of s in format.
+func eachByte(s, format string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		fmt.Fprintf(&b, format, s[i])
+	}
+	return b.String()
+}
+
 // TestEchoedTokenRedacted runs the kit against a server that echoes the
-// Authorization header it got, in its body and in a header, as some debug
-// builds of real services do: neither the report (text and JSON) nor the
-// profile taken from it may show the token, nor the control API's. A
-// token under 8 bytes is redacted where "Bearer " precedes it.
+// token it got, in its body and in a header, as some debug builds of real
+// services do, as written and escaped: neither the report (text and JSON)
+// nor the profile taken from it may show the token in any form, nor the
+// control API's. A token under 8 bytes is redacted where "Bearer " precedes
+// it.
 func TestEchoedTokenRedacted(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct{ token, admin string }{
-		{"echoed-secret-0xCAFE", "echoed-admin-0xBEEF"},
-		{"s3c", "adm"},
-	} {
-		t.Run(tt.token, func(t *testing.T) {
-			t.Parallel()
-			checkEchoedTokenRedacted(t, tt.token, tt.admin)
-		})
+	for _, form := range echoForms {
+		for _, tt := range []struct{ token, admin string }{
+			{"echoed/secret+0xCAFE&<b>", "echoed-admin-0xBEEF"},
+			{"s&3", "adm"},
+		} {
+			t.Run(form.name+"/"+tt.token, func(t *testing.T) {
+				t.Parallel()
+				checkEchoedTokenRedacted(t, tt.token, tt.admin, form.encode)
+			})
+		}
 	}
 }
 
-func checkEchoedTokenRedacted(t *testing.T, token, admin string) {
+// echoServer serves a target that refuses every create with a 400 whose
+// body and WWW-Authenticate echo the credentials it got, the token in it
+// encoded by encode, and passes the rest to next.
+func echoServer(t *testing.T, next http.Handler, encode func(string) string) *httptest.Server {
+	t.Helper()
+	return serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/plants" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		auth := r.Header.Get("Authorization")
+		if scheme, token, ok := strings.Cut(auth, " "); ok {
+			auth = scheme + " " + encode(token)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", got="`+auth+`"`)
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"error":1,"message":"refused ` + auth + `"}`))
+	}))
+}
+
+func checkEchoedTokenRedacted(t *testing.T, token, admin string, encode func(string) string) {
 	h := plantstoretest.NewHandler(plantstoretest.WithToken(token))
 	t.Cleanup(h.Close)
 	m, err := mockserver.New(h, mockserver.Config{AdminToken: admin})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		auth := r.Header.Get("Authorization")
-		if r.URL.Path == "/plants" {
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("WWW-Authenticate", "Bearer error=\"invalid_token\", got=\""+auth+"\"")
-			w.WriteHeader(http.StatusBadRequest)
-			b, _ := json.Marshal(map[string]any{"error": 1, "message": "refused " + auth})
-			_, _ = w.Write(b)
-			return
-		}
-		m.ServeHTTP(w, r)
-	}))
+	srv := echoServer(t, m, encode)
 	rep, err := conformance.RunReport(context.Background(), conformance.Target{
 		URL:     srv.URL,
 		Token:   token,
@@ -69,20 +113,114 @@ func checkEchoedTokenRedacted(t *testing.T, token, admin string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	profile, err := json.Marshal(rep.Profile())
+	p := rep.Profile()
+	if p.AuthInvalid == nil {
+		t.Fatalf("the profile holds no auth_invalid reply, so it shows nothing of the echo: %+v", p)
+	}
+	profile, err := json.Marshal(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, out := range map[string]string{"text report": text.String(), "JSON report": string(data), "profile": string(profile)} {
-		for _, secret := range []string{"Bearer " + token, "Bearer " + admin, "echoed-secret-0xCAFE", "echoed-admin-0xBEEF"} {
+	secrets := []string{"Bearer " + token, "Bearer " + admin, "Bearer " + encode(token), "echoed-admin-0xBEEF"}
+	if len(token) >= 8 {
+		secrets = append(secrets, token, encode(token))
+	}
+	outputs := map[string]string{
+		"text report": text.String(),
+		"JSON report": string(data), "JSON report's strings": jsonStrings(t, data),
+		"profile": string(profile), "profile's strings": jsonStrings(t, profile),
+	}
+	for name, out := range outputs {
+		for _, secret := range secrets {
 			if strings.Contains(out, secret) {
-				t.Errorf("the %s shows the token %q the server echoed", name, secret)
+				t.Errorf("the %s shows the token the server echoed, as %q", name, secret)
 			}
 		}
 	}
 	// The redaction still shows where the token was.
 	if !strings.Contains(text.String(), `refused Bearer REDACTED`) {
 		t.Errorf("the text report does not show the echoed token as REDACTED:\n%s", text.String())
+	}
+}
+
+// jsonStrings returns the strings of the JSON document data, decoded, one
+// a line: a token JSON-escaped in a value shows there as the target sent
+// it, not escaped once more.
+func jsonStrings(t *testing.T, data []byte) string {
+	t.Helper()
+	var doc any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	var b strings.Builder
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			b.WriteString(v + "\n")
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		case map[string]any:
+			for k, e := range v {
+				b.WriteString(k + "\n")
+				walk(e)
+			}
+		}
+	}
+	walk(doc)
+	return b.String()
+}
+
+// hostileChildEnv makes TestHostileLogChild run, in the child process of
+// TestHostileLog.
+const hostileChildEnv = "CONFORMANCE_HOSTILE_CHILD"
+
+// hostileToken is the token of TestHostileLog's runs.
+const hostileToken = "log/secret+0xCAFE&<b>"
+
+// TestHostileLogChild runs Run against a target that echoes the token in
+// each of echoForms. It runs only as TestHostileLog's child, where the
+// failures are the point.
+func TestHostileLogChild(t *testing.T) {
+	if os.Getenv(hostileChildEnv) != "1" {
+		t.Skip("runs only as TestHostileLog's child")
+	}
+	for _, form := range echoForms {
+		t.Run(form.name, func(t *testing.T) {
+			h := plantstoretest.NewHandler(plantstoretest.WithToken(hostileToken))
+			t.Cleanup(h.Close)
+			srv := echoServer(t, h, form.encode)
+			conformance.Run(t, conformance.Target{URL: srv.URL, Token: hostileToken, Fake: h})
+		})
+	}
+}
+
+// TestHostileLog checks what a hostile target gets into Run's test log:
+// not the token, in any form it echoes it.
+func TestHostileLog(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs the test binary again")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHostileLogChild$", "-test.v")
+	cmd.Env = append(os.Environ(), hostileChildEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		t.Fatalf("the child passed or did not run: %v\n%s", err, out)
+	}
+	for _, form := range echoForms {
+		if !strings.Contains(string(out), "--- FAIL: TestHostileLogChild/"+strings.ReplaceAll(form.name, " ", "_")) {
+			t.Errorf("the run against the target that echoes the token %s did not fail", form.name)
+		}
+		if enc := form.encode(hostileToken); strings.Contains(string(out), enc) {
+			t.Errorf("the log shows the token %s: %q", form.name, enc)
+		}
+	}
+	if !strings.Contains(string(out), "refused Bearer REDACTED") {
+		t.Errorf("the log does not show the echoed token as REDACTED:\n%s", out)
 	}
 }
 

@@ -238,7 +238,7 @@ func (r *runner) headers() http.Header {
 
 // send sends a request to the target's path and records it in c.
 func (r *runner) send(c *CheckResult, method, path string, header http.Header, body []byte) *Exchange {
-	e := do(r.ctx, r.s.client, r.s.redact, method, r.s.base+path, header, body, maxResponseBody)
+	e := do(r.ctx, r.s.client, r.s.secrets, method, r.s.base+path, header, body, maxResponseBody)
 	c.Exchanges = append(c.Exchanges, e)
 	if e.Status == http.StatusBadRequest {
 		r.answered400 = append(r.answered400, answered{c.ID, e})
