@@ -24,16 +24,49 @@ const MinRedactedToken = 8
 // match would depend on where the token fell among three byte alignments.
 func Redact[T string | []byte](text T, tokens []string) T {
 	for _, token := range tokens {
-		switch {
-		case token == "":
-		case len(token) >= MinRedactedToken:
-			text = replace(text, token, "REDACTED")
-		default:
-			text = replace(text, "Bearer "+token, "Bearer REDACTED")
-			text = replace(text, "bearer "+token, "bearer REDACTED")
+		for _, n := range needles(token) {
+			text = replace(text, n.find, n.with)
 		}
 	}
 	return text
+}
+
+// RedactCut is [Redact] for text cut from a longer one, such as a body
+// read up to a limit: it also drops the end of text from the first byte
+// where what is left could be the start of a token, in any form Redact
+// knows, whose rest the cut took, so that no part of a token shows. An
+// escape cut short (a final "%2" or "&#4") counts as one that could be.
+// What it drops is shorter than the longest form of the longest token, 12
+// bytes a character.
+func RedactCut[T string | []byte](text T, tokens []string) T {
+	text = Redact(text, tokens)
+	cut := len(text)
+	for _, token := range tokens {
+		for _, n := range needles(token) {
+			for i := max(0, len(text)-maxEscape*len(n.find)); i < cut; i++ {
+				if startsToken(text[i:], n.find) {
+					cut = i
+					break
+				}
+			}
+		}
+	}
+	return text[:cut]
+}
+
+// A needle is what Redact looks for to find one token, and what replaces it.
+type needle struct{ find, with string }
+
+// needles returns what [Redact] looks for to find token: the token, or, for
+// one shorter than MinRedactedToken, the token after the bearer scheme.
+func needles(token string) []needle {
+	switch {
+	case token == "":
+		return nil
+	case len(token) >= MinRedactedToken:
+		return []needle{{token, "REDACTED"}}
+	}
+	return []needle{{"Bearer " + token, "Bearer REDACTED"}, {"bearer " + token, "bearer REDACTED"}}
 }
 
 // replace replaces token in text, in every form of [Redact], with r.
@@ -76,6 +109,44 @@ func matchToken[T string | []byte](s T, token string) int {
 		}
 	}
 	return 0
+}
+
+// maxEscape is the length of the longest escape of one character that
+// unescape decodes: an HTML reference with 8 hexadecimal digits, such as
+// &#x0000002F;.
+const maxEscape = 12
+
+// startsToken reports whether s, all of it, could be the start of token as
+// written or escaped in one of the ways of [escapes], the rest of it cut
+// off: an escape character near the end of s that does not start an escape
+// counts as an escape the cut may have cut short. As in matchEscaped, a
+// character other than the escape character is taken as written.
+func startsToken[T string | []byte](s T, token string) bool {
+	for _, esc := range escapes {
+		j := 0
+		for i := 0; i < len(token); i++ {
+			if j == len(s) {
+				return true
+			}
+			if s[j] == esc {
+				if c, n := unescape(s[j:]); n > 0 {
+					if c != token[i] {
+						break
+					}
+					j += n
+					continue
+				}
+				if len(s)-j < maxEscape {
+					return true
+				}
+			}
+			if s[j] != token[i] {
+				break
+			}
+			j++
+		}
+	}
+	return false
 }
 
 // matchEscaped is matchToken for text escaped one way, the one whose

@@ -8,6 +8,20 @@ import (
 	"testing"
 )
 
+// forms are the ways a peer may echo a token that Redact knows.
+var forms = []struct {
+	name   string
+	encode func(string) string
+}{
+	{"as written", func(s string) string { return s }},
+	{"JSON, escaped slash", func(s string) string { return strings.ReplaceAll(s, "/", `\/`) }},
+	{"JSON, every character as \\u", func(s string) string { return jsonEscapeAll(s, "\\u%04X") }},
+	{"URL query", url.QueryEscape},
+	{"percent, every character", func(s string) string { return jsonEscapeAll(s, "%%%02x") }},
+	{"HTML", html.EscapeString},
+	{"HTML, hexadecimal, 8 digits", func(s string) string { return jsonEscapeAll(s, "&#x%08X;") }},
+}
+
 func TestRedact(t *testing.T) {
 	t.Parallel()
 	const other = "s3cr3t-t0ken"
@@ -79,4 +93,43 @@ func jsonEscapeAll(s, format string) string {
 		fmt.Fprintf(&b, format, s[i])
 	}
 	return b.String()
+}
+
+// TestRedactCut checks that a text cut anywhere inside a token, in any
+// form, keeps no byte of it, and that a token whole before the cut is
+// replaced as Redact replaces it.
+func TestRedactCut(t *testing.T) {
+	t.Parallel()
+	const tok = "ab/c&d+e=f<g>"
+	const pad = "x y "
+	for _, form := range forms {
+		enc := form.encode(tok)
+		for k := 1; k < len(enc); k++ {
+			if got := RedactCut(pad+enc[:k], []string{tok}); got != pad {
+				t.Errorf("RedactCut(%q, %s, cut after %d bytes) = %q, want %q", pad+enc[:k], form.name, k, got, pad)
+			}
+		}
+		if got := RedactCut(pad+enc, []string{tok}); got != pad+"REDACTED" {
+			t.Errorf("RedactCut(%q, %s, whole) = %q, want %q", pad+enc, form.name, got, pad+"REDACTED")
+		}
+	}
+	for _, tt := range []struct {
+		name, text, want string
+		tokens           []string
+	}{
+		{"nothing of it", pad + "zzz", pad + "zzz", []string{tok}},
+		{"an earlier match stays replaced", tok + pad + "ab", "REDACTED" + pad, []string{tok}},
+		{"a short token after the scheme", pad + "Bearer d/", pad, []string{"d/v"}},
+		{"a short token without it", pad + "d/", pad + "d/", []string{"d/v"}},
+		{"the second of two tokens", pad + "s3cr", pad, []string{tok, "s3cr3t-t0ken"}},
+		{"no token", pad + "ab", pad + "ab", nil},
+		{"empty", "", "", []string{tok}},
+	} {
+		if got := RedactCut(tt.text, tt.tokens); got != tt.want {
+			t.Errorf("RedactCut(%s: %q) = %q, want %q", tt.name, tt.text, got, tt.want)
+		}
+		if got := RedactCut([]byte(tt.text), tt.tokens); string(got) != tt.want {
+			t.Errorf("RedactCut([]byte(%s: %q)) = %q, want %q", tt.name, tt.text, got, tt.want)
+		}
+	}
 }

@@ -55,5 +55,7 @@
 // "Bearer REDACTED", and where the target echoes a token in an answer, as
 // written, JSON-escaped, percent-encoded or HTML-escaped, it reads
 // REDACTED, by the rule the client's errors follow (a token shorter than 8
-// bytes only where "Bearer " precedes it).
+// bytes only where "Bearer " precedes it). The kit reads at most 64 KiB of
+// an answer; where that cut falls inside a token, the body kept ends
+// before the token's first byte.
 package conformance

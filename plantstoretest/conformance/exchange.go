@@ -39,6 +39,7 @@ type Exchange struct {
 	Error string `json:"error,omitempty"`
 
 	body     []byte // the response body, up to maxResponseBody
+	cut      bool   // body is cut at the read limit
 	timedOut bool   // the request or the reading of its answer timed out
 }
 
@@ -103,32 +104,38 @@ func snippet(b []byte, n int) string {
 	return string(b)
 }
 
-// readAll reads r to its end, or to limit bytes and an error. The buffer
-// grows with what arrives, never by what the peer declares.
-func readAll(r io.Reader, limit int) ([]byte, error) {
+// readAll reads r to its end, or to limit bytes, cut set, and an error.
+// The buffer grows with what arrives, never by what the peer declares.
+func readAll(r io.Reader, limit int) (b []byte, cut bool, err error) {
 	var buf bytes.Buffer
 	n, err := buf.ReadFrom(io.LimitReader(r, int64(limit)+1))
 	if err != nil {
-		return buf.Bytes(), err
+		return buf.Bytes(), false, err
 	}
 	if n > int64(limit) {
-		return buf.Bytes()[:limit], fmt.Errorf("body cut at %d bytes", limit)
+		return buf.Bytes()[:limit], true, fmt.Errorf("body cut at %d bytes", limit)
 	}
-	return buf.Bytes(), nil
+	return buf.Bytes(), false, nil
 }
 
 // do sends one request and reads at most limit bytes of the answer, with
 // secrets (the token, the control API's token) taken out of everything it
 // keeps of it, in every form [wire.Redact] knows, so that a target that
 // echoes the Authorization header it got does not put them in a report.
-// url is absolute. A nil header sends none but Content-Length.
+// A body cut at limit is redacted whole first, then loses any start of a
+// token the cut left at its end ([wire.RedactCut]). url is absolute. A nil
+// header sends none but Content-Length.
 func do(ctx context.Context, client *http.Client, secrets []string, method, url string, header http.Header, body []byte, limit int) *Exchange {
 	e := roundTrip(ctx, client, method, url, header, body, limit)
 	for k, v := range e.ResponseHeader {
 		e.ResponseHeader[k] = wire.Redact(v, secrets)
 	}
 	e.Error = wire.Redact(e.Error, secrets)
-	e.body = wire.Redact(e.body, secrets)
+	if e.cut {
+		e.body = wire.RedactCut(e.body, secrets)
+	} else {
+		e.body = wire.Redact(e.body, secrets)
+	}
 	e.ResponseBody = snippet(e.body, responseSnippet)
 	return e
 }
@@ -180,7 +187,8 @@ func roundTrip(ctx context.Context, client *http.Client, method, url string, hea
 			e.ResponseHeader[k] = strings.Join(vs, ", ")
 		}
 	}
-	b, err := readAll(resp.Body, limit)
+	b, cut, err := readAll(resp.Body, limit)
+	e.cut = cut
 	if err != nil {
 		e.Error = "reading the body: " + err.Error()
 		e.timedOut = isTimeout(err)

@@ -224,6 +224,55 @@ func TestHostileLog(t *testing.T) {
 	}
 }
 
+// TestTokenAtTheReadLimit runs the kit against a target whose answers
+// hold the token so that the kit's read limit (64 KiB) cuts it: 64 KiB less
+// k bytes of padding, then the token in one of echoForms, with k from 1 to
+// its length less one, a different k for each request. No part of the
+// token may survive the cut: every body the report keeps is padding only.
+func TestTokenAtTheReadLimit(t *testing.T) {
+	t.Parallel()
+	const token = "cut/secret+CAFE&<b>"
+	const limit = 64 << 10
+	for _, form := range echoForms {
+		t.Run(form.name, func(t *testing.T) {
+			t.Parallel()
+			enc := form.encode(token)
+			var mu sync.Mutex
+			n := 0
+			srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				k := 1 + n%(len(enc)-1)
+				n++
+				mu.Unlock()
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = w.Write([]byte(strings.Repeat("x", limit-k) + enc + strings.Repeat("y", 100)))
+			}))
+			rep, err := conformance.RunReport(context.Background(), conformance.Target{URL: srv.URL, Token: token})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bodies := 0
+			for _, c := range rep.Checks {
+				if body, ok := c.Answer["body"]; ok {
+					bodies++
+					if rest := strings.TrimLeft(body, "x"); rest != "" || len(body) < limit-12*len(token) {
+						t.Errorf("%s: the body kept is %d bytes, ending %q; want padding only, no part of the token", c.ID, len(body), body[max(0, len(body)-40):])
+					}
+				}
+				for _, e := range c.Exchanges {
+					if rest := strings.TrimLeft(e.ResponseBody, "x"); rest != "" {
+						t.Errorf("%s: the exchange's body ends %q; want padding only", c.ID, rest)
+					}
+				}
+			}
+			if bodies < 10 {
+				t.Errorf("%d answers hold a body, want 10 or more", bodies)
+			}
+		})
+	}
+}
+
 // TestCalibratedOnlyWhatTheProfileHolds runs the kit against a fake that
 // accepts a repeated id with 200, an answer a Profile cannot give: the
 // report must not mark duplicate-id Calibrated, and the profile must not
