@@ -8,8 +8,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // hostileToken is the token TestConformanceHostile's target echoes.
@@ -23,25 +25,34 @@ var hostileForms = []string{
 	html.EscapeString(hostileToken),
 }
 
+// hostileControls are what hostileTarget sends to drive the terminal of
+// the kit's user: an erase, a window title ended by BEL, a carriage return
+// and a line of its own that reads as a pass, a C1 CSI, DEL.
+const hostileControls = "\x1b[2J\x1b]0;owned\x07\r\nPASS     spec     FORGED\r\u009b2J\x7f"
+
 // hostileTarget serves a target that refuses every request with a 400
-// whose body and WWW-Authenticate echo the token in each of hostileForms.
+// whose body and WWW-Authenticate echo the token in each of hostileForms;
+// the body also holds hostileControls, and the header the C1 control of
+// them (net/http refuses the others in a header).
 func hostileTarget(t *testing.T) *httptest.Server {
 	t.Helper()
-	echo := "refused " + strings.Join(hostileForms, " ")
+	echo := "refused " + strings.Join(hostileForms, " ") + " \u009b2J"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", got="`+echo+`"`)
 		w.WriteHeader(http.StatusBadRequest)
-		_, _ = w.Write([]byte(`{"error":1,"message":"` + echo + `"}`))
+		_, _ = w.Write([]byte(`{"error":1,"message":"` + echo + `"}` + hostileControls))
 	}))
 	t.Cleanup(srv.Close)
 	return srv
 }
 
 // TestConformanceHostile runs plantstore-mock conformance against a target
-// that echoes the token escaped: neither the text report, nor the -json
-// report, nor the -profile-out file (which a mock then serves) shows it in
-// any form, decoded or not.
+// that echoes the token escaped, and sends characters that drive a
+// terminal: neither the text report, nor the -json report, nor the
+// -profile-out file (which a mock then serves) shows the token in any form,
+// decoded or not; and the two reports show those characters escaped, and
+// no line of the target's own.
 func TestConformanceHostile(t *testing.T) {
 	t.Parallel()
 	srv := hostileTarget(t)
@@ -68,6 +79,20 @@ func TestConformanceHostile(t *testing.T) {
 	}
 	if !strings.Contains(string(p), "REDACTED") {
 		t.Errorf("the -profile-out file shows no REDACTED where the target echoed the token:\n%s", p)
+	}
+	for name, out := range map[string]string{"text report": text, "-json report": js} {
+		for i, r := range out {
+			if r != '\n' && (r == utf8.RuneError || !strconv.IsPrint(r)) {
+				t.Errorf("the %s holds %q at byte %d, the first character that drives a terminal", name, r, i)
+				break
+			}
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(line, "PASS") && strings.Contains(line, "FORGED") {
+				t.Errorf("the %s holds a line of the target's own: %q", name, line)
+				break
+			}
+		}
 	}
 }
 

@@ -58,4 +58,13 @@
 // bytes only where "Bearer " precedes it). The kit reads at most 64 KiB of
 // an answer; where that cut falls inside a token, the body kept ends
 // before the token's first byte.
+//
+// Nor can a target drive the terminal of the kit's user, or add a line to
+// what it reads: in the text report and Run's log, what the target sent
+// (a body, a header, an answer) is quoted as strconv.Quote quotes it, and a
+// check's Problem and an exchange's Error, which may quote it, are escaped
+// the same way without the quotes, so an ESC, a carriage return, a BEL, a
+// line break or a C1 control (U+0080 to U+009F) reads \x1b, \r, \a, \n or
+// \u009b. The JSON report ([Report.MarshalJSON]) writes each such character
+// as a \u escape, C1 controls included, which encoding/json leaves raw.
 package conformance

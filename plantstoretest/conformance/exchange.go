@@ -53,36 +53,40 @@ const (
 // responseHeaders are the response headers an Exchange keeps.
 var responseHeaders = []string{"Content-Type", "WWW-Authenticate", "Allow", "Retry-After", "Location"}
 
-// String shows e as the failure message of a check shows it.
+// String shows e as the failure message of a check shows it. What the
+// target sent is quoted (the body, the headers) or escaped (Error), so that
+// it cannot drive a terminal or add a line.
 func (e *Exchange) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "    > %s %s\n", e.Method, e.URL)
 	for _, k := range sortedKeys(e.Header) {
 		fmt.Fprintf(&b, "    > %s: %s\n", k, e.Header[k])
 	}
-	if e.BodyBytes > 0 {
-		fmt.Fprintf(&b, "    > %s\n", quoteSnippet(e.Body, e.BodyBytes))
+	if e.BodyBytes > 0 { // the kit's own
+		fmt.Fprintf(&b, "    > %s%s\n", e.Body, more(len(e.Body), e.BodyBytes))
 	}
 	if e.Status == 0 {
-		fmt.Fprintf(&b, "    < no response: %s\n", e.Error)
+		fmt.Fprintf(&b, "    < no response: %s\n", printable(e.Error))
 		return b.String()
 	}
 	fmt.Fprintf(&b, "    < %d %s\n", e.Status, http.StatusText(e.Status))
 	for _, k := range sortedKeys(e.ResponseHeader) {
-		fmt.Fprintf(&b, "    < %s: %s\n", k, e.ResponseHeader[k])
+		fmt.Fprintf(&b, "    < %s: %q\n", k, e.ResponseHeader[k])
 	}
-	fmt.Fprintf(&b, "    < %s\n", quoteSnippet(e.ResponseBody, len(e.body)))
+	fmt.Fprintf(&b, "    < %q%s\n", e.ResponseBody, more(len(e.ResponseBody), len(e.body)))
 	if e.Error != "" {
-		fmt.Fprintf(&b, "    < (%s)\n", e.Error)
+		fmt.Fprintf(&b, "    < (%s)\n", printable(e.Error))
 	}
 	return b.String()
 }
 
-func quoteSnippet(s string, n int) string {
-	if len(s) < n {
-		return fmt.Sprintf("%s… (%d bytes)", s, n)
+// more returns "… (n bytes)" for a body of n bytes of which only the first
+// shown bytes show, and "" for one shown whole.
+func more(shown, n int) string {
+	if shown < n {
+		return fmt.Sprintf("… (%d bytes)", n)
 	}
-	return s
+	return ""
 }
 
 func sortedKeys(m map[string]string) []string {

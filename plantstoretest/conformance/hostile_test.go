@@ -1,6 +1,7 @@
 package conformance_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,11 +12,14 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/plantstore/plantstore-go/internal/mockserver"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 	"github.com/plantstore/plantstore-go/plantstoretest/conformance"
@@ -195,10 +199,16 @@ func TestHostileLogChild(t *testing.T) {
 			conformance.Run(t, conformance.Target{URL: srv.URL, Token: hostileToken, Fake: h})
 		})
 	}
+	for _, tt := range terminalTargets {
+		t.Run("terminal "+tt.name, func(t *testing.T) {
+			conformance.Run(t, conformance.Target{URL: serve(t, tt.handler).URL, Token: hostileToken})
+		})
+	}
 }
 
 // TestHostileLog checks what a hostile target gets into Run's test log:
-// not the token, in any form it echoes it.
+// not the token, in any form it echoes it, nor a character that drives the
+// terminal, nor a line of its own.
 func TestHostileLog(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -222,6 +232,12 @@ func TestHostileLog(t *testing.T) {
 	if !strings.Contains(string(out), "refused Bearer REDACTED") {
 		t.Errorf("the log does not show the echoed token as REDACTED:\n%s", out)
 	}
+	for _, tt := range terminalTargets {
+		if !strings.Contains(string(out), "--- FAIL: TestHostileLogChild/terminal_"+tt.name) {
+			t.Errorf("the run against the target that sends control characters in its %s did not fail", tt.name)
+		}
+	}
+	checkTerminalSafe(t, "Run's log", string(out))
 }
 
 // TestTokenAtTheReadLimit runs the kit against a target whose answers
@@ -270,6 +286,138 @@ func TestTokenAtTheReadLimit(t *testing.T) {
 				t.Errorf("%d answers hold a body, want 10 or more", bodies)
 			}
 		})
+	}
+}
+
+// terminalPayload is what a target that tries to drive the terminal of
+// the kit's user sends: an erase, a window title ended by BEL, a carriage
+// return and a line of its own that reads as a pass, a C1 CSI erase, a
+// bidirectional override, DEL, a byte of invalid UTF-8.
+const terminalPayload = "\x1b[2J\x1b]0;owned\x07\r\nPASS     spec     FORGED\r\u009b2J\u202eevil\x7f\xff"
+
+// headerPayload is terminalPayload as far as a header can carry it: net/http
+// refuses C0 controls and DEL in a header, and turns CR and LF to spaces.
+const headerPayload = "\u009b2J\u202eevil FORGED"
+
+// terminalTargets answer every request with terminalPayload where a target
+// controls the text the kit shows: the body as sent, strings of a JSON body
+// that the kit decodes (and quotes in a check's problem), and the headers
+// an exchange shows.
+var terminalTargets = []struct {
+	name    string
+	handler http.HandlerFunc
+}{
+	{"body", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(terminalPayload))
+	}},
+	{"JSON", func(w http.ResponseWriter, r *http.Request) {
+		b, _ := json.Marshal(map[string]any{"error": terminalPayload, "message": []string{terminalPayload}, "name": 1, "tag": terminalPayload})
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write(b)
+	}},
+	{"headers", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", headerPayload)
+		w.Header().Set("WWW-Authenticate", headerPayload)
+		w.Header().Set("Location", "/"+headerPayload)
+		w.WriteHeader(http.StatusTemporaryRedirect)
+	}},
+}
+
+// checkTerminalSafe fails t if out, shown on a terminal, would act on it or
+// hide text: a character strconv.IsPrint refuses (C0 and C1 controls, DEL,
+// a bidirectional override), newlines aside, or invalid UTF-8; or if a
+// line of out is the target's, forged to read as a pass.
+func checkTerminalSafe(t *testing.T, name, out string) {
+	t.Helper()
+	for i := 0; i < len(out); {
+		r, n := utf8.DecodeRuneInString(out[i:])
+		if r != '\n' && (r == utf8.RuneError && n == 1 || !strconv.IsPrint(r)) {
+			t.Errorf("%s: %q at byte %d, the first such: %q", name, out[i:i+n], i, out[max(0, i-60):min(len(out), i+60)])
+			break
+		}
+		i += n
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "FORGED") && strings.HasPrefix(line, "PASS") {
+			t.Errorf("%s: a line of the target's own: %q", name, line)
+			break
+		}
+	}
+}
+
+// TestTerminalSafe runs the kit against targets that send characters that
+// drive a terminal, or a line break and a line that reads as a pass, in
+// their bodies and headers: the text report and the JSON report (as
+// plantstore-mock conformance -json prints it) show them escaped, on the
+// line they belong to.
+func TestTerminalSafe(t *testing.T) {
+	t.Parallel()
+	for _, tt := range terminalTargets {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rep, err := conformance.RunReport(context.Background(), conformance.Target{URL: serve(t, tt.handler).URL, Token: "terminal-token"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text strings.Builder
+			if err := rep.WriteText(&text); err != nil {
+				t.Fatal(err)
+			}
+			checkTerminalSafe(t, "the text report", text.String())
+			if !strings.Contains(text.String(), `\u009b2J`) {
+				t.Errorf("the text report does not show the target's C1 control escaped:\n%s", text.String())
+			}
+			data, err := json.Marshal(rep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkTerminalSafe(t, "the JSON report", string(data))
+			var indented bytes.Buffer
+			enc := json.NewEncoder(&indented)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(rep); err != nil {
+				t.Fatal(err)
+			}
+			checkTerminalSafe(t, "the indented JSON report", indented.String())
+			var back conformance.Report
+			if err := json.Unmarshal(data, &back); err != nil {
+				t.Fatal(err)
+			}
+			// The answers, as JSON holds them: invalid UTF-8 reads U+FFFD.
+			answers := func(r *conformance.Report) map[string]map[string]string {
+				m := map[string]map[string]string{}
+				for _, c := range r.Checks {
+					m[c.ID] = map[string]string{}
+					for k, v := range c.Answer {
+						m[c.ID][k] = strings.ToValidUTF8(v, "\uFFFD")
+					}
+				}
+				return m
+			}
+			if got := rep.Check("auth-missing").Answer["body"]; tt.name != "headers" && !strings.Contains(got, "\u009b") {
+				t.Fatalf("auth-missing's answer %q lacks the target's C1 control", got)
+			}
+			if diff := cmp.Diff(answers(rep), answers(&back)); diff != "" {
+				t.Errorf("the JSON report does not decode to the answers (-report +decoded):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestExchangeStringTerminalSafe checks that Exchange.String shows what a
+// target controls escaped, whatever field holds it: an answer's headers,
+// its body, and the error that says why it could not be read.
+func TestExchangeStringTerminalSafe(t *testing.T) {
+	t.Parallel()
+	for _, e := range []*conformance.Exchange{
+		{Method: "POST", URL: "http://127.0.0.1/plants", Status: 400,
+			ResponseHeader: map[string]string{"Location": terminalPayload}, ResponseBody: terminalPayload, Error: terminalPayload},
+		{Method: "POST", URL: "http://127.0.0.1/plants", Error: terminalPayload},
+	} {
+		checkTerminalSafe(t, fmt.Sprintf("Exchange.String of status %d", e.Status), e.String())
 	}
 }
 
@@ -475,7 +623,7 @@ func TestHostileAnswers(t *testing.T) {
 		}, "body cut at 65536 bytes"},
 		{"redirect", func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "http://127.0.0.2:9/elsewhere", http.StatusTemporaryRedirect)
-		}, "< Location: http://127.0.0.2:9/elsewhere"},
+		}, `< Location: "http://127.0.0.2:9/elsewhere"`},
 		{"html", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			w.WriteHeader(http.StatusBadGateway)

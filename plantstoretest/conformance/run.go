@@ -161,6 +161,7 @@ func run(ctx context.Context, s *settings) *Report {
 			c.Problem = fmt.Sprintf("not run: the target did not answer the last %d requests in time (Target.Client's timeout, at most %v), so the run sent no more", maxSilent, RequestTimeout)
 		default:
 			ch.run(r, &c)
+			c.Problem = printable(c.Problem) // it may quote what the target sent
 		}
 		if c.Outcome == "" {
 			switch c.Tag {
