@@ -32,10 +32,10 @@ func bearer(token string, tokenFunc func(context.Context) (string, error)) func(
 }
 
 // sent records token, which the call sends, so that it can be redacted
-// from what the server answers. A token too short to redact safely (see
-// minRedactedToken) is not recorded.
+// from what the server answers (a short one only after "Bearer ": see
+// [wire.Redact]).
 func (st *callState) sent(token string) {
-	if len(token) < minRedactedToken || slices.Contains(st.tokens, token) {
+	if token == "" || slices.Contains(st.tokens, token) {
 		return
 	}
 	st.tokens = append(st.tokens, token)

@@ -276,15 +276,23 @@ func TestErrorsRedactEchoedToken(t *testing.T) {
 			}
 		}
 	}
-	t.Run("short token left alone", func(t *testing.T) {
-		t.Parallel()
-		srv := newStubServer(t, reply{status: http.StatusBadRequest, body: `{"error":1,"message":"invalid device"}`})
-		_, err := newTestClient(t, srv.URL, WithToken("dev")).CreatePlant(context.Background(), monstera)
-		var apiErr *APIError
-		if !errors.As(err, &apiErr) || apiErr.Message != "invalid device" {
-			t.Errorf("CreatePlant error = %v, want an *APIError with the message unchanged", err)
-		}
-	})
+	// A token under 8 bytes is looked for only after the bearer scheme.
+	for _, tt := range []struct{ message, want string }{
+		{"invalid device", "invalid device"},
+		{`refused Bearer dev`, "refused Bearer REDACTED"},
+		{`refused \"Bearer dev\"`, `refused "Bearer REDACTED"`},
+		{`refused Bearer%20dev`, "refused Bearer REDACTED"},
+	} {
+		t.Run("short token/"+tt.message, func(t *testing.T) {
+			t.Parallel()
+			srv := newStubServer(t, reply{status: http.StatusBadRequest, body: `{"error":1,"message":"` + tt.message + `"}`})
+			_, err := newTestClient(t, srv.URL, WithToken("dev")).CreatePlant(context.Background(), monstera)
+			var apiErr *APIError
+			if !errors.As(err, &apiErr) || apiErr.Message != tt.want {
+				t.Errorf("CreatePlant error = %v, want an *APIError with the message %q", err, tt.want)
+			}
+		})
+	}
 }
 
 // TestErrorTextSaysMaybeCreated checks that every error that matches
@@ -347,4 +355,13 @@ func TestAPIErrorIsTheAnswerAlone(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("APIError text and Is, then CallError's (-want +got):\n%s", diff)
 	}
+}
+
+// jsonEscapeAll writes every byte of s as a \u escape in format.
+func jsonEscapeAll(s, format string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		fmt.Fprintf(&b, format, s[i])
+	}
+	return b.String()
 }

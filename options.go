@@ -55,8 +55,8 @@ func defaultConfig() config {
 // earlier [WithTokenFunc]. The token never appears in errors or logs, even
 // when a server echoes it back, in its body, a redirect or its
 // X-Request-Id (see [CallError.Error]); a token shorter than 8 bytes, such
-// as a development "dev", is not looked for, since replacing it would
-// mangle every word that contains it.
+// as a development "dev", is looked for only where "Bearer " precedes it,
+// since replacing it everywhere would mangle every word that contains it.
 func WithToken(t string) Option {
 	return func(c *config) error {
 		if problem := wire.TokenProblem(t); problem != "" {

@@ -13,7 +13,9 @@ loopback is refused without -live. Then it checks that the observed answers
 of every binary are identical. And it calibrates the first binary's mock to
 a stand-in deployment (a python3 server that refuses a repeated id and
 credentials otherwise than the fake, and echoes the token): -profile-out,
-then -profile, then the same answers to the calibrated checks. Standard library only; exits 0 when all
+then -profile, then the same answers to the calibrated checks. And it
+runs the first binary's kit against a target that sends characters that
+drive a terminal: neither report holds one. Standard library only; exits 0 when all
 holds. image_check.py runs check_binary on the binary it extracts from the
 image.
 """
@@ -28,6 +30,9 @@ import threading
 
 TOKEN = "conformance-py-token"
 ADMIN = "conformance-py-admin"
+# The forms the stand-in deployment echoes the token in: as written,
+# percent-encoded and HTML-escaped, every character.
+TOKEN_FORMS = [TOKEN, "".join("%%%02X" % ord(c) for c in TOKEN), "".join("&#%d;" % ord(c) for c in TOKEN)]
 failures = []
 
 
@@ -97,7 +102,8 @@ def check_binary(exe):
 class StandIn(http.server.BaseHTTPRequestHandler):
     """A stand-in for a real deployment that answers where the specification
     is silent otherwise than the fake: 409 and code 1009 for a repeated id,
-    403 for another scheme, its own 401 body; and echoes the token."""
+    403 for another scheme, its own 401 body; and echoes the token, as
+    written and escaped (TOKEN_FORMS)."""
 
     protocol_version = "HTTP/1.1"
     ids = set()
@@ -138,7 +144,7 @@ class StandIn(http.server.BaseHTTPRequestHandler):
             return self.reply(400, {"error": 101, "message": "invalid plant"})
         with self.lock:
             if p["id"] in self.ids:
-                return self.reply(409, {"error": 1009, "message": "id %d is taken (%s)" % (p["id"], auth)})
+                return self.reply(409, {"error": 1009, "message": "id %d is taken (%s)" % (p["id"], " ".join(TOKEN_FORMS))})
             self.ids.add(p["id"])
         out = {"name": p["name"]}
         if isinstance(p.get("tag"), str):
@@ -158,19 +164,23 @@ def check_calibration(exe, workdir):
         res = kit(exe, "-url", url, "-token", TOKEN, "-json", "-profile-out", profile)
         check(res.returncode == 0, f"conformance against the stand-in deployment exits 0 ({res.returncode}; {res.stderr[-300:]!r})")
         target = json.loads(res.stdout)
+        stored = len(StandIn.ids)
+        text = kit(exe, "-url", url, "-token", TOKEN)
     finally:
         srv.shutdown()
         srv.server_close()
-    check(TOKEN not in res.stdout, "the report does not show the token the stand-in echoed")
-    check(len(StandIn.ids) <= 10 and all(i >= 9_000_000_000_000_000_000 for i in StandIn.ids),
-          f"the stand-in stored at most 10 plants, all with ids from 9e18 up ({len(StandIn.ids)})")
+    check(not any(f in res.stdout or f in text.stdout for f in TOKEN_FORMS),
+          "neither report shows the token the stand-in echoed, as written, percent-encoded or HTML-escaped")
+    check(stored <= 10 and all(i >= 9_000_000_000_000_000_000 for i in StandIn.ids),
+          f"the stand-in stored at most 10 plants, all with ids from 9e18 up ({stored})")
     calibrated = {c["id"]: c.get("answer") for c in target["checks"] if c.get("calibrated")}
     check(sorted(calibrated) == ["auth-missing", "auth-wrong-scheme", "auth-wrong-token", "duplicate-id"],
           f"the calibrated checks are the repeated id and the three refused credentials ({sorted(calibrated)})")
     check(set(calibrated) <= set(target["differences"]), "each of them differed from the fake")
     with open(profile) as f:
         text = f.read()
-    check(TOKEN not in text, "the profile does not hold the token the stand-in echoed")
+    check(not any(f in text for f in TOKEN_FORMS) and "REDACTED" in text,
+          "the profile holds REDACTED, not the token the stand-in echoed")
     check(json.loads(text)["duplicate_id"]["status"] == 409, "the profile's repeated id is the stand-in's 409")
 
     env = clean_env()
@@ -190,9 +200,57 @@ def check_calibration(exe, workdir):
         proc.wait(timeout=30)
 
 
+class Hostile(http.server.BaseHTTPRequestHandler):
+    """A target that tries to drive the terminal of the kit's user: it
+    answers every request 400 with an erase, a window title ended by BEL, a
+    carriage return and a line that reads as a pass, a C1 CSI and DEL in its
+    body, and a C1 CSI (a byte 0x9b) in WWW-Authenticate."""
+
+    protocol_version = "HTTP/1.1"
+    BODY = b"\x1b[2J\x1b]0;owned\x07\r\nPASS     spec     FORGED\r\xc2\x9b2J\x7f"
+
+    def log_message(self, *args):
+        pass
+
+    def answer(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(400)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("WWW-Authenticate", "Bearer \x9b2J")
+        self.send_header("Content-Length", str(len(self.BODY)))
+        self.end_headers()
+        self.wfile.write(self.BODY)
+
+    do_GET = do_POST = answer
+
+
+def check_terminal(exe):
+    """Runs the kit against the Hostile target: its text and -json reports
+    hold no character that drives a terminal (newlines aside), and no line
+    of the target's own."""
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hostile)
+    srv.handle_error = lambda *args: None
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        url = "http://127.0.0.1:%d" % srv.server_address[1]
+        for args in ([], ["-json"]):
+            res = subprocess.run([exe, "conformance", "-url", url, "-token", TOKEN, *args],
+                                 capture_output=True, env=clean_env(), timeout=120)
+            out = res.stdout.decode("utf-8", errors="surrogateescape")
+            bad = [c for c in out if c != "\n" and not c.isprintable()]
+            forged = [l for l in out.split("\n") if l.startswith("PASS") and "FORGED" in l]
+            check(res.returncode == 1 and not bad and not forged,
+                  f"conformance{''.join(' ' + a for a in args)} against a target that sends control characters: exit 1 ({res.returncode}), "
+                  f"none in the report ({bad[:5]!r}), no line of its own ({forged[:1]!r})")
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
 def main(binaries):
     with tempfile.TemporaryDirectory() as workdir:
         check_calibration(binaries[0], workdir)
+    check_terminal(binaries[0])
     answers = [check_binary(exe) for exe in binaries]
     if len(answers) > 1 and all(a is not None for a in answers):
         check(all(a == answers[0] for a in answers[1:]), "the observed answers of every binary are identical")

@@ -548,7 +548,7 @@ func (r *runner) control(c *CheckResult, method, path string, body []byte, limit
 	if r.s.control.AdminToken != "" {
 		h.Set("Authorization", "Bearer "+r.s.control.AdminToken)
 	}
-	e := do(r.ctx, r.s.client, r.s.redact, method, r.s.control.URL+path, h, body, limit)
+	e := do(r.ctx, r.s.client, r.s.secrets, method, r.s.control.URL+path, h, body, limit)
 	c.Exchanges = append(c.Exchanges, e)
 	return e
 }

@@ -400,7 +400,7 @@ func TestFailureShowsExchange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"FAIL     spec     create", "> POST " + srv.URL + "/plants", "> Authorization: Bearer REDACTED", `< {"id":1,"name":"wrong"}`} {
+	for _, want := range []string{"FAIL     spec     create", "> POST " + srv.URL + "/plants", "> Authorization: Bearer REDACTED", `< "{\"id\":1,\"name\":\"wrong\"}"`} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("the text report lacks %q:\n%s", want, text.String())
 		}
@@ -514,7 +514,7 @@ func TestRunFails(t *testing.T) {
 	if diff := cmp.Diff([]string{"create", "create-without-tag"}, failed); diff != "" {
 		t.Errorf("failed subtests (-want +got):\n%s\n%s", diff, out)
 	}
-	for _, want := range []string{`conformance: spec check create (`, `the body has an "id"`, "> Authorization: Bearer REDACTED", `< {"id":1,"name":"wrong"}`} {
+	for _, want := range []string{`conformance: spec check create (`, `the body has an "id"`, "> Authorization: Bearer REDACTED", `< "{\"id\":1,\"name\":\"wrong\"}"`} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the output lacks %q:\n%s", want, out)
 		}

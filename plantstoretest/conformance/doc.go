@@ -47,4 +47,24 @@
 //     1 MiB and 1 KiB: no load. So it never sees a real 429 or 503.
 //   - It calls a control API only when [Target.Control] names one (or, for
 //     an in-process fake, [Target.Fake] gives its Handler).
+//
+// # What a report shows of a hostile target
+//
+// A report (text or JSON), [Run]'s log and [Report.Profile] never show
+// [Target.Token] or [Control.AdminToken]: an exchange shows
+// "Bearer REDACTED", and where the target echoes a token in an answer, as
+// written, JSON-escaped, percent-encoded or HTML-escaped, it reads
+// REDACTED, by the rule the client's errors follow (a token shorter than 8
+// bytes only where "Bearer " precedes it). The kit reads at most 64 KiB of
+// an answer; where that cut falls inside a token, the body kept ends
+// before the token's first byte.
+//
+// Nor can a target drive the terminal of the kit's user, or add a line to
+// what it reads: in the text report and Run's log, what the target sent
+// (a body, a header, an answer) is quoted as strconv.Quote quotes it, and a
+// check's Problem and an exchange's Error, which may quote it, are escaped
+// the same way without the quotes, so an ESC, a carriage return, a BEL, a
+// line break or a C1 control (U+0080 to U+009F) reads \x1b, \r, \a, \n or
+// \u009b. The JSON report ([Report.MarshalJSON]) writes each such character
+// as a \u escape, C1 controls included, which encoding/json leaves raw.
 package conformance

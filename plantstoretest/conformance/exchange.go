@@ -39,6 +39,7 @@ type Exchange struct {
 	Error string `json:"error,omitempty"`
 
 	body     []byte // the response body, up to maxResponseBody
+	cut      bool   // body is cut at the read limit
 	timedOut bool   // the request or the reading of its answer timed out
 }
 
@@ -52,36 +53,40 @@ const (
 // responseHeaders are the response headers an Exchange keeps.
 var responseHeaders = []string{"Content-Type", "WWW-Authenticate", "Allow", "Retry-After", "Location"}
 
-// String shows e as the failure message of a check shows it.
+// String shows e as the failure message of a check shows it. What the
+// target sent is quoted (the body, the headers) or escaped (Error), so that
+// it cannot drive a terminal or add a line.
 func (e *Exchange) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "    > %s %s\n", e.Method, e.URL)
 	for _, k := range sortedKeys(e.Header) {
 		fmt.Fprintf(&b, "    > %s: %s\n", k, e.Header[k])
 	}
-	if e.BodyBytes > 0 {
-		fmt.Fprintf(&b, "    > %s\n", quoteSnippet(e.Body, e.BodyBytes))
+	if e.BodyBytes > 0 { // the kit's own
+		fmt.Fprintf(&b, "    > %s%s\n", e.Body, more(len(e.Body), e.BodyBytes))
 	}
 	if e.Status == 0 {
-		fmt.Fprintf(&b, "    < no response: %s\n", e.Error)
+		fmt.Fprintf(&b, "    < no response: %s\n", printable(e.Error))
 		return b.String()
 	}
 	fmt.Fprintf(&b, "    < %d %s\n", e.Status, http.StatusText(e.Status))
 	for _, k := range sortedKeys(e.ResponseHeader) {
-		fmt.Fprintf(&b, "    < %s: %s\n", k, e.ResponseHeader[k])
+		fmt.Fprintf(&b, "    < %s: %q\n", k, e.ResponseHeader[k])
 	}
-	fmt.Fprintf(&b, "    < %s\n", quoteSnippet(e.ResponseBody, len(e.body)))
+	fmt.Fprintf(&b, "    < %q%s\n", e.ResponseBody, more(len(e.ResponseBody), len(e.body)))
 	if e.Error != "" {
-		fmt.Fprintf(&b, "    < (%s)\n", e.Error)
+		fmt.Fprintf(&b, "    < (%s)\n", printable(e.Error))
 	}
 	return b.String()
 }
 
-func quoteSnippet(s string, n int) string {
-	if len(s) < n {
-		return fmt.Sprintf("%s… (%d bytes)", s, n)
+// more returns "… (n bytes)" for a body of n bytes of which only the first
+// shown bytes show, and "" for one shown whole.
+func more(shown, n int) string {
+	if shown < n {
+		return fmt.Sprintf("… (%d bytes)", n)
 	}
-	return s
+	return ""
 }
 
 func sortedKeys(m map[string]string) []string {
@@ -103,55 +108,39 @@ func snippet(b []byte, n int) string {
 	return string(b)
 }
 
-// readAll reads r to its end, or to limit bytes and an error. The buffer
-// grows with what arrives, never by what the peer declares.
-func readAll(r io.Reader, limit int) ([]byte, error) {
+// readAll reads r to its end, or to limit bytes, cut set, and an error.
+// The buffer grows with what arrives, never by what the peer declares.
+func readAll(r io.Reader, limit int) (b []byte, cut bool, err error) {
 	var buf bytes.Buffer
 	n, err := buf.ReadFrom(io.LimitReader(r, int64(limit)+1))
 	if err != nil {
-		return buf.Bytes(), err
+		return buf.Bytes(), false, err
 	}
 	if n > int64(limit) {
-		return buf.Bytes()[:limit], fmt.Errorf("body cut at %d bytes", limit)
+		return buf.Bytes()[:limit], true, fmt.Errorf("body cut at %d bytes", limit)
 	}
-	return buf.Bytes(), nil
-}
-
-// minRedactLen is the shortest secret the kit redacts wherever it appears
-// in an answer; a shorter one (a test's "t") is redacted only after
-// "Bearer ", since replacing every "t" would make the report unreadable.
-const minRedactLen = 8
-
-// newRedactor returns what replaces the given secrets (the token, the
-// control API's token) in what a target answers, so that a target that
-// echoes the Authorization header it got does not put them in a report.
-func newRedactor(secrets ...string) *strings.Replacer {
-	var pairs []string
-	for _, s := range secrets {
-		switch {
-		case s == "":
-		case len(s) >= minRedactLen:
-			pairs = append(pairs, s, "REDACTED")
-		default:
-			pairs = append(pairs, "Bearer "+s, "Bearer REDACTED", "bearer "+s, "bearer REDACTED")
-		}
-	}
-	return strings.NewReplacer(pairs...)
+	return buf.Bytes(), false, nil
 }
 
 // do sends one request and reads at most limit bytes of the answer, with
-// the secrets redact replaces taken out of everything it keeps of it.
-// url is absolute. A nil header sends none but Content-Length.
-func do(ctx context.Context, client *http.Client, redact *strings.Replacer, method, url string, header http.Header, body []byte, limit int) *Exchange {
+// secrets (the token, the control API's token) taken out of everything it
+// keeps of it, in every form [wire.Redact] knows, so that a target that
+// echoes the Authorization header it got does not put them in a report.
+// A body cut at limit is redacted whole first, then loses any start of a
+// token the cut left at its end ([wire.RedactCut]). url is absolute. A nil
+// header sends none but Content-Length.
+func do(ctx context.Context, client *http.Client, secrets []string, method, url string, header http.Header, body []byte, limit int) *Exchange {
 	e := roundTrip(ctx, client, method, url, header, body, limit)
 	for k, v := range e.ResponseHeader {
-		e.ResponseHeader[k] = redact.Replace(v)
+		e.ResponseHeader[k] = wire.Redact(v, secrets)
 	}
-	e.Error = redact.Replace(e.Error)
-	if r := redact.Replace(string(e.body)); r != string(e.body) {
-		e.body = []byte(r)
-		e.ResponseBody = snippet(e.body, responseSnippet)
+	e.Error = wire.Redact(e.Error, secrets)
+	if e.cut {
+		e.body = wire.RedactCut(e.body, secrets)
+	} else {
+		e.body = wire.Redact(e.body, secrets)
 	}
+	e.ResponseBody = snippet(e.body, responseSnippet)
 	return e
 }
 
@@ -202,7 +191,8 @@ func roundTrip(ctx context.Context, client *http.Client, method, url string, hea
 			e.ResponseHeader[k] = strings.Join(vs, ", ")
 		}
 	}
-	b, err := readAll(resp.Body, limit)
+	b, cut, err := readAll(resp.Body, limit)
+	e.cut = cut
 	if err != nil {
 		e.Error = "reading the body: " + err.Error()
 		e.timedOut = isTimeout(err)

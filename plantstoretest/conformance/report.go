@@ -68,7 +68,10 @@ type CheckResult struct {
 	Title string `json:"title"`
 	// Outcome is one of [Pass], [Fail], [Recorded] and [Skipped].
 	Outcome string `json:"outcome"`
-	// Problem says why a check failed or was skipped.
+	// Problem says why a check failed or was skipped, on one line: what
+	// the target sent that it quotes is escaped as strconv.Quote escapes it
+	// (a control character reads \x1b, \r, \u009b), so that it cannot
+	// drive a terminal.
 	Problem string `json:"problem,omitempty"`
 	// Answer is what the target answered, in a form that compares across
 	// runs: the run's plant id in a body reads "{id}", the plant's name

@@ -150,6 +150,7 @@ func run(ctx context.Context, s *settings) *Report {
 			c.Problem = fmt.Sprintf("not run: the target did not answer the last %d requests in time (Target.Client's timeout, at most %v), so the run sent no more", maxSilent, RequestTimeout)
 		default:
 			ch.run(r, &c)
+			c.Problem = printable(c.Problem) // it may quote what the target sent
 		}
 		if c.Outcome == "" {
 			switch c.Tag {
@@ -227,7 +228,7 @@ func (r *runner) headers() http.Header {
 
 // send sends a request to the target's path and records it in c.
 func (r *runner) send(c *CheckResult, method, path string, header http.Header, body []byte) *Exchange {
-	e := do(r.ctx, r.s.client, r.s.redact, method, r.s.base+path, header, body, maxResponseBody)
+	e := do(r.ctx, r.s.client, r.s.secrets, method, r.s.base+path, header, body, maxResponseBody)
 	c.Exchanges = append(c.Exchanges, e)
 	if e.Status == http.StatusBadRequest {
 		r.answered400 = append(r.answered400, answered{c.ID, e})

@@ -24,9 +24,10 @@ type Target struct {
 	URL string
 	// Token is the bearer token the target accepts. Required. It is never
 	// printed: every exchange in a report shows "Bearer REDACTED", and
-	// where the target echoes it in an answer, the report shows REDACTED
-	// instead (a token shorter than 8 bytes only where "Bearer " precedes
-	// it). So is Control.AdminToken.
+	// where the target echoes it in an answer, as written, JSON-escaped,
+	// percent-encoded or HTML-escaped, the report shows REDACTED instead
+	// (a token shorter than 8 bytes only where "Bearer " precedes it), as
+	// the client's errors do. So is Control.AdminToken.
 	Token string
 
 	// Live must be set to run against a URL whose host is not a loopback
@@ -123,7 +124,7 @@ type settings struct {
 	firstID    int64
 	prefix     string
 	client     *http.Client
-	redact     *strings.Replacer // takes the tokens out of what the target answers
+	secrets    []string // the tokens, taken out of what the target answers
 }
 
 func (t *Target) settings() (*settings, error) {
@@ -194,11 +195,10 @@ func (t *Target) settings() (*settings, error) {
 	c := *base
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	s.client = &c
-	adminToken := ""
+	s.secrets = []string{s.token}
 	if s.control != nil {
-		adminToken = s.control.AdminToken
+		s.secrets = append(s.secrets, s.control.AdminToken)
 	}
-	s.redact = newRedactor(s.token, adminToken)
 	return s, nil
 }
 

@@ -1,0 +1,274 @@
+package wire
+
+import "unicode/utf8"
+
+// MinRedactedToken is the shortest token [Redact] looks for wherever it
+// appears. Real bearer tokens are far longer; replacing a shorter one, such
+// as a development "dev", everywhere would mangle every word that contains
+// it, so a shorter one is looked for only where "Bearer " or "bearer "
+// precedes it.
+const MinRedactedToken = 8
+
+// Redact replaces each of tokens in text with REDACTED, wherever text holds
+// it as written or escaped in one of the ways a server that echoes it back
+// (a proxy's debug page, an error that quotes the request) plausibly
+// escapes it: as a JSON string (\/, \", \\, \uXXXX for any character),
+// percent-encoded (%2F or %2f, for any character) or as HTML (&amp;, &#47;,
+// &#x2F;). A token shorter than [MinRedactedToken] is replaced only where
+// "Bearer " or "bearer " precedes it, in the same forms, and the scheme is
+// kept: "Bearer REDACTED". text is not modified; the result is a copy only
+// when something was replaced. The client (its errors, its request ids)
+// and the conformance kit (its reports) redact with this one rule.
+//
+// A base64 form is not looked for: no echo encodes a header that way, and a
+// match would depend on where the token fell among three byte alignments.
+func Redact[T string | []byte](text T, tokens []string) T {
+	for _, token := range tokens {
+		for _, n := range needles(token) {
+			text = replace(text, n.find, n.with)
+		}
+	}
+	return text
+}
+
+// RedactCut is [Redact] for text cut from a longer one, such as a body
+// read up to a limit: it also drops the end of text from the first byte
+// where what is left could be the start of a token, in any form Redact
+// knows, whose rest the cut took, so that no part of a token shows. An
+// escape cut short (a final "%2" or "&#4") counts as one that could be.
+// What it drops is shorter than the longest form of the longest token, 12
+// bytes a character.
+func RedactCut[T string | []byte](text T, tokens []string) T {
+	text = Redact(text, tokens)
+	cut := len(text)
+	for _, token := range tokens {
+		for _, n := range needles(token) {
+			for i := max(0, len(text)-maxEscape*len(n.find)); i < cut; i++ {
+				if startsToken(text[i:], n.find) {
+					cut = i
+					break
+				}
+			}
+		}
+	}
+	return text[:cut]
+}
+
+// A needle is what Redact looks for to find one token, and what replaces it.
+type needle struct{ find, with string }
+
+// needles returns what [Redact] looks for to find token: the token, or, for
+// one shorter than MinRedactedToken, the token after the bearer scheme.
+func needles(token string) []needle {
+	switch {
+	case token == "":
+		return nil
+	case len(token) >= MinRedactedToken:
+		return []needle{{token, "REDACTED"}}
+	}
+	return []needle{{"Bearer " + token, "Bearer REDACTED"}, {"bearer " + token, "bearer REDACTED"}}
+}
+
+// replace replaces token in text, in every form of [Redact], with r.
+func replace[T string | []byte](text T, token, r string) T {
+	var out []byte // nil until the first match
+	last := 0
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c != token[0] && c != '\\' && c != '%' && c != '&' {
+			continue // the usual case: no match can start here
+		}
+		n := matchToken(text[i:], token)
+		if n == 0 {
+			continue
+		}
+		out = append(out, text[last:i]...)
+		out = append(out, r...)
+		last = i + n
+		i = last - 1
+	}
+	if out == nil {
+		return text
+	}
+	return T(append(out, text[last:]...))
+}
+
+// escapes are the ways Redact looks for a token: each is the character
+// that starts an escape, in text escaped that way.
+var escapes = [...]byte{'\\', '%', '&'}
+
+// matchToken returns the length of the text at the start of s that spells
+// token, as written or escaped in one of the ways of [escapes]; 0 if none
+// does.
+func matchToken[T string | []byte](s T, token string) int {
+	if len(s) >= len(token) && string(s[:len(token)]) == token {
+		return len(token)
+	}
+	for _, esc := range escapes {
+		if n := matchEscaped(s, token, esc); n > 0 {
+			return n
+		}
+	}
+	return 0
+}
+
+// maxEscape is the length of the longest escape of one character that
+// unescape decodes: an HTML reference with 8 hexadecimal digits, such as
+// &#x0000002F;.
+const maxEscape = 12
+
+// startsToken reports whether s, all of it, could be the start of token as
+// written or escaped in one of the ways of [escapes], the rest of it cut
+// off: an escape character near the end of s that does not start an escape
+// counts as an escape the cut may have cut short. As in matchEscaped, a
+// character other than the escape character is taken as written.
+func startsToken[T string | []byte](s T, token string) bool {
+	for _, esc := range escapes {
+		j := 0
+		for i := 0; i < len(token); i++ {
+			if j == len(s) {
+				return true
+			}
+			if s[j] == esc {
+				if c, n := unescape(s[j:]); n > 0 {
+					if c != token[i] {
+						break
+					}
+					j += n
+					continue
+				}
+				if len(s)-j < maxEscape {
+					return true
+				}
+			}
+			if s[j] != token[i] {
+				break
+			}
+			j++
+		}
+	}
+	return false
+}
+
+// matchEscaped is matchToken for text escaped one way, the one whose
+// escapes start with esc. There an escape is tried before the character
+// itself, because the escape character is itself escaped in such text; any
+// other character is only taken as written.
+func matchEscaped[T string | []byte](s T, token string, esc byte) int {
+	j := 0
+	for i := 0; i < len(token); i++ {
+		if j == len(s) {
+			return 0
+		}
+		if s[j] == esc {
+			if c, n := unescape(s[j:]); n > 0 {
+				if c != token[i] {
+					return 0
+				}
+				j += n
+				continue
+			}
+		}
+		if s[j] != token[i] {
+			return 0
+		}
+		j++
+	}
+	return j
+}
+
+// unescape decodes the ASCII character that a JSON, percent or HTML escape
+// at the start of s stands for, and its length; n is 0 if s starts with
+// none.
+func unescape[T string | []byte](s T) (c byte, n int) {
+	switch {
+	case len(s) >= 2 && s[0] == '\\' && (s[1] == '"' || s[1] == '\\' || s[1] == '/'):
+		return s[1], 2
+	case len(s) >= 6 && s[0] == '\\' && s[1] == 'u':
+		if v, ok := parseHex(s[2:6]); ok && v < utf8.RuneSelf {
+			return byte(v), 6
+		}
+	case len(s) >= 3 && s[0] == '%':
+		if v, ok := parseHex(s[1:3]); ok {
+			return byte(v), 3
+		}
+	case len(s) >= 4 && s[0] == '&':
+		return unescapeHTML(s)
+	}
+	return 0, 0
+}
+
+// unescapeHTML decodes an HTML character reference to an ASCII character:
+// one of the five that HTML escapers name, or a number such as &#47; or
+// &#x2F;.
+func unescapeHTML[T string | []byte](s T) (c byte, n int) {
+	end := 1
+	for end < len(s) && end < 12 && s[end] != ';' {
+		end++
+	}
+	if end == len(s) || s[end] != ';' {
+		return 0, 0
+	}
+	ref := s[1:end]
+	switch string(ref) {
+	case "amp":
+		return '&', end + 1
+	case "lt":
+		return '<', end + 1
+	case "gt":
+		return '>', end + 1
+	case "quot":
+		return '"', end + 1
+	case "apos":
+		return '\'', end + 1
+	}
+	if len(ref) < 2 || ref[0] != '#' {
+		return 0, 0
+	}
+	var v rune
+	var ok bool
+	if ref[1] == 'x' || ref[1] == 'X' {
+		v, ok = parseHex(ref[2:])
+	} else {
+		v, ok = parseDecimal(ref[1:])
+	}
+	if !ok || v >= utf8.RuneSelf {
+		return 0, 0
+	}
+	return byte(v), end + 1
+}
+
+// parseHex parses 1 to 8 hexadecimal digits in either case.
+func parseHex[T string | []byte](s T) (rune, bool) {
+	if len(s) == 0 || len(s) > 8 {
+		return 0, false
+	}
+	var v rune
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case '0' <= c && c <= '9':
+			v = v<<4 | rune(c-'0')
+		case 'a' <= c && c <= 'f':
+			v = v<<4 | rune(c-'a'+10)
+		case 'A' <= c && c <= 'F':
+			v = v<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return v, true
+}
+
+// parseDecimal parses 1 to 8 decimal digits.
+func parseDecimal[T string | []byte](s T) (rune, bool) {
+	if len(s) == 0 || len(s) > 8 {
+		return 0, false
+	}
+	var v rune
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		v = v*10 + rune(s[i]-'0')
+	}
+	return v, true
+}
