@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 // Handler is the fake Plant Store as an http.Handler, for tests that mount
@@ -36,7 +37,10 @@ import (
 //     400; it never invents statuses the specification does not list,
 //     except 401, 404 and 405 above.
 //   - A body over 1 MiB is 400 with [CodeTooLarge], for the same reason not
-//     413.
+//     413. The fake reads no more of it; the server it is mounted in keeps
+//     the connection if little is left (net/http reads up to 256 KiB more),
+//     and otherwise closes it, after half a second's wait that
+//     [Server.Close] waits for too.
 //   - The body must be exactly one JSON object, in valid UTF-8, with no
 //     repeated field names (which JSON leaves undefined), and nothing but
 //     whitespace after it; otherwise 400 with [CodeInvalidJSON]. Deeply
@@ -228,7 +232,7 @@ func (h *Handler) Close() {
 // ServeHTTP answers r as described on [Handler].
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := h.now()
-	body, readErr := readBody(w, r)
+	body, readErr := readBody(r)
 	req := Request{
 		Time:       start,
 		Method:     r.Method,
@@ -312,8 +316,7 @@ func (h *Handler) begin(seq uint64, status int, start time.Time) (int, time.Dura
 // than the byte readBody keeps to spare (a body of unannounced length), so
 // that the journal holds no more than it shows.
 func (h *Handler) journalBody(body []byte, readErr error) ([]byte, bool) {
-	var tooLarge *http.MaxBytesError
-	truncated := errors.As(readErr, &tooLarge)
+	truncated := errors.Is(readErr, wire.ErrBodyTooLarge)
 	switch {
 	case len(body) > h.bodyLimit:
 		return append([]byte(nil), body[:h.bodyLimit]...), true

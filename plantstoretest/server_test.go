@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"os"
 	"runtime"
 	"sort"
@@ -232,6 +233,57 @@ func TestServerCloseDoesNotWaitForStalledBody(t *testing.T) {
 	}
 	if got := s.Plants(); len(got) != 0 {
 		t.Errorf("Plants() = %+v, want none", got)
+	}
+}
+
+// TestOversizedBodyKeepsTheConnection checks that a body a little over the
+// limit, such as the conformance kit's largest probe, is refused without
+// closing the connection. A connection closed with part of a body unread
+// lingers for half a second in net/http before it closes, and Close, and
+// so the test's cleanup, waits for it.
+func TestOversizedBodyKeepsTheConnection(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		opts []Option
+	}{
+		{"loopback", nil},
+		{"in memory", []Option{WithInMemoryNetwork()}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := NewServer(t, tt.opts...)
+			client := s.HTTPClient()
+			var reused []bool
+			trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { reused = append(reused, i.Reused) }}
+			bodies := []string{
+				`{"id":1,"name":"` + strings.Repeat("n", maxBodyBytes+1<<10) + `"}`,
+				`{"id":2,"name":"Fern"}`,
+			}
+			var statuses []int
+			for _, body := range bodies {
+				req, err := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace),
+					http.MethodPost, s.URL+"/plants", strings.NewReader(body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Authorization", "Bearer "+DefaultToken)
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := client.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				statuses = append(statuses, resp.StatusCode)
+			}
+			if diff := cmp.Diff([]int{http.StatusBadRequest, http.StatusOK}, statuses); diff != "" {
+				t.Errorf("statuses mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]bool{false, true}, reused); diff != "" {
+				t.Errorf("connection reused per request mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

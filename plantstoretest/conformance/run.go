@@ -105,9 +105,7 @@ func runReference(ctx context.Context, target Target, ts *settings) (*Report, er
 		name += ", with plantstore-mock's control API"
 	}
 	// The requests go straight to the handler, with no network between:
-	// what the checks compare is the handler's (status, headers, body),
-	// and a server would hold each connection it closes after a refused
-	// 1 MiB body for half a second (net/http's lingering close).
+	// what the checks compare is the handler's (status, headers, body).
 	const base = "http://127.0.0.1"
 	ref := Target{URL: base, Token: token, MaxCreates: ts.maxCreates, Client: &http.Client{Transport: handlerTransport{handler}}, Fake: fake}
 	if target.Control != nil {
