@@ -94,7 +94,7 @@ func checkNoBody(r *http.Request, body []byte, readErr error) *rejection {
 func (h *Handler) applyRule(rule func(plantstore.NewPlant) *ErrorBody, p plantstore.NewPlant) (rej *rejection) {
 	defer func() {
 		if r := recover(); r != nil {
-			repanic := h.callbackPanicked(fmt.Sprintf("plantstoretest: a WithRule rule panicked on %+v: %v", p, r))
+			repanic := h.callbackPanicked(h.site, fmt.Sprintf("plantstoretest: a WithRule rule panicked on %+v: %v", p, r))
 			rej = rejectf(http.StatusInternalServerError, CodeCallbackPanic, "a WithRule rule panicked: %v", r)
 			rej.repanic = repanic
 		}

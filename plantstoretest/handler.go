@@ -83,12 +83,13 @@ type Handler struct {
 	rules       []func(plantstore.NewPlant) *ErrorBody
 	routes      []route // the route table: routes, and those tests add
 	logger      *slog.Logger
-	tb          testing.TB                       // nil for a Handler from NewHandler
-	logf        func(format string, args ...any) // nil, or the test's Logf
-	limiter     *rateLimiter                     // nil without WithRateLimit
-	chaos       *chaos                           // nil without WithChaos
-	now         func() time.Time                 // time.Now, but for tests of the rate limit
-	profile     *Profile                         // nil without WithProfile
+	tb          testing.TB       // nil for a Handler from NewHandler
+	site        string           // the test's line that called NewServer; see callSite
+	logToTB     bool             // WithLogging
+	limiter     *rateLimiter     // nil without WithRateLimit
+	chaos       *chaos           // nil without WithChaos
+	now         func() time.Time // time.Now, but for tests of the rate limit
+	profile     *Profile         // nil without WithProfile
 
 	done      chan struct{} // closed by Close
 	closeOnce sync.Once
@@ -140,6 +141,8 @@ func newHandler(c *config) *Handler {
 		routes:      append(routes[:len(routes):len(routes)], c.routes...),
 		logger:      c.logger,
 		tb:          c.tb,
+		site:        c.site,
+		logToTB:     c.tb != nil && c.logToTB,
 		now:         time.Now,
 		profile:     c.profile,
 		done:        make(chan struct{}),
@@ -149,9 +152,6 @@ func newHandler(c *config) *Handler {
 	}
 	if c.maxRequests != nil {
 		h.maxRequests = *c.maxRequests
-	}
-	if c.tb != nil && c.logToTB {
-		h.logf = c.tb.Logf
 	}
 	if c.rateN > 0 {
 		h.limiter = newRateLimiter(c.rateN, c.ratePer)
@@ -181,15 +181,16 @@ func (h *Handler) misuse(msg string) {
 }
 
 // callbackPanicked reports that a callback of the test (a rule or a Match)
-// panicked: under [NewServer] it fails the test with tb.Errorf and returns
-// "". Without a test it returns msg, which the caller panics with once the
+// panicked: under [NewServer] it fails the test, reported at the test's
+// line at that gave the callback (see [Handler.report]), and returns "".
+// Without a test it returns msg, which the caller panics with once the
 // request is journaled, so that the panic goes on out of ServeHTTP as any
 // handler's would and the journal shows the request as dropped.
-func (h *Handler) callbackPanicked(msg string) (repanic string) {
+func (h *Handler) callbackPanicked(at, msg string) (repanic string) {
 	if h.tb == nil {
 		return msg
 	}
-	h.tb.Errorf("%s", msg)
+	h.report(at, true, msg)
 	return ""
 }
 

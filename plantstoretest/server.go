@@ -103,7 +103,16 @@ type Server struct {
 // with tb that closes it when the test ends: first the Handler, which
 // releases requests held by a hanging or delayed [Fault], then the server.
 // The cleanup then reports through tb.Errorf every injected Fault that has
-// replies left, as a mock reports an expected call that never came.
+// replies left, as a mock reports an expected call that never came, naming
+// the test's line that injected it: "plantstoretest: injected Fault #1
+// (Status 503) at shop_test.go:42 was used 0 of 1 times". (That line is the
+// first caller outside this package, which may be a helper of the test.)
+//
+// What the server's goroutines report to the test (a [Fault.Match] or a
+// [WithRule] rule that panicked, the lines of [WithLogging]) cannot be
+// located by tb.Helper. On Go 1.25 or later it is written through
+// tb.Output, located at the test's line that injected the Fault or called
+// NewServer; on older Go, tb.Errorf and tb.Logf locate it in this package.
 //
 // An invalid option (an empty token, a negative limit, a [WithPlants] plant
 // that fails its checks) fails the test with tb.Fatalf, reported at the
@@ -114,12 +123,12 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	if err := c.check(); err != nil {
 		tb.Fatalf("%v", err)
 	}
-	c.tb = tb
+	c.tb, c.site = tb, callSite()
 	h := newHandler(c)
 
 	errorLog := log.New(io.Discard, "", 0)
 	if c.logToTB {
-		errorLog = log.New(tbWriter{tb}, "plantstoretest: ", 0)
+		errorLog = log.New(tbWriter{h}, "plantstoretest: ", 0)
 	}
 	var ts *httptest.Server
 	var transport *http.Transport
@@ -191,11 +200,12 @@ func (s *Server) Close() {
 	})
 }
 
-// tbWriter writes each line it is given to tb.Logf.
-type tbWriter struct{ tb testing.TB }
+// tbWriter writes each line it is given to the test's log, at the test's
+// line that called NewServer (see [Handler.report]).
+type tbWriter struct{ h *Handler }
 
 func (w tbWriter) Write(p []byte) (int, error) {
-	w.tb.Logf("%s", trimNewline(p))
+	w.h.report(w.h.site, false, string(trimNewline(p)))
 	return len(p), nil
 }
 

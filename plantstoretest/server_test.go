@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/http/httptrace"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -33,18 +34,45 @@ func TestMain(m *testing.M) {
 
 // fakeTB records what NewServer reports through its testing.TB, to test
 // reports that would fail a real test. The embedded TB is nil: methods not
-// overridden here panic.
+// overridden here panic. It has Go 1.25's Output on every Go version, so
+// that the fake reports through it the same everywhere.
 type fakeTB struct {
 	testing.TB
 
 	mu       sync.Mutex
 	errors   []string
 	fatals   []string
-	logs     []string
+	logs     []string // Logf's, and each line written to Output
+	failed   bool     // by Fail; Errorf and Fatalf record themselves
 	cleanups []func()
 }
 
 func (f *fakeTB) Helper() {}
+
+func (f *fakeTB) Fail() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failed = true
+}
+
+// Output returns a writer that records each line written as a log.
+func (f *fakeTB) Output() io.Writer { return fakeOutput{f} }
+
+type fakeOutput struct{ f *fakeTB }
+
+func (o fakeOutput) Write(p []byte) (int, error) {
+	o.f.mu.Lock()
+	defer o.f.mu.Unlock()
+	o.f.logs = append(o.f.logs, strings.Split(strings.TrimSuffix(string(p), "\n"), "\n")...)
+	return len(p), nil
+}
+
+// nextLine returns "file.go:N", the file and next line of its caller: where
+// the fake reports what that line sets off.
+func nextLine() string {
+	_, file, line, _ := runtime.Caller(1)
+	return fmt.Sprintf("%s:%d", filepath.Base(file), line+1)
+}
 
 func (f *fakeTB) Errorf(format string, args ...any) {
 	f.mu.Lock()
@@ -374,6 +402,7 @@ func TestCleanupReportsUnusedFaults(t *testing.T) {
 	s := NewServer(tb)
 	s.Inject(Fault{Status: http.StatusServiceUnavailable}) // used
 	s.Inject(Fault{Drop: true, Store: true})               // never used
+	at := nextLine()
 	s.Inject(Fault{Status: http.StatusTooManyRequests, Times: 3, Match: func(Request) bool { return true }})
 	c := s.Client(plantstore.WithMaxRetries(0))
 	for i := range 2 {
@@ -385,7 +414,7 @@ func TestCleanupReportsUnusedFaults(t *testing.T) {
 	}
 	tb.cleanup()
 	want := []string{
-		"plantstoretest: injected Fault #3 (Match, Status 429) was used 0 of 3 times",
+		"plantstoretest: injected Fault #3 (Match, Status 429) at " + at + " was used 0 of 3 times",
 	}
 	if diff := cmp.Diff(want, tb.errors); diff != "" {
 		t.Errorf("cleanup's Errorf calls mismatch (-want +got):\n%s", diff)
@@ -394,10 +423,11 @@ func TestCleanupReportsUnusedFaults(t *testing.T) {
 	// Now with a fault left partly used.
 	tb = &fakeTB{}
 	s = NewServer(tb)
-	s.Inject(Fault{Status: http.StatusBadGateway, Times: 2})
+	at = nextLine()
+	s.AddFault(Fault{Status: http.StatusBadGateway, Times: 2}) // AddFault's are reported alike
 	s.Client(plantstore.WithMaxRetries(0)).CreatePlant(context.Background(), plantstore.NewPlant{ID: 1, Name: "Fern"})
 	tb.cleanup()
-	want = []string{"plantstoretest: injected Fault #1 (Status 502) was used 1 of 2 times"}
+	want = []string{"plantstoretest: injected Fault #1 (Status 502) at " + at + " was used 1 of 2 times"}
 	if diff := cmp.Diff(want, tb.errors); diff != "" {
 		t.Errorf("cleanup's Errorf calls mismatch (-want +got):\n%s", diff)
 	}
@@ -421,6 +451,7 @@ func TestWithLogging(t *testing.T) {
 	t.Parallel()
 	const token = "very-secret-token"
 	tb := &fakeTB{}
+	at := nextLine()
 	s := NewServer(tb, WithToken(token), WithLogging())
 	defer tb.cleanup()
 	s.Client().CreatePlant(context.Background(), plantstore.NewPlant{ID: 1, Name: "Fern"})
@@ -432,7 +463,7 @@ func TestWithLogging(t *testing.T) {
 		t.Fatalf("after 2 requests, Logf lines = %q, want 2", logs)
 	}
 	for i, want := range []string{"plantstoretest: POST /plants -> 200 in ", "plantstoretest: POST /plants -> no response (fault: #1 Drop) in "} {
-		if !strings.HasPrefix(logs[i], want) {
+		if want = at + ": " + want; !strings.HasPrefix(logs[i], want) {
 			t.Errorf("Logf line %d = %q, want prefix %q", i, logs[i], want)
 		}
 		if strings.Contains(logs[i], token) {
@@ -458,6 +489,7 @@ func TestWithLoggingServerErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tb := &fakeTB{}
+			at := nextLine()
 			s := NewServer(tb, tt.opts...)
 			defer tb.cleanup()
 
@@ -483,7 +515,7 @@ func TestWithLoggingServerErrors(t *testing.T) {
 				t.Fatalf("Logf lines = %q, want %d", logs, len(tt.want))
 			}
 			for i, want := range tt.want {
-				if !strings.HasPrefix(logs[i], want) {
+				if want = at + ": " + want; !strings.HasPrefix(logs[i], want) {
 					t.Errorf("Logf line %d = %q, want prefix %q", i, logs[i], want)
 				}
 			}
@@ -667,12 +699,14 @@ func TestCallbackPanicsFailTheTest(t *testing.T) {
 	t.Run("rule", func(t *testing.T) {
 		t.Parallel()
 		tb := &fakeTB{}
+		at := nextLine()
 		s := NewServer(tb, WithRule(func(plantstore.NewPlant) *ErrorBody { panic("boom") }))
 		resp := post(t, s, `{"id":1,"name":"Fern"}`)
 		checkError(t, "POST /plants with a panicking rule", resp, http.StatusInternalServerError, CodeCallbackPanic, "panicked: boom")
 		tb.cleanup()
-		if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], "WithRule rule panicked") {
-			t.Errorf("Errorf calls = %q, want one naming the rule's panic", tb.errors)
+		want := at + ": plantstoretest: a WithRule rule panicked"
+		if !tb.failed || len(tb.logs) != 1 || !strings.HasPrefix(tb.logs[0], want) {
+			t.Errorf("failed %v, logs %q; want failed, and one log starting %q", tb.failed, tb.logs, want)
 		}
 		if got := s.Plants(); len(got) != 0 {
 			t.Errorf("Plants() = %+v, want none", got)
@@ -682,15 +716,16 @@ func TestCallbackPanicsFailTheTest(t *testing.T) {
 		t.Parallel()
 		tb := &fakeTB{}
 		s := NewServer(tb)
+		at := nextLine()
 		s.Inject(Fault{Match: func(Request) bool { panic("boom") }, Status: http.StatusServiceUnavailable})
 		if resp := post(t, s, `{"id":1,"name":"Fern"}`); resp.status != http.StatusOK {
 			t.Errorf("POST /plants past a panicking Match status = %d, want 200 (no match)", resp.status)
 		}
 		tb.cleanup()
-		want := []string{
-			"plantstoretest: the Match of injected Fault #1 panicked: boom",
-			"plantstoretest: injected Fault #1 (Match, Status 503) was used 0 of 1 times",
+		if diff := cmp.Diff([]string{at + ": plantstoretest: the Match of injected Fault #1 panicked: boom"}, tb.logs); !tb.failed || diff != "" {
+			t.Errorf("failed %v, logs mismatch (-want +got):\n%s", tb.failed, diff)
 		}
+		want := []string{"plantstoretest: injected Fault #1 (Match, Status 503) at " + at + " was used 0 of 1 times"}
 		if diff := cmp.Diff(want, tb.errors); diff != "" {
 			t.Errorf("Errorf calls mismatch (-want +got):\n%s", diff)
 		}

@@ -19,7 +19,8 @@ import (
 // Run checks target against the specification, with a subtest per check
 // named by its id: a spec check that does not hold fails its subtest with
 // the exchange that shows it (the token redacted); an observed check logs
-// the target's answer next to the fake's and never fails. A target Run
+// the target's answer next to the fake's and never fails. Each is reported
+// at the test's line that called Run. A target Run
 // refuses (a URL not on loopback without Live, an empty token) fails the
 // test at once. With target.Report set, Run stores the report there.
 //
@@ -36,6 +37,7 @@ func Run(t *testing.T, target Target) {
 	}
 	for _, c := range rep.Checks {
 		t.Run(c.ID, func(t *testing.T) {
+			t.Helper() // so that each report is at the test's line that called Run
 			switch c.Outcome {
 			case Fail:
 				var b strings.Builder
