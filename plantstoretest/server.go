@@ -47,9 +47,11 @@
 // production does: a 503 with "Retry-After: 30" costs half a minute. Inside
 // a testing/synctest bubble (Go 1.25 or later) time is fake and such waits
 // cost nothing, but loopback sockets never count as blocked there, so a
-// loopback Server hangs synctest.Test. [WithInMemoryNetwork] serves the fake
-// on an in-memory network instead, and [Server.ProductionClient] returns a
-// client with the SDK's production retry settings:
+// loopback Server would hang synctest.Test, and NewServer without
+// [WithInMemoryNetwork] fails the test there at once. WithInMemoryNetwork
+// serves the fake on an in-memory network instead, and
+// [Server.ProductionClient] returns a client with the SDK's production retry
+// settings:
 //
 //	func TestCreateWaitsForRetryAfter(t *testing.T) {
 //		synctest.Test(t, func(t *testing.T) {
@@ -116,12 +118,17 @@ type Server struct {
 //
 // An invalid option (an empty token, a negative limit, a [WithPlants] plant
 // that fails its checks) fails the test with tb.Fatalf, reported at the
-// test's line that called NewServer.
+// test's line that called NewServer; so does a call inside a
+// testing/synctest bubble without [WithInMemoryNetwork], which would
+// otherwise hang the test until go test's timeout.
 func NewServer(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	c := newConfig(opts)
 	if err := c.check(); err != nil {
 		tb.Fatalf("%v", err)
+	}
+	if !c.inMemory && inBubble() {
+		tb.Fatalf("%s", errLoopbackInBubble)
 	}
 	c.tb, c.site = tb, callSite()
 	h := newHandler(c)
