@@ -61,6 +61,21 @@ func TestNewServerRefusesLoopbackInBubble(t *testing.T) {
 	}
 }
 
+// TestHelperChildBubble is a misuse of TestHelperChild inside a synctest
+// bubble, where tb.Helper leads the cleanup's reports into package testing:
+// a fault left unused. It runs only as TestFailuresPointAtTheTest's child.
+func TestHelperChildBubble(t *testing.T) {
+	if os.Getenv(helperChildEnv) == "" {
+		t.Skip("run by TestFailuresPointAtTheTest")
+	}
+	oneProcForRaceBubbles(t)
+	synctest.Test(t, func(t *testing.T) {
+		s := NewServer(t, WithInMemoryNetwork())
+		want(t)
+		s.Inject(Fault{Status: http.StatusServiceUnavailable})
+	})
+}
+
 // bubbleChildEnv makes TestLoopbackInBubbleChild run, in the child process
 // of TestLoopbackInBubbleFailsAtOnce.
 const bubbleChildEnv = "PLANTSTORETEST_BUBBLE_CHILD"

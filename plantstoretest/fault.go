@@ -291,20 +291,25 @@ func (h *Handler) takeFault(req Request) (sf *scriptedFault, repanic string) {
 	return nil, ""
 }
 
-// unusedFaults describes each waiting fault with replies left.
-func (h *Handler) unusedFaults() []string {
+// reportUnused fails the test for each waiting fault with replies left,
+// at the test's line that injected it (see [Handler.report]).
+func (h *Handler) reportUnused() {
+	h.tb.Helper()
+	type unused struct{ at, msg string }
+	var faults []unused
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	var msgs []string
 	for _, f := range h.faults {
 		at := ""
 		if f.at != "" {
 			at = " at " + f.at
 		}
-		msgs = append(msgs, fmt.Sprintf("plantstoretest: injected Fault #%d (%s)%s was used %d of %d times",
-			f.seq, f.kind(), at, f.times-f.left, f.times))
+		faults = append(faults, unused{f.at, fmt.Sprintf("plantstoretest: injected Fault #%d (%s)%s was used %d of %d times",
+			f.seq, f.kind(), at, f.times-f.left, f.times)})
 	}
-	return msgs
+	h.mu.Unlock()
+	for _, f := range faults {
+		h.report(f.at, true, f.msg)
+	}
 }
 
 // matches calls f.Match, turning a panic into no match and a test failure

@@ -37,10 +37,10 @@ import (
 //     400; it never invents statuses the specification does not list,
 //     except 401, 404 and 405 above.
 //   - A body over 1 MiB is 400 with [CodeTooLarge], for the same reason not
-//     413. The fake reads no more of it; the server it is mounted in keeps
-//     the connection if little is left (net/http reads up to 256 KiB more),
-//     and otherwise closes it, after half a second's wait that
-//     [Server.Close] waits for too.
+//     413. The fake reads no more of it. The server it is mounted in keeps
+//     the connection if little is left (net/http discards up to 256 KiB),
+//     and otherwise closes it half a second later (net/http's lingering
+//     close), which [Server.Close] waits for.
 //   - The body must be exactly one JSON object, in valid UTF-8, with no
 //     repeated field names (which JSON leaves undefined), and nothing but
 //     whitespace after it; otherwise 400 with [CodeInvalidJSON]. Deeply

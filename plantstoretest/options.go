@@ -164,9 +164,9 @@ func WithLogger(l *slog.Logger) Option {
 
 // WithLogging makes [NewServer] log one line per request to the test's log,
 // with the same fields as [WithLogger], and log the server's own errors
-// (such as failed TLS handshakes) the same way. Each line is located at the
-// test's line that called NewServer (on Go 1.25 or later; see [NewServer]). [NewHandler], having
-// no test to log to, refuses it (it panics); use [WithLogger] there.
+// (such as failed TLS handshakes) the same way, each at the test's line that
+// called NewServer (on Go 1.25 or later; see [NewServer]). [NewHandler],
+// having no test to log to, refuses it (it panics); use [WithLogger] there.
 func WithLogging() Option {
 	return func(c *config) {
 		c.logToTB = true

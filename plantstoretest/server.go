@@ -104,17 +104,20 @@ type Server struct {
 // [WithInMemoryNetwork], on an in-memory network) and registers a cleanup
 // with tb that closes it when the test ends: first the Handler, which
 // releases requests held by a hanging or delayed [Fault], then the server.
-// The cleanup then reports through tb.Errorf every injected Fault that has
-// replies left, as a mock reports an expected call that never came, naming
-// the test's line that injected it: "plantstoretest: injected Fault #1
-// (Status 503) at shop_test.go:42 was used 0 of 1 times". (That line is the
-// first caller outside this package, which may be a helper of the test.)
+// The cleanup then fails the test for every injected Fault that has replies
+// left, as a mock reports an expected call that never came, naming the
+// test's line that injected it: "plantstoretest: injected Fault #1 (Status
+// 503) at shop_test.go:42 was used 0 of 1 times". (That line is the first
+// caller outside this package, which may be a helper of the test.)
 //
-// What the server's goroutines report to the test (a [Fault.Match] or a
-// [WithRule] rule that panicked, the lines of [WithLogging]) cannot be
-// located by tb.Helper. On Go 1.25 or later it is written through
-// tb.Output, located at the test's line that injected the Fault or called
-// NewServer; on older Go, tb.Errorf and tb.Logf locate it in this package.
+// Where the report goes: on Go 1.25 or later, the unused Faults and what
+// the server's goroutines report (a [Fault.Match] or a [WithRule] rule that
+// panicked, the lines of [WithLogging]) are written through tb.Output,
+// located at the test's line that injected the Fault or called NewServer,
+// inside a synctest bubble too. On older Go, tb.Errorf and tb.Logf locate
+// an unused Fault at the test's line that called NewServer, and the rest in
+// this package: tb.Helper cannot reach the test from the server's
+// goroutines.
 //
 // An invalid option (an empty token, a negative limit, a [WithPlants] plant
 // that fails its checks) fails the test with tb.Fatalf, reported at the
@@ -158,9 +161,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	tb.Cleanup(func() {
 		tb.Helper() // so that the report points at the test's call of NewServer
 		s.Close()
-		for _, msg := range h.unusedFaults() {
-			tb.Errorf("%s", msg)
-		}
+		h.reportUnused()
 	})
 	return s
 }
