@@ -66,8 +66,7 @@ func (h *Handler) check(r *http.Request, body []byte, readErr error) (*operation
 
 // bodyError is the 400 for a body that could not be read.
 func bodyError(readErr error) *rejection {
-	var tooLarge *http.MaxBytesError
-	if errors.As(readErr, &tooLarge) {
+	if errors.Is(readErr, wire.ErrBodyTooLarge) {
 		return rejectf(http.StatusBadRequest, CodeTooLarge, "body is larger than %d bytes", maxBodyBytes)
 	}
 	return rejectf(http.StatusBadRequest, CodeInvalidJSON, "reading body: %v", readErr)
@@ -95,7 +94,7 @@ func checkNoBody(r *http.Request, body []byte, readErr error) *rejection {
 func (h *Handler) applyRule(rule func(plantstore.NewPlant) *ErrorBody, p plantstore.NewPlant) (rej *rejection) {
 	defer func() {
 		if r := recover(); r != nil {
-			repanic := h.callbackPanicked(fmt.Sprintf("plantstoretest: a WithRule rule panicked on %+v: %v", p, r))
+			repanic := h.callbackPanicked(h.site, fmt.Sprintf("plantstoretest: a WithRule rule panicked on %+v: %v", p, r))
 			rej = rejectf(http.StatusInternalServerError, CodeCallbackPanic, "a WithRule rule panicked: %v", r)
 			rej.repanic = repanic
 		}
@@ -162,13 +161,19 @@ func checkContentType(header http.Header) string {
 	return ""
 }
 
-// readBody reads at most [wire.MaxBodyBytes] of r's body, and a
-// *http.MaxBytesError if there was more. The buffer grows with the bytes
+// readBody reads at most [wire.MaxBodyBytes] of r's body, and
+// [wire.ErrBodyTooLarge] if there was more. The buffer grows with the bytes
 // that actually arrive, never by the length the request announces (see
 // [wire.ReadBody]): a client that declares 1 MiB and sends 7 bytes costs a
 // small buffer, not 1 MiB. A short announced length only makes the first
 // buffer smaller, with a byte to spare for reading the end.
-func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+//
+// It does not use http.MaxBytesReader, which would make the server close
+// the connection after the reply: net/http then lingers half a second
+// before closing a connection with a body unread, and Server.Close waits
+// for that. Without it, net/http reads and discards up to 256 KiB of what
+// is left and keeps the connection; only a body longer than that closes it.
+func readBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
@@ -176,7 +181,7 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if r.ContentLength >= 0 && r.ContentLength < wire.FirstBufferSize {
 		buf = make([]byte, 0, r.ContentLength+1)
 	}
-	return wire.ReadBody(buf, http.MaxBytesReader(w, r.Body, wire.MaxBodyBytes))
+	return wire.ReadBody(buf, r.Body)
 }
 
 // redact returns a copy of header in which the credentials of each

@@ -161,9 +161,10 @@ func (f *Fault) write(w http.ResponseWriter) int {
 // scriptedFault is an injected Fault and how many replies it has left.
 type scriptedFault struct {
 	Fault
-	seq   int // 1 for the first Fault injected into the Handler, and so on
-	times int // replies it was injected for
-	left  int // replies not yet used
+	seq   int    // 1 for the first Fault injected into the Handler, and so on
+	times int    // replies it was injected for
+	left  int    // replies not yet used
+	at    string // the test's line that injected it (see callSite), under NewServer
 }
 
 // describe names the fault and what it does, for [Request.Fault] and logs:
@@ -226,10 +227,14 @@ func (h *Handler) AddFault(f Fault) (id int, err error) {
 	if f.Times == 0 {
 		f.Times = 1
 	}
+	at := ""
+	if h.tb != nil {
+		at = callSite()
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.faultSeq++
-	h.faults = append(h.faults, &scriptedFault{Fault: f, seq: h.faultSeq, times: f.Times, left: f.Times})
+	h.faults = append(h.faults, &scriptedFault{Fault: f, seq: h.faultSeq, times: f.Times, left: f.Times, at: at})
 	return h.faultSeq, nil
 }
 
@@ -286,16 +291,25 @@ func (h *Handler) takeFault(req Request) (sf *scriptedFault, repanic string) {
 	return nil, ""
 }
 
-// unusedFaults describes each waiting fault with replies left.
-func (h *Handler) unusedFaults() []string {
+// reportUnused fails the test for each waiting fault with replies left,
+// at the test's line that injected it (see [Handler.report]).
+func (h *Handler) reportUnused() {
+	h.tb.Helper()
+	type unused struct{ at, msg string }
+	var faults []unused
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	var msgs []string
 	for _, f := range h.faults {
-		msgs = append(msgs, fmt.Sprintf("plantstoretest: injected Fault #%d (%s) was used %d of %d times",
-			f.seq, f.kind(), f.times-f.left, f.times))
+		at := ""
+		if f.at != "" {
+			at = " at " + f.at
+		}
+		faults = append(faults, unused{f.at, fmt.Sprintf("plantstoretest: injected Fault #%d (%s)%s was used %d of %d times",
+			f.seq, f.kind(), at, f.times-f.left, f.times)})
 	}
-	return msgs
+	h.mu.Unlock()
+	for _, f := range faults {
+		h.report(f.at, true, f.msg)
+	}
 }
 
 // matches calls f.Match, turning a panic into no match and a test failure
@@ -303,7 +317,7 @@ func (h *Handler) unusedFaults() []string {
 func (h *Handler) matches(f *scriptedFault, req Request) (ok bool, repanic string) {
 	defer func() {
 		if r := recover(); r != nil {
-			repanic = h.callbackPanicked(fmt.Sprintf("plantstoretest: the Match of injected Fault #%d panicked: %v", f.seq, r))
+			repanic = h.callbackPanicked(f.at, fmt.Sprintf("plantstoretest: the Match of injected Fault #%d panicked: %v", f.seq, r))
 			ok = false
 		}
 	}()

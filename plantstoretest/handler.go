@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 // Handler is the fake Plant Store as an http.Handler, for tests that mount
@@ -36,7 +37,10 @@ import (
 //     400; it never invents statuses the specification does not list,
 //     except 401, 404 and 405 above.
 //   - A body over 1 MiB is 400 with [CodeTooLarge], for the same reason not
-//     413.
+//     413. The fake reads no more of it. The server it is mounted in keeps
+//     the connection if little is left (net/http discards up to 256 KiB),
+//     and otherwise closes it half a second later (net/http's lingering
+//     close), which [Server.Close] waits for.
 //   - The body must be exactly one JSON object, in valid UTF-8, with no
 //     repeated field names (which JSON leaves undefined), and nothing but
 //     whitespace after it; otherwise 400 with [CodeInvalidJSON]. Deeply
@@ -79,12 +83,13 @@ type Handler struct {
 	rules       []func(plantstore.NewPlant) *ErrorBody
 	routes      []route // the route table: routes, and those tests add
 	logger      *slog.Logger
-	tb          testing.TB                       // nil for a Handler from NewHandler
-	logf        func(format string, args ...any) // nil, or the test's Logf
-	limiter     *rateLimiter                     // nil without WithRateLimit
-	chaos       *chaos                           // nil without WithChaos
-	now         func() time.Time                 // time.Now, but for tests of the rate limit
-	profile     *Profile                         // nil without WithProfile
+	tb          testing.TB       // nil for a Handler from NewHandler
+	site        string           // the test's line that called NewServer; see callSite
+	logToTB     bool             // WithLogging
+	limiter     *rateLimiter     // nil without WithRateLimit
+	chaos       *chaos           // nil without WithChaos
+	now         func() time.Time // time.Now, but for tests of the rate limit
+	profile     *Profile         // nil without WithProfile
 
 	done      chan struct{} // closed by Close
 	closeOnce sync.Once
@@ -136,6 +141,8 @@ func newHandler(c *config) *Handler {
 		routes:      append(routes[:len(routes):len(routes)], c.routes...),
 		logger:      c.logger,
 		tb:          c.tb,
+		site:        c.site,
+		logToTB:     c.tb != nil && c.logToTB,
 		now:         time.Now,
 		profile:     c.profile,
 		done:        make(chan struct{}),
@@ -145,9 +152,6 @@ func newHandler(c *config) *Handler {
 	}
 	if c.maxRequests != nil {
 		h.maxRequests = *c.maxRequests
-	}
-	if c.tb != nil && c.logToTB {
-		h.logf = c.tb.Logf
 	}
 	if c.rateN > 0 {
 		h.limiter = newRateLimiter(c.rateN, c.ratePer)
@@ -177,15 +181,16 @@ func (h *Handler) misuse(msg string) {
 }
 
 // callbackPanicked reports that a callback of the test (a rule or a Match)
-// panicked: under [NewServer] it fails the test with tb.Errorf and returns
-// "". Without a test it returns msg, which the caller panics with once the
+// panicked: under [NewServer] it fails the test, reported at the test's
+// line at that gave the callback (see [Handler.report]), and returns "".
+// Without a test it returns msg, which the caller panics with once the
 // request is journaled, so that the panic goes on out of ServeHTTP as any
 // handler's would and the journal shows the request as dropped.
-func (h *Handler) callbackPanicked(msg string) (repanic string) {
+func (h *Handler) callbackPanicked(at, msg string) (repanic string) {
 	if h.tb == nil {
 		return msg
 	}
-	h.tb.Errorf("%s", msg)
+	h.report(at, true, msg)
 	return ""
 }
 
@@ -228,7 +233,7 @@ func (h *Handler) Close() {
 // ServeHTTP answers r as described on [Handler].
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := h.now()
-	body, readErr := readBody(w, r)
+	body, readErr := readBody(r)
 	req := Request{
 		Time:       start,
 		Method:     r.Method,
@@ -312,8 +317,7 @@ func (h *Handler) begin(seq uint64, status int, start time.Time) (int, time.Dura
 // than the byte readBody keeps to spare (a body of unannounced length), so
 // that the journal holds no more than it shows.
 func (h *Handler) journalBody(body []byte, readErr error) ([]byte, bool) {
-	var tooLarge *http.MaxBytesError
-	truncated := errors.As(readErr, &tooLarge)
+	truncated := errors.Is(readErr, wire.ErrBodyTooLarge)
 	switch {
 	case len(body) > h.bodyLimit:
 		return append([]byte(nil), body[:h.bodyLimit]...), true

@@ -22,7 +22,9 @@ const MemoryAddr = "127.0.0.1:1"
 // own instead of a loopback socket, so that the fake works inside a
 // testing/synctest bubble (Go 1.25 and later), where a wait of 30 seconds
 // costs no time. Loopback sockets never count as durably blocked there, so a
-// loopback Server would make synctest.Test hang.
+// loopback Server would make synctest.Test hang once fake time must advance;
+// inside a bubble NewServer without this option fails the test at once,
+// with a message that names it.
 //
 // Only these clients reach the in-memory network: [Server.Client],
 // [Server.ProductionClient], and an http.Client from [Server.HTTPClient],

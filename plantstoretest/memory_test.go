@@ -149,7 +149,7 @@ func TestReadBodyStaysWithinTheLimit(t *testing.T) {
 			t.Parallel()
 			r := httptest.NewRequest(http.MethodPost, "/plants", io.LimitReader(zeros{}, int64(tt.size)))
 			r.ContentLength = tt.contentLength
-			buf, err := readBody(httptest.NewRecorder(), r)
+			buf, err := readBody(r)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("readBody of %d bytes: error %v, want error: %v", tt.size, err, tt.wantErr)
 			}

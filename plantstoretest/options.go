@@ -29,6 +29,7 @@ type config struct {
 	logger      *slog.Logger
 	logToTB     bool
 	tb          testing.TB // set by NewServer only
+	site        string     // set by NewServer only: see callSite
 
 	plants     []plantstore.NewPlant // WithPlants
 	routes     []route               // added to the route table; set by tests only
@@ -161,10 +162,11 @@ func WithLogger(l *slog.Logger) Option {
 	return func(c *config) { c.logger = l }
 }
 
-// WithLogging makes [NewServer] log one line per request through the test's
-// Logf, with the same fields as [WithLogger], and log the server's own
-// errors (such as failed TLS handshakes) the same way. [NewHandler], having
-// no test to log to, refuses it (it panics); use [WithLogger] there.
+// WithLogging makes [NewServer] log one line per request to the test's log,
+// with the same fields as [WithLogger], and log the server's own errors
+// (such as failed TLS handshakes) the same way, each at the test's line that
+// called NewServer (on Go 1.25 or later; see [NewServer]). [NewHandler],
+// having no test to log to, refuses it (it panics); use [WithLogger] there.
 func WithLogging() Option {
 	return func(c *config) {
 		c.logToTB = true

@@ -79,7 +79,7 @@ func (h *Handler) logRequest(r *http.Request, status int, fault string, d time.D
 		}
 		h.logger.LogAttrs(r.Context(), slog.LevelInfo, "plantstoretest request", attrs...)
 	}
-	if h.logf != nil {
+	if h.logToTB {
 		outcome := "no response"
 		if status != 0 {
 			outcome = fmt.Sprint(status)
@@ -87,6 +87,6 @@ func (h *Handler) logRequest(r *http.Request, status int, fault string, d time.D
 		if fault != "" {
 			outcome += " (fault: " + fault + ")"
 		}
-		h.logf("plantstoretest: %s %s -> %s in %v", r.Method, r.URL.Path, outcome, d)
+		h.report(h.site, false, fmt.Sprintf("plantstoretest: %s %s -> %s in %v", r.Method, r.URL.Path, outcome, d))
 	}
 }

@@ -47,9 +47,11 @@
 // production does: a 503 with "Retry-After: 30" costs half a minute. Inside
 // a testing/synctest bubble (Go 1.25 or later) time is fake and such waits
 // cost nothing, but loopback sockets never count as blocked there, so a
-// loopback Server hangs synctest.Test. [WithInMemoryNetwork] serves the fake
-// on an in-memory network instead, and [Server.ProductionClient] returns a
-// client with the SDK's production retry settings:
+// loopback Server would hang synctest.Test, and NewServer without
+// [WithInMemoryNetwork] fails the test there at once. WithInMemoryNetwork
+// serves the fake on an in-memory network instead, and
+// [Server.ProductionClient] returns a client with the SDK's production retry
+// settings:
 //
 //	func TestCreateWaitsForRetryAfter(t *testing.T) {
 //		synctest.Test(t, func(t *testing.T) {
@@ -102,24 +104,41 @@ type Server struct {
 // [WithInMemoryNetwork], on an in-memory network) and registers a cleanup
 // with tb that closes it when the test ends: first the Handler, which
 // releases requests held by a hanging or delayed [Fault], then the server.
-// The cleanup then reports through tb.Errorf every injected Fault that has
-// replies left, as a mock reports an expected call that never came.
+// The cleanup then fails the test for every injected Fault that has replies
+// left, as a mock reports an expected call that never came, naming the
+// test's line that injected it: "plantstoretest: injected Fault #1 (Status
+// 503) at shop_test.go:42 was used 0 of 1 times". (That line is the first
+// caller outside this package, which may be a helper of the test.)
+//
+// Where the report goes: on Go 1.25 or later, the unused Faults and what
+// the server's goroutines report (a [Fault.Match] or a [WithRule] rule that
+// panicked, the lines of [WithLogging]) are written through tb.Output,
+// located at the test's line that injected the Fault or called NewServer,
+// inside a synctest bubble too. On older Go, tb.Errorf and tb.Logf locate
+// an unused Fault at the test's line that called NewServer, and the rest in
+// this package: tb.Helper cannot reach the test from the server's
+// goroutines.
 //
 // An invalid option (an empty token, a negative limit, a [WithPlants] plant
 // that fails its checks) fails the test with tb.Fatalf, reported at the
-// test's line that called NewServer.
+// test's line that called NewServer; so does a call inside a
+// testing/synctest bubble without [WithInMemoryNetwork], which would
+// otherwise hang the test until go test's timeout.
 func NewServer(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	c := newConfig(opts)
 	if err := c.check(); err != nil {
 		tb.Fatalf("%v", err)
 	}
-	c.tb = tb
+	if !c.inMemory && inBubble() {
+		tb.Fatalf("%s", errLoopbackInBubble)
+	}
+	c.tb, c.site = tb, callSite()
 	h := newHandler(c)
 
 	errorLog := log.New(io.Discard, "", 0)
 	if c.logToTB {
-		errorLog = log.New(tbWriter{tb}, "plantstoretest: ", 0)
+		errorLog = log.New(tbWriter{h}, "plantstoretest: ", 0)
 	}
 	var ts *httptest.Server
 	var transport *http.Transport
@@ -142,9 +161,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	tb.Cleanup(func() {
 		tb.Helper() // so that the report points at the test's call of NewServer
 		s.Close()
-		for _, msg := range h.unusedFaults() {
-			tb.Errorf("%s", msg)
-		}
+		h.reportUnused()
 	})
 	return s
 }
@@ -191,11 +208,12 @@ func (s *Server) Close() {
 	})
 }
 
-// tbWriter writes each line it is given to tb.Logf.
-type tbWriter struct{ tb testing.TB }
+// tbWriter writes each line it is given to the test's log, at the test's
+// line that called NewServer (see [Handler.report]).
+type tbWriter struct{ h *Handler }
 
 func (w tbWriter) Write(p []byte) (int, error) {
-	w.tb.Logf("%s", trimNewline(p))
+	w.h.report(w.h.site, false, string(trimNewline(p)))
 	return len(p), nil
 }
 

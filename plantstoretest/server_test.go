@@ -10,7 +10,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -32,18 +34,45 @@ func TestMain(m *testing.M) {
 
 // fakeTB records what NewServer reports through its testing.TB, to test
 // reports that would fail a real test. The embedded TB is nil: methods not
-// overridden here panic.
+// overridden here panic. It has Go 1.25's Output on every Go version, so
+// that the fake reports through it the same everywhere.
 type fakeTB struct {
 	testing.TB
 
 	mu       sync.Mutex
 	errors   []string
 	fatals   []string
-	logs     []string
+	logs     []string // Logf's, and each line written to Output
+	failed   bool     // by Fail; Errorf and Fatalf record themselves
 	cleanups []func()
 }
 
 func (f *fakeTB) Helper() {}
+
+func (f *fakeTB) Fail() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failed = true
+}
+
+// Output returns a writer that records each line written as a log.
+func (f *fakeTB) Output() io.Writer { return fakeOutput{f} }
+
+type fakeOutput struct{ f *fakeTB }
+
+func (o fakeOutput) Write(p []byte) (int, error) {
+	o.f.mu.Lock()
+	defer o.f.mu.Unlock()
+	o.f.logs = append(o.f.logs, strings.Split(strings.TrimSuffix(string(p), "\n"), "\n")...)
+	return len(p), nil
+}
+
+// nextLine returns "file.go:N", the file and next line of its caller: where
+// the fake reports what that line sets off.
+func nextLine() string {
+	_, file, line, _ := runtime.Caller(1)
+	return fmt.Sprintf("%s:%d", filepath.Base(file), line+1)
+}
 
 func (f *fakeTB) Errorf(format string, args ...any) {
 	f.mu.Lock()
@@ -81,6 +110,21 @@ func (f *fakeTB) cleanup() {
 	for i := len(fns) - 1; i >= 0; i-- {
 		fns[i]()
 	}
+}
+
+// String describes everything reported through f, for test failures.
+func (f *fakeTB) String() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return fmt.Sprintf("failed %v, errors %q, fatals %q, logs %q", f.failed, f.errors, f.fatals, f.logs)
+}
+
+// silent reports whether nothing was reported through f: no failure, no
+// log.
+func (f *fakeTB) silent() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return !f.failed && len(f.errors)+len(f.fatals)+len(f.logs) == 0
 }
 
 func (f *fakeTB) logLines() []string {
@@ -235,6 +279,57 @@ func TestServerCloseDoesNotWaitForStalledBody(t *testing.T) {
 	}
 }
 
+// TestOversizedBodyKeepsTheConnection checks that a body a little over the
+// limit, such as the conformance kit's largest probe, is refused without
+// closing the connection. A connection closed with part of a body unread
+// lingers for half a second in net/http before it closes, and Close, and
+// so the test's cleanup, waits for it.
+func TestOversizedBodyKeepsTheConnection(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		opts []Option
+	}{
+		{"loopback", nil},
+		{"in memory", []Option{WithInMemoryNetwork()}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := NewServer(t, tt.opts...)
+			client := s.HTTPClient()
+			var reused []bool
+			trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { reused = append(reused, i.Reused) }}
+			bodies := []string{
+				`{"id":1,"name":"` + strings.Repeat("n", maxBodyBytes+1<<10) + `"}`,
+				`{"id":2,"name":"Fern"}`,
+			}
+			var statuses []int
+			for _, body := range bodies {
+				req, err := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace),
+					http.MethodPost, s.URL+"/plants", strings.NewReader(body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Authorization", "Bearer "+DefaultToken)
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := client.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				statuses = append(statuses, resp.StatusCode)
+			}
+			if diff := cmp.Diff([]int{http.StatusBadRequest, http.StatusOK}, statuses); diff != "" {
+				t.Errorf("statuses mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]bool{false, true}, reused); diff != "" {
+				t.Errorf("connection reused per request mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestWithJournalLimit(t *testing.T) {
 	t.Parallel()
 	const sent = 10
@@ -322,6 +417,7 @@ func TestCleanupReportsUnusedFaults(t *testing.T) {
 	s := NewServer(tb)
 	s.Inject(Fault{Status: http.StatusServiceUnavailable}) // used
 	s.Inject(Fault{Drop: true, Store: true})               // never used
+	at := nextLine()
 	s.Inject(Fault{Status: http.StatusTooManyRequests, Times: 3, Match: func(Request) bool { return true }})
 	c := s.Client(plantstore.WithMaxRetries(0))
 	for i := range 2 {
@@ -332,22 +428,25 @@ func TestCleanupReportsUnusedFaults(t *testing.T) {
 		t.Errorf("replies left = %d, want 3", got)
 	}
 	tb.cleanup()
+	// Reported at the Inject (through Output), and naming it for Go
+	// versions where the report is at NewServer's line.
 	want := []string{
-		"plantstoretest: injected Fault #3 (Match, Status 429) was used 0 of 3 times",
+		at + ": plantstoretest: injected Fault #3 (Match, Status 429) at " + at + " was used 0 of 3 times",
 	}
-	if diff := cmp.Diff(want, tb.errors); diff != "" {
-		t.Errorf("cleanup's Errorf calls mismatch (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, tb.logs); !tb.failed || diff != "" {
+		t.Errorf("cleanup's report: failed %v, mismatch (-want +got):\n%s", tb.failed, diff)
 	}
 
 	// Now with a fault left partly used.
 	tb = &fakeTB{}
 	s = NewServer(tb)
-	s.Inject(Fault{Status: http.StatusBadGateway, Times: 2})
+	at = nextLine()
+	s.AddFault(Fault{Status: http.StatusBadGateway, Times: 2}) // AddFault's are reported alike
 	s.Client(plantstore.WithMaxRetries(0)).CreatePlant(context.Background(), plantstore.NewPlant{ID: 1, Name: "Fern"})
 	tb.cleanup()
-	want = []string{"plantstoretest: injected Fault #1 (Status 502) was used 1 of 2 times"}
-	if diff := cmp.Diff(want, tb.errors); diff != "" {
-		t.Errorf("cleanup's Errorf calls mismatch (-want +got):\n%s", diff)
+	want = []string{at + ": plantstoretest: injected Fault #1 (Status 502) at " + at + " was used 1 of 2 times"}
+	if diff := cmp.Diff(want, tb.logs); !tb.failed || diff != "" {
+		t.Errorf("cleanup's report: failed %v, mismatch (-want +got):\n%s", tb.failed, diff)
 	}
 }
 
@@ -360,8 +459,8 @@ func TestCleanupIsSilentWhenFaultsAreUsed(t *testing.T) {
 		t.Errorf("CreatePlant after two 503s error = %v, want nil", err)
 	}
 	tb.cleanup()
-	if len(tb.errors)+len(tb.fatals)+len(tb.logs) != 0 {
-		t.Errorf("fake TB got errors %q, fatals %q, logs %q, want nothing", tb.errors, tb.fatals, tb.logs)
+	if !tb.silent() {
+		t.Errorf("fake TB got %v, want nothing", tb)
 	}
 }
 
@@ -369,6 +468,7 @@ func TestWithLogging(t *testing.T) {
 	t.Parallel()
 	const token = "very-secret-token"
 	tb := &fakeTB{}
+	at := nextLine()
 	s := NewServer(tb, WithToken(token), WithLogging())
 	defer tb.cleanup()
 	s.Client().CreatePlant(context.Background(), plantstore.NewPlant{ID: 1, Name: "Fern"})
@@ -380,7 +480,7 @@ func TestWithLogging(t *testing.T) {
 		t.Fatalf("after 2 requests, Logf lines = %q, want 2", logs)
 	}
 	for i, want := range []string{"plantstoretest: POST /plants -> 200 in ", "plantstoretest: POST /plants -> no response (fault: #1 Drop) in "} {
-		if !strings.HasPrefix(logs[i], want) {
+		if want = at + ": " + want; !strings.HasPrefix(logs[i], want) {
 			t.Errorf("Logf line %d = %q, want prefix %q", i, logs[i], want)
 		}
 		if strings.Contains(logs[i], token) {
@@ -406,6 +506,7 @@ func TestWithLoggingServerErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tb := &fakeTB{}
+			at := nextLine()
 			s := NewServer(tb, tt.opts...)
 			defer tb.cleanup()
 
@@ -431,7 +532,7 @@ func TestWithLoggingServerErrors(t *testing.T) {
 				t.Fatalf("Logf lines = %q, want %d", logs, len(tt.want))
 			}
 			for i, want := range tt.want {
-				if !strings.HasPrefix(logs[i], want) {
+				if want = at + ": " + want; !strings.HasPrefix(logs[i], want) {
 					t.Errorf("Logf line %d = %q, want prefix %q", i, logs[i], want)
 				}
 			}
@@ -446,8 +547,8 @@ func TestQuietByDefault(t *testing.T) {
 	s.Client().CreatePlant(context.Background(), plantstore.NewPlant{ID: 1, Name: "Fern"})
 	post(t, s, `not json`)
 	tb.cleanup()
-	if len(tb.errors)+len(tb.fatals)+len(tb.logs) != 0 {
-		t.Errorf("fake TB got errors %q, fatals %q, logs %q, want nothing", tb.errors, tb.fatals, tb.logs)
+	if !tb.silent() {
+		t.Errorf("fake TB got %v, want nothing", tb)
 	}
 }
 
@@ -615,12 +716,14 @@ func TestCallbackPanicsFailTheTest(t *testing.T) {
 	t.Run("rule", func(t *testing.T) {
 		t.Parallel()
 		tb := &fakeTB{}
+		at := nextLine()
 		s := NewServer(tb, WithRule(func(plantstore.NewPlant) *ErrorBody { panic("boom") }))
 		resp := post(t, s, `{"id":1,"name":"Fern"}`)
 		checkError(t, "POST /plants with a panicking rule", resp, http.StatusInternalServerError, CodeCallbackPanic, "panicked: boom")
 		tb.cleanup()
-		if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], "WithRule rule panicked") {
-			t.Errorf("Errorf calls = %q, want one naming the rule's panic", tb.errors)
+		want := at + ": plantstoretest: a WithRule rule panicked"
+		if !tb.failed || len(tb.logs) != 1 || !strings.HasPrefix(tb.logs[0], want) {
+			t.Errorf("failed %v, logs %q; want failed, and one log starting %q", tb.failed, tb.logs, want)
 		}
 		if got := s.Plants(); len(got) != 0 {
 			t.Errorf("Plants() = %+v, want none", got)
@@ -630,17 +733,18 @@ func TestCallbackPanicsFailTheTest(t *testing.T) {
 		t.Parallel()
 		tb := &fakeTB{}
 		s := NewServer(tb)
+		at := nextLine()
 		s.Inject(Fault{Match: func(Request) bool { panic("boom") }, Status: http.StatusServiceUnavailable})
 		if resp := post(t, s, `{"id":1,"name":"Fern"}`); resp.status != http.StatusOK {
 			t.Errorf("POST /plants past a panicking Match status = %d, want 200 (no match)", resp.status)
 		}
 		tb.cleanup()
 		want := []string{
-			"plantstoretest: the Match of injected Fault #1 panicked: boom",
-			"plantstoretest: injected Fault #1 (Match, Status 503) was used 0 of 1 times",
+			at + ": plantstoretest: the Match of injected Fault #1 panicked: boom",
+			at + ": plantstoretest: injected Fault #1 (Match, Status 503) at " + at + " was used 0 of 1 times",
 		}
-		if diff := cmp.Diff(want, tb.errors); diff != "" {
-			t.Errorf("Errorf calls mismatch (-want +got):\n%s", diff)
+		if diff := cmp.Diff(want, tb.logs); !tb.failed || diff != "" {
+			t.Errorf("failed %v, logs mismatch (-want +got):\n%s", tb.failed, diff)
 		}
 	})
 }

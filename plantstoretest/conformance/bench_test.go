@@ -75,3 +75,18 @@ func BenchmarkRunReport(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkRunNewServer measures what a test that runs the kit against a
+// NewServer of its own pays: the server started, the whole run (the
+// in-process reference included) and the server closed, as its cleanup
+// closes it. Issue 21 asks for under 100 ms.
+func BenchmarkRunNewServer(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		srv := plantstoretest.NewServer(b)
+		rep, err := conformance.RunReport(context.Background(), conformance.Target{URL: srv.URL, Token: plantstoretest.DefaultToken})
+		if err != nil || !rep.Passed {
+			b.Fatalf("RunReport: %v (passed %v)", err, rep != nil && rep.Passed)
+		}
+		srv.Close()
+	}
+}

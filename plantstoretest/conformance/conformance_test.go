@@ -5,10 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -486,11 +490,15 @@ func TestRunFailsChild(t *testing.T) {
 		w.WriteHeader(rec.Code)
 		_, _ = w.Write(rec.Body.Bytes())
 	}))
+	_, file, line, _ := runtime.Caller(0)
+	fmt.Printf("RUN AT %s:%d\n", filepath.Base(file), line+2) // the line of Run
 	conformance.Run(t, conformance.Target{URL: srv.URL, Token: "child-secret"})
 }
 
 // TestRunFails checks that Run fails the test in the subtest of each spec
-// check that does not hold, with the exchange, and in no other.
+// check that does not hold, with the exchange, and in no other; and that
+// what it reports (failures, logs, skips) is located at the test's line
+// that called Run, not in the kit.
 func TestRunFails(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -521,6 +529,20 @@ func TestRunFails(t *testing.T) {
 	}
 	if strings.Contains(string(out), "child-secret") {
 		t.Errorf("the output shows the token")
+	}
+	at := regexp.MustCompile(`(?m)^RUN AT (\S+)$`).FindStringSubmatch(string(out))
+	if at == nil {
+		t.Fatalf("the child did not say where it calls Run:\n%s", out)
+	}
+	located := regexp.MustCompile(`(?m)^\s+(\S+\.go:\d+): `).FindAllStringSubmatch(string(out), -1)
+	if len(located) < len(failed) {
+		t.Errorf("%d located lines, want one per failed check at least:\n%s", len(located), out)
+	}
+	for _, l := range located {
+		if l[1] != at[1] {
+			t.Errorf("a report located at %s, want %s, where the test calls Run:\n%s", l[1], at[1], out)
+			break
+		}
 	}
 }
 

@@ -18,7 +18,8 @@ import (
 // Run checks target against the specification, with a subtest per check
 // named by its id: a spec check that does not hold fails its subtest with
 // the exchange that shows it (the token redacted); an observed check logs
-// the target's answer next to the fake's and never fails. A target Run
+// the target's answer next to the fake's and never fails. Each is reported
+// at the test's line that called Run. A target Run
 // refuses (a URL not on loopback without Live, an empty token) fails the
 // test at once. With target.Report set, Run stores the report there.
 //
@@ -35,6 +36,7 @@ func Run(t *testing.T, target Target) {
 	}
 	for _, c := range rep.Checks {
 		t.Run(c.ID, func(t *testing.T) {
+			t.Helper() // so that each report is at the test's line that called Run
 			switch c.Outcome {
 			case Fail:
 				var b strings.Builder
@@ -98,9 +100,7 @@ func runReference(ctx context.Context, target Target, ts *settings) (*Report, er
 		name += ", scripted through its Go API"
 	}
 	// The requests go straight to the handler, with no network between:
-	// what the checks compare is the handler's (status, headers, body),
-	// and a server would hold each connection it closes after a refused
-	// 1 MiB body for half a second (net/http's lingering close).
+	// what the checks compare is the handler's (status, headers, body).
 	ref := Target{URL: "http://127.0.0.1", Token: token, MaxCreates: ts.maxCreates, Client: &http.Client{Transport: handlerTransport{h}}, Fake: fake}
 	s, err := ref.settings()
 	if err != nil {

@@ -1,0 +1,118 @@
+//go:build go1.25
+
+package plantstoretest
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/plantstore/plantstore-go"
+)
+
+// TestNewServerRefusesLoopbackInBubble checks that NewServer on a loopback
+// socket inside a synctest bubble, which would hang the test once fake time
+// must advance, fails the test at once with a message that names the
+// option to use; and that the option, or the same call outside a bubble,
+// is accepted.
+func TestNewServerRefusesLoopbackInBubble(t *testing.T) {
+	oneProcForRaceBubbles(t)
+	tests := []struct {
+		name     string
+		opts     []Option
+		inBubble bool
+		refused  bool
+	}{
+		{"loopback in a bubble", nil, true, true},
+		{"loopback TLS in a bubble", []Option{WithTLS()}, true, true},
+		{"in memory in a bubble", []Option{WithInMemoryNetwork()}, true, false},
+		{"loopback outside a bubble", nil, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			check := func(t *testing.T) {
+				tb := &fakeTB{}
+				returned := runFatal(func() { NewServer(tb, tt.opts...) })
+				tb.cleanup() // inside the bubble, so that synctest.Test finds no goroutine left
+				if !tt.refused {
+					if !returned || len(tb.fatals) != 0 {
+						t.Errorf("NewServer: returned %v, Fatalf calls %q; want it to return", returned, tb.fatals)
+					}
+					return
+				}
+				if returned {
+					t.Errorf("NewServer returned, want tb.Fatalf")
+				}
+				if len(tb.fatals) != 1 || !strings.Contains(tb.fatals[0], "WithInMemoryNetwork") {
+					t.Errorf("Fatalf calls = %q, want one that names WithInMemoryNetwork", tb.fatals)
+				}
+			}
+			if tt.inBubble {
+				synctest.Test(t, check)
+			} else {
+				check(t)
+			}
+		})
+	}
+}
+
+// TestHelperChildBubble is a misuse of TestHelperChild inside a synctest
+// bubble, where tb.Helper leads the cleanup's reports into package testing:
+// a fault left unused. It runs only as TestFailuresPointAtTheTest's child.
+func TestHelperChildBubble(t *testing.T) {
+	if os.Getenv(helperChildEnv) == "" {
+		t.Skip("run by TestFailuresPointAtTheTest")
+	}
+	oneProcForRaceBubbles(t)
+	synctest.Test(t, func(t *testing.T) {
+		s := NewServer(t, WithInMemoryNetwork())
+		want(t)
+		s.Inject(Fault{Status: http.StatusServiceUnavailable})
+	})
+}
+
+// bubbleChildEnv makes TestLoopbackInBubbleChild run, in the child process
+// of TestLoopbackInBubbleFailsAtOnce.
+const bubbleChildEnv = "PLANTSTORETEST_BUBBLE_CHILD"
+
+// TestLoopbackInBubbleChild is the new user's mistake: a loopback NewServer
+// in a bubble and a 503 with "Retry-After: 30". It runs only as the child
+// of TestLoopbackInBubbleFailsAtOnce.
+func TestLoopbackInBubbleChild(t *testing.T) {
+	if os.Getenv(bubbleChildEnv) == "" {
+		t.Skip("run by TestLoopbackInBubbleFailsAtOnce")
+	}
+	oneProcForRaceBubbles(t)
+	synctest.Test(t, func(t *testing.T) {
+		srv := NewServer(t)
+		srv.Inject(Fault{Status: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {"30"}}})
+		srv.ProductionClient().CreatePlant(context.Background(), plantstore.NewPlant{ID: 1, Name: "Fern"})
+	})
+}
+
+// TestLoopbackInBubbleFailsAtOnce runs the mistake in a child process with
+// a timeout of a minute (go test's default is ten): the child must fail
+// with the message that names WithInMemoryNetwork, not time out.
+func TestLoopbackInBubbleFailsAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child process")
+	}
+	t.Parallel()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLoopbackInBubbleChild$", "-test.v", "-test.timeout=1m")
+	cmd.Env = append(os.Environ(), bubbleChildEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("the child passed; output:\n%s", out)
+	}
+	if strings.Contains(string(out), "test timed out") {
+		t.Fatalf("the child hung until its timeout; output:\n%s", out)
+	}
+	if !regexp.MustCompile(`(?m)^\s+bubble_go125_test\.go:\d+: plantstoretest: .*WithInMemoryNetwork`).Match(out) {
+		t.Errorf("the child's failure is not at its line of NewServer, or does not name WithInMemoryNetwork; output:\n%s", out)
+	}
+}

@@ -1,0 +1,59 @@
+package plantstoretest
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+// pkgDir is the directory of this package's source files, as the runtime
+// names it (a module path under -trimpath).
+var pkgDir = func() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(file)
+}()
+
+// callSite returns "file_test.go:42", the file and line of the first caller
+// outside this package's own code: the test's line that called NewServer
+// or Inject, or the line of a helper of the test that did. It returns "" if
+// there is none. This package's tests count as callers.
+func callSite() string {
+	var pcs [32]uintptr
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs[:])])
+	for {
+		f, more := frames.Next()
+		if f.File != "" && (filepath.Dir(f.File) != pkgDir || strings.HasSuffix(f.File, "_test.go")) {
+			return filepath.Base(f.File) + ":" + strconv.Itoa(f.Line)
+		}
+		if !more {
+			return ""
+		}
+	}
+}
+
+// report writes msg to the test's log, and fails the test if fail is set,
+// at the test's line at, a [callSite]: for what the server's goroutines
+// see, where tb.Helper cannot lead a report to the test, and for a Fault
+// left unused, which the cleanup reports (there tb.Helper leads to the line
+// of NewServer, or, in a synctest bubble, into package testing). Where tb
+// has Output (Go 1.25 or later), at is written in place of the location
+// testing would give; otherwise tb.Logf or tb.Errorf locates msg as
+// tb.Helper allows.
+func (h *Handler) report(at string, fail bool, msg string) {
+	h.tb.Helper()
+	if o, ok := h.tb.(interface{ Output() io.Writer }); ok && at != "" {
+		fmt.Fprintf(o.Output(), "%s: %s\n", at, msg)
+		if fail {
+			h.tb.Fail()
+		}
+		return
+	}
+	if fail {
+		h.tb.Errorf("%s", msg)
+	} else {
+		h.tb.Logf("%s", msg)
+	}
+}
