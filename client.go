@@ -166,7 +166,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // error matches [ErrMaybeCreated].
 func (c *Client) CreatePlant(ctx context.Context, p NewPlant, opts ...CallOption) (*Plant, error) {
 	var out Plant
-	err := c.do(ctx, opCreatePlant, opts,
+	err := c.do(ctx, opCreatePlant, nil, opts,
 		func() ([]byte, error) {
 			// 40 bytes hold the rest of the document and any ID.
 			return p.appendJSON(make([]byte, 0, 40+len(p.Name)+len(p.Tag)))
@@ -193,17 +193,23 @@ var errNilContext = errors.New("nil context")
 // errNilCallOption is what a call given a nil CallOption returns.
 var errNilCallOption = errors.New("plantstore: nil call option")
 
-// do makes one call of op: it applies opts, gives the call its request id,
-// sends op's request (with the body encode returns, when op has a body;
-// encode may then refuse it) with retries, and hands a 2xx body to decode.
-// Any error comes back as a *CallError.
+// do makes one call of op: it fills in op's path with values (see
+// [operation.expand]), applies opts, gives the call its request id, sends
+// op's request (with the body encode returns, when op has a body; encode
+// may then refuse it) with retries, and hands a 2xx body to decode. Any
+// error comes back as a *CallError.
 //
 // do owns the call's state: it makes it, hands it to each step, and is
 // the only one to read it when the call is over.
-func (c *Client) do(ctx context.Context, op operation, opts []CallOption,
+func (c *Client) do(ctx context.Context, op operation, values []string, opts []CallOption,
 	encode func() ([]byte, error), decode func([]byte) error) error {
 	st := &callState{maxRetries: c.maxRetries, mayCreate: op.mayCreate}
-	st.info = CallInfo{Operation: op.name, Method: op.method, URL: c.base + op.path}
+	st.info = CallInfo{Operation: op.name, Method: op.method}
+	path, err := op.expand(values)
+	if err != nil { // the method's argument, which it should have refused
+		return &CallError{Call: st.info, Err: err, op: op.text}
+	}
+	st.info.URL = c.base + path
 	var (
 		extra   http.Header
 		capture *CallInfo

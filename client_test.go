@@ -39,9 +39,10 @@ type reply struct {
 
 // seen is a request as a stubServer received it.
 type seen struct {
-	method, path string
-	header       http.Header
-	body         string
+	method string
+	path   string // as sent: escaped, as r.URL.EscapedPath gives it
+	header http.Header
+	body   string
 }
 
 // stubServer answers requests with scripted replies, in order, and with the
@@ -72,7 +73,7 @@ func newStubServer(t *testing.T, script ...reply) *stubServer {
 func (s *stubServer) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	s.mu.Lock()
-	s.reqs = append(s.reqs, seen{r.Method, r.URL.Path, r.Header.Clone(), string(body)})
+	s.reqs = append(s.reqs, seen{r.Method, r.URL.EscapedPath(), r.Header.Clone(), string(body)})
 	rep := reply{status: http.StatusOK, body: `{"name":"Monstera"}`}
 	if len(s.script) > 0 {
 		rep = s.script[0]

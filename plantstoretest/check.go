@@ -32,11 +32,12 @@ func (rej *rejection) reply() reply {
 }
 
 // check routes the request and runs the stateless checks documented on
-// Handler, in order. It returns the request's operation and the plant the
-// body holds, or, if a check failed, why (with the operation when the
-// request was routed).
-func (h *Handler) check(r *http.Request, body []byte, readErr error) (*operation, plantstore.NewPlant, *rejection) {
-	op, rej := h.route(r.Method, r.URL.Path)
+// Handler, in order. It returns the request's operation and what the
+// request carries to it (its path values and the plant its body holds),
+// or, if a check failed, why (with the operation when the request was
+// routed).
+func (h *Handler) check(r *http.Request, body []byte, readErr error) (*operation, input, *rejection) {
+	op, values, rej := h.route(r)
 	if rej == nil {
 		rej = h.authorize(r.Header)
 	}
@@ -44,24 +45,24 @@ func (h *Handler) check(r *http.Request, body []byte, readErr error) (*operation
 		rej = checkNoBody(r, body, readErr)
 	}
 	if rej != nil || op.decode == nil {
-		return op, plantstore.NewPlant{}, rej
+		return op, input{values: values}, rej
 	}
 	if msg := checkContentType(r.Header); msg != "" {
-		return op, plantstore.NewPlant{}, rejectf(http.StatusBadRequest, CodeContentType, "%s", msg)
+		return op, input{}, rejectf(http.StatusBadRequest, CodeContentType, "%s", msg)
 	}
 	if readErr != nil {
-		return op, plantstore.NewPlant{}, bodyError(readErr)
+		return op, input{}, bodyError(readErr)
 	}
 	p, e := op.decode(body)
 	if e != nil {
-		return op, plantstore.NewPlant{}, &rejection{status: http.StatusBadRequest, body: *e}
+		return op, input{}, &rejection{status: http.StatusBadRequest, body: *e}
 	}
 	for _, rule := range h.rules {
 		if rej := h.applyRule(rule, p); rej != nil {
-			return op, plantstore.NewPlant{}, rej
+			return op, input{}, rej
 		}
 	}
-	return op, p, nil
+	return op, input{plant: p, values: values}, nil
 }
 
 // bodyError is the 400 for a body that could not be read.

@@ -20,9 +20,11 @@ import (
 //
 // Each request is checked in this order, and the first failure is the reply:
 //
-//   - A path other than /plants (including /plants/) is 404 with
-//     [CodeNotFound]. Another method on /plants is 405 with an
-//     "Allow: POST" header and [CodeMethodNotAllowed].
+//   - A path other than /plants is 404 with [CodeNotFound]: /plants/ and
+//     /plants/1 are too. The path is compared segment by segment, each
+//     decoded once, so /pl%61nts is /plants but /plants%2F is not. Another
+//     method on /plants is 405 with an "Allow: POST" header and
+//     [CodeMethodNotAllowed].
 //   - A missing or malformed Authorization header, or a token other than
 //     the one configured, is 401 with [CodeUnauthorized] and the header
 //     WWW-Authenticate: Bearer realm="plantstore", followed, as RFC 6750
@@ -245,14 +247,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.maxRequests != 0 {
 		req.Body, req.BodyTruncated = h.journalBody(body, readErr)
 	}
-	op, plant, rej := h.check(r, body, readErr)
+	op, in, rej := h.check(r, body, readErr)
 	if rej == nil {
-		req.Plant = plant
+		req.Plant = in.plant
 	} else {
 		req.Invalid = &rej.body
 	}
 
-	ans := h.arrive(req, op, plant, rej)
+	ans := h.arrive(req, op, in, rej)
 	status := 0 // written; 0 if none, when the connection is dropped
 	var d time.Duration
 	defer func() {
@@ -292,7 +294,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rep := ans.rep
 	if !ans.processed {
 		h.mu.Lock()
-		rep = h.process(op, plant, rej, h.gen == ans.gen) // unless Reset ran during the delay
+		rep = h.process(op, in, rej, h.gen == ans.gen) // unless Reset ran during the delay
 		h.mu.Unlock()
 	}
 	status, d = h.begin(ans.seq, rep.status, start)
@@ -343,7 +345,7 @@ type answer struct {
 // Unless a fault takes over without Store, it also processes the request:
 // it does its operation op (storing the plant of a create) or decides how
 // to reject it.
-func (h *Handler) arrive(req Request, op *operation, p plantstore.NewPlant, rej *rejection) (ans answer) {
+func (h *Handler) arrive(req Request, op *operation, in input, rej *rejection) (ans answer) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.seq++
@@ -375,41 +377,19 @@ func (h *Handler) arrive(req Request, op *operation, p plantstore.NewPlant, rej 
 		ans.scripted, ans.fault = h.chaos.next()
 	}
 	if ans.scripted == nil || ans.scripted.Store {
-		ans.rep, ans.processed = h.process(op, p, rej, true), true
+		ans.rep, ans.processed = h.process(op, in, rej, true), true
 	}
 	return ans
 }
 
 // process works out the reply to a checked request: its rejection, or what
-// its operation op does; with commit false, op changes nothing (see
-// [operation]). h.mu must be held.
-func (h *Handler) process(op *operation, p plantstore.NewPlant, rej *rejection, commit bool) reply {
+// its operation op does with in; with commit false, op changes nothing
+// (see [operation]). h.mu must be held.
+func (h *Handler) process(op *operation, in input, rej *rejection, commit bool) reply {
 	if rej != nil {
 		return rej.reply()
 	}
-	return op.serve(h, p, commit)
-}
-
-// createPlant does POST /plants: it stores p, unless its id is taken or
-// the store is full, and returns the reply. h.mu must be held.
-func (h *Handler) createPlant(p plantstore.NewPlant, commit bool) reply {
-	created := reply{status: http.StatusOK, result: &plantstore.Plant{Name: p.Name, Tag: p.Tag}}
-	if !commit {
-		return created
-	}
-	if h.ids != nil {
-		if _, dup := h.ids[p.ID]; dup {
-			return h.duplicateReply(p)
-		}
-	}
-	if len(h.plants) >= h.maxPlants {
-		return badRequest(CodeStoreFull, h.storeFullMessage())
-	}
-	if h.ids != nil {
-		h.ids[p.ID] = struct{}{}
-	}
-	h.plants = append(h.plants, p)
-	return created
+	return op.serve(h, in, commit)
 }
 
 func duplicateMessage(id int64) string {

@@ -379,6 +379,8 @@ func TestHandlerRouting(t *testing.T) {
 		{http.MethodPost, "/v1/plants", http.StatusNotFound, CodeNotFound},
 		{http.MethodPost, "/PLANTS", http.StatusNotFound, CodeNotFound},
 		{http.MethodGet, "/plants/1", http.StatusNotFound, CodeNotFound},
+		{http.MethodPost, "/plants%2F", http.StatusNotFound, CodeNotFound},
+		{http.MethodGet, "/pl%61nts", http.StatusMethodNotAllowed, CodeMethodNotAllowed}, // a segment is decoded
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {

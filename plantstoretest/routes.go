@@ -2,6 +2,7 @@ package plantstoretest
 
 import (
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 
@@ -9,18 +10,42 @@ import (
 )
 
 // routes is the fake's route table: each operation of the API it serves, by
-// method and path. Routing, the 404 and the 405 with its Allow header all
-// come from it, and every request goes through the same pipeline whatever
-// its operation (see [Handler]), so adding an operation is a line here and
-// its [operation] value.
+// method and path pattern, with its code beside it. Routing, the 404 and
+// the 405 with its Allow header all come from it, and every request goes
+// through the same pipeline whatever its operation (see [Handler]), so
+// adding an operation is an entry here and the function that serves it.
 var routes = []route{
-	{http.MethodPost, "/plants", createPlant},
+	{http.MethodPost, "/plants", &operation{decode: decodePlant, serve: createPlant}},
 }
 
-// route sends the requests with method and path, matched exactly, to op.
+// createPlant does POST /plants: it stores the plant, unless its id is
+// taken or the store is full, and returns the reply.
+func createPlant(h *Handler, in input, commit bool) reply {
+	p := in.plant
+	created := reply{status: http.StatusOK, result: &plantstore.Plant{Name: p.Name, Tag: p.Tag}}
+	if !commit {
+		return created
+	}
+	if h.ids != nil {
+		if _, dup := h.ids[p.ID]; dup {
+			return h.duplicateReply(p)
+		}
+	}
+	if len(h.plants) >= h.maxPlants {
+		return badRequest(CodeStoreFull, h.storeFullMessage())
+	}
+	if h.ids != nil {
+		h.ids[p.ID] = struct{}{}
+	}
+	h.plants = append(h.plants, p)
+	return created
+}
+
+// route sends the requests with method and a path that matches pattern
+// (see [match]) to op.
 type route struct {
-	method, path string
-	op           *operation
+	method, pattern string
+	op              *operation
 }
 
 // operation is what the fake does for one operation of the API, once the
@@ -35,39 +60,70 @@ type operation struct {
 	// h.mu held, and returns the reply. With commit false it changes
 	// nothing and answers as it would have: the request was held across a
 	// [Handler.Reset], and must leave no trace in the state after it.
-	serve func(h *Handler, p plantstore.NewPlant, commit bool) reply
+	serve func(h *Handler, in input, commit bool) reply
 }
 
-// createPlant is POST /plants.
-var createPlant = &operation{decode: decodePlant, serve: (*Handler).createPlant}
+// input is what a request carried to its operation.
+type input struct {
+	plant  plantstore.NewPlant // the decoded body; zero for an operation without one
+	values map[string]string   // the path's values, by the names of the pattern's {name} segments
+}
 
-// route finds the operation for method and path in h's table, or returns
-// the 404 or 405 that answers them.
-func (h *Handler) route(method, path string) (*operation, *rejection) {
+// route finds the operation for r in h's table, with the values of its
+// path, or returns the 404 or 405 that answers r.
+func (h *Handler) route(r *http.Request) (*operation, map[string]string, *rejection) {
 	var allow []string
 	for _, rt := range h.routes {
-		if rt.path != path {
+		values, ok := match(rt.pattern, r.URL.EscapedPath())
+		if !ok {
 			continue
 		}
-		if rt.method == method {
-			return rt.op, nil
+		if rt.method == r.Method {
+			return rt.op, values, nil
 		}
 		allow = append(allow, rt.method)
 	}
+	path := r.URL.Path
 	if len(allow) == 0 {
-		return nil, rejectf(http.StatusNotFound, CodeNotFound, "no such path %q; the API serves %s", path, h.served())
+		return nil, nil, rejectf(http.StatusNotFound, CodeNotFound, "no such path %q; the API serves %s", path, h.served())
 	}
 	sort.Strings(allow)
-	rej := rejectf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method %s is not allowed on %s; use %s", method, path, strings.Join(allow, " or "))
+	rej := rejectf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method %s is not allowed on %s; use %s", r.Method, path, strings.Join(allow, " or "))
 	rej.allow = strings.Join(allow, ", ")
-	return nil, rej
+	return nil, nil, rej
+}
+
+// match reports whether the escaped path matches pattern, and returns the
+// values of the pattern's {name} segments. The two are compared segment by
+// segment, each segment of the path decoded once: a {name} segment matches
+// any segment but an empty one ("/plants/a%2Fb" gives "a/b" for
+// "/plants/{id}"), and any other matches only itself. So /plants/ and
+// /plants/1/x match neither /plants nor /plants/{id}.
+func match(pattern, path string) (map[string]string, bool) {
+	want, got := strings.Split(pattern, "/"), strings.Split(path, "/")
+	if len(want) != len(got) {
+		return nil, false
+	}
+	values := make(map[string]string)
+	for i, w := range want {
+		v, err := url.PathUnescape(got[i])
+		switch {
+		case err != nil, v == "" && w != "":
+			return nil, false
+		case strings.HasPrefix(w, "{"):
+			values[w[1:len(w)-1]] = v
+		case v != w:
+			return nil, false
+		}
+	}
+	return values, true
 }
 
 // served lists the routes of h's table, for a 404: "POST /plants".
 func (h *Handler) served() string {
 	names := make([]string, len(h.routes))
 	for i, rt := range h.routes {
-		names[i] = rt.method + " " + rt.path
+		names[i] = rt.method + " " + rt.pattern
 	}
 	return strings.Join(names, ", ")
 }

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/plantstore/plantstore-go"
 )
 
@@ -17,17 +20,18 @@ func withRoute(rt route) Option {
 	return func(c *config) { c.routes = append(c.routes, rt) }
 }
 
-// listPlants is an operation the fake does not serve, GET /plants, which
-// lists the stored plants as Plants. It is here to prove that an operation
-// with no body that cannot create goes through the same pipeline as
-// POST /plants; it is the whole of what a new operation takes.
-var listPlants = route{http.MethodGet, "/plants", &operation{
-	serve: func(h *Handler, _ plantstore.NewPlant, _ bool) reply {
-		out := make([]plantstore.Plant, len(h.plants))
-		for i, p := range h.plants {
-			out[i] = plantstore.Plant{Name: p.Name, Tag: p.Tag}
+// getPlant is GET /plants/{id}, an operation the specification does not
+// show and the fake does not serve: the plant stored under id, or 404. It
+// proves that an operation with a path parameter and no body goes through
+// the same pipeline as POST /plants; it is the whole of what one takes.
+var getPlant = route{http.MethodGet, "/plants/{id}", &operation{
+	serve: func(h *Handler, in input, _ bool) reply {
+		for _, p := range h.plants {
+			if strconv.FormatInt(p.ID, 10) == in.values["id"] {
+				return reply{status: http.StatusOK, result: &plantstore.Plant{Name: p.Name, Tag: p.Tag}}
+			}
 		}
-		return reply{status: http.StatusOK, result: out}
+		return rejectf(http.StatusNotFound, CodeNotFound, "no plant has id %q", in.values["id"]).reply()
 	},
 }}
 
@@ -39,41 +43,65 @@ func authOnly(token string) http.Header {
 
 func TestRouteTableServesASecondOperation(t *testing.T) {
 	t.Parallel()
+	noAuth := func(string) http.Header { return http.Header{} }
 	tests := []struct {
 		name         string
 		method, path string
 		header       func(token string) http.Header
 		body         string
 		wantStatus   int
-		wantCode     int32 // for an error
-		wantMsg      string
+		wantCode     int32  // for an error
+		wantMsg      string // for an error
+		wantBody     string // for a 200
 		wantAllow    string
+		checked      bool // the request passed the checks: Request.Invalid is nil
 	}{
-		{name: "list", method: http.MethodGet, path: "/plants", header: authOnly,
-			wantStatus: http.StatusOK},
+		{name: "get", method: http.MethodGet, path: "/plants/1", header: authOnly,
+			wantStatus: http.StatusOK, wantBody: `{"name":"Fern","tag":"shade"}`, checked: true},
+		{name: "get, the id escaped", method: http.MethodGet, path: "/plants/%31", header: authOnly,
+			wantStatus: http.StatusOK, wantBody: `{"name":"Fern","tag":"shade"}`, checked: true},
+		{name: "unknown id", method: http.MethodGet, path: "/plants/2", header: authOnly,
+			wantStatus: http.StatusNotFound, wantCode: CodeNotFound, wantMsg: `no plant has id "2"`, checked: true},
+		{name: "an escaped slash is in the id", method: http.MethodGet, path: "/plants/1%2Fx", header: authOnly,
+			wantStatus: http.StatusNotFound, wantCode: CodeNotFound, wantMsg: `no plant has id "1/x"`, checked: true},
+		{name: "the id is decoded once", method: http.MethodGet, path: "/plants/%2531", header: authOnly,
+			wantStatus: http.StatusNotFound, wantCode: CodeNotFound, wantMsg: `no plant has id "%31"`, checked: true},
 		{name: "create", method: http.MethodPost, path: "/plants", header: validHeader, body: `{"id":2,"name":"Ivy"}`,
-			wantStatus: http.StatusOK},
-		{name: "list without token", method: http.MethodGet, path: "/plants", header: func(string) http.Header { return http.Header{} },
-			wantStatus: http.StatusUnauthorized, wantCode: CodeUnauthorized},
-		{name: "list with a Content-Type", method: http.MethodGet, path: "/plants", header: validHeader,
-			wantStatus: http.StatusBadRequest, wantCode: CodeContentType, wantMsg: "GET /plants takes no body, so no Content-Type header"},
-		{name: "list with a body", method: http.MethodGet, path: "/plants", header: authOnly, body: `{}`,
-			wantStatus: http.StatusBadRequest, wantCode: CodeInvalidJSON, wantMsg: "GET /plants takes no body, got 2 bytes"},
-		{name: "another method", method: http.MethodPut, path: "/plants", header: authOnly,
-			wantStatus: http.StatusMethodNotAllowed, wantCode: CodeMethodNotAllowed, wantMsg: "method PUT is not allowed on /plants; use GET or POST", wantAllow: "GET, POST"},
-		{name: "another path", method: http.MethodGet, path: "/plants/1", header: authOnly,
-			wantStatus: http.StatusNotFound, wantCode: CodeNotFound, wantMsg: `no such path "/plants/1"; the API serves POST /plants, GET /plants`},
+			wantStatus: http.StatusOK, wantBody: `{"name":"Ivy"}`, checked: true},
+		{name: "get without token", method: http.MethodGet, path: "/plants/1", header: noAuth,
+			wantStatus: http.StatusUnauthorized, wantCode: CodeUnauthorized, wantMsg: "missing Authorization header"},
+		{name: "unknown id without token", method: http.MethodGet, path: "/plants/2", header: noAuth,
+			wantStatus: http.StatusUnauthorized, wantCode: CodeUnauthorized, wantMsg: "missing Authorization header"},
+		{name: "get with a Content-Type", method: http.MethodGet, path: "/plants/1", header: validHeader,
+			wantStatus: http.StatusBadRequest, wantCode: CodeContentType, wantMsg: "GET /plants/1 takes no body, so no Content-Type header"},
+		{name: "get with a body", method: http.MethodGet, path: "/plants/1", header: authOnly, body: `{}`,
+			wantStatus: http.StatusBadRequest, wantCode: CodeInvalidJSON, wantMsg: "GET /plants/1 takes no body, got 2 bytes"},
+		{name: "another method on an id", method: http.MethodDelete, path: "/plants/1", header: authOnly,
+			wantStatus: http.StatusMethodNotAllowed, wantCode: CodeMethodNotAllowed, wantMsg: "method DELETE is not allowed on /plants/1; use GET", wantAllow: "GET"},
+		{name: "another method on an unknown id", method: http.MethodPost, path: "/plants/2", header: validHeader, body: `{"id":2,"name":"Ivy"}`,
+			wantStatus: http.StatusMethodNotAllowed, wantCode: CodeMethodNotAllowed, wantMsg: "method POST is not allowed on /plants/2; use GET", wantAllow: "GET"},
+		{name: "GET on the collection", method: http.MethodGet, path: "/plants", header: authOnly,
+			wantStatus: http.StatusMethodNotAllowed, wantCode: CodeMethodNotAllowed, wantMsg: "method GET is not allowed on /plants; use POST", wantAllow: "POST"},
+		{name: "empty id", method: http.MethodGet, path: "/plants/", header: authOnly,
+			wantStatus: http.StatusNotFound, wantCode: CodeNotFound, wantMsg: `no such path "/plants/"; the API serves POST /plants, GET /plants/{id}`},
+		{name: "a segment too many", method: http.MethodGet, path: "/plants/1/x", header: authOnly,
+			wantStatus: http.StatusNotFound, wantCode: CodeNotFound, wantMsg: `no such path "/plants/1/x"`},
+		{name: "a trailing slash", method: http.MethodGet, path: "/plants/1/", header: authOnly,
+			wantStatus: http.StatusNotFound, wantCode: CodeNotFound, wantMsg: `no such path "/plants/1/"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := NewServer(t, withRoute(listPlants), WithPlants(plantstore.NewPlant{ID: 1, Name: "Fern", Tag: "shade"}))
+			s := NewServer(t, withRoute(getPlant), WithPlants(plantstore.NewPlant{ID: 1, Name: "Fern", Tag: "shade"}))
 			call := tt.method + " " + tt.path
 			resp := send(t, s, tt.method, tt.path, tt.header(s.token), tt.body)
 			if tt.wantStatus != http.StatusOK {
 				checkError(t, call, resp, tt.wantStatus, tt.wantCode, tt.wantMsg)
-			} else if resp.status != http.StatusOK {
-				t.Errorf("%s status = %d, want 200 (body %s)", call, resp.status, resp.body)
+			} else {
+				checkJSONContentType(t, call, resp)
+				if got := strings.TrimSpace(string(resp.body)); resp.status != http.StatusOK || got != tt.wantBody {
+					t.Errorf("%s = %d %s, want 200 %s", call, resp.status, got, tt.wantBody)
+				}
 			}
 			if got := resp.header.Get("Allow"); got != tt.wantAllow {
 				t.Errorf("%s Allow = %q, want %q", call, got, tt.wantAllow)
@@ -82,30 +110,60 @@ func TestRouteTableServesASecondOperation(t *testing.T) {
 			if len(reqs) != 1 {
 				t.Fatalf("journal has %d entries, want 1", len(reqs))
 			}
-			if r := reqs[0]; r.Method != tt.method || r.Path != tt.path || r.Status != tt.wantStatus || (r.Invalid == nil) != (tt.wantStatus == http.StatusOK) {
-				t.Errorf("journal entry = %s %s, status %d, invalid %v; want %s, status %d, invalid only when not 200",
-					r.Method, r.Path, r.Status, r.Invalid, call, tt.wantStatus)
+			wantPath, err := url.PathUnescape(tt.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := reqs[0]; r.Method != tt.method || r.Path != wantPath || r.Status != tt.wantStatus || (r.Invalid == nil) != tt.checked {
+				t.Errorf("journal entry = %s %s, status %d, invalid %v; want %s %s, status %d, invalid only if not checked (%v)",
+					r.Method, r.Path, r.Status, r.Invalid, tt.method, wantPath, tt.wantStatus, tt.checked)
+			}
+			if tt.method == http.MethodGet && (reqs[0].Plant != plantstore.NewPlant{} || len(s.Plants()) != 1) {
+				t.Errorf("after %s: journal Plant %+v, %d plants stored; want the zero NewPlant and 1: a GET stores nothing",
+					call, reqs[0].Plant, len(s.Plants()))
 			}
 		})
 	}
 }
 
-// TestRouteTableListsThroughTheClientsWire checks the 200 body of the
-// operation without a body, and that it stores nothing.
-func TestRouteTableListsThroughTheClientsWire(t *testing.T) {
+// TestMatch checks the route table's matcher on its own: a pattern's
+// segments match the escaped path's one by one, each decoded once, and a
+// {name} segment matches any one segment but an empty one.
+func TestMatch(t *testing.T) {
 	t.Parallel()
-	s := NewServer(t, withRoute(listPlants), WithPlants(plantstore.NewPlant{ID: 1, Name: "Fern", Tag: "shade"}))
-	post(t, s, `{"id":2,"name":"Ivy"}`)
-	resp := send(t, s, http.MethodGet, "/plants", authOnly(s.token), "")
-	checkJSONContentType(t, "GET /plants", resp)
-	if got, want := strings.TrimSpace(string(resp.body)), `[{"name":"Fern","tag":"shade"},{"name":"Ivy"}]`; got != want {
-		t.Errorf("GET /plants body = %s, want %s", got, want)
+	tests := []struct {
+		pattern, path string
+		want          map[string]string // nil for no match
+	}{
+		{"/plants", "/plants", map[string]string{}},
+		{"/plants", "/pl%61nts", map[string]string{}},
+		{"/plants", "/plants/", nil},
+		{"/plants", "/plants%2F", nil},
+		{"/plants", "//plants", nil},
+		{"/plants", "/Plants", nil},
+		{"/plants", "", nil},
+		{"/plants/{id}", "/plants/7", map[string]string{"id": "7"}},
+		{"/plants/{id}", "/plants/a%2Fb", map[string]string{"id": "a/b"}},
+		{"/plants/{id}", "/plants/%252F", map[string]string{"id": "%2F"}},
+		{"/plants/{id}", "/plants/%2E%2E", map[string]string{"id": ".."}},
+		{"/plants/{id}", "/plants/", nil},
+		{"/plants/{id}", "/plants", nil},
+		{"/plants/{id}", "/plants/7/", nil},
+		{"/plants/{id}", "/plants/7/x", nil},
+		{"/plants/{id}", "/plants//7", nil},
+		{"/plants/{id}", "/plants/%zz", nil},
+		{"/plants/{id}", "/x/7", nil},
+		{"/{ns}/plants/{id}", "/a/plants/7", map[string]string{"ns": "a", "id": "7"}},
 	}
-	if r := s.Requests()[1]; r.Plant != (plantstore.NewPlant{}) {
-		t.Errorf("journal Plant of GET /plants = %+v, want the zero NewPlant: it carries none", r.Plant)
-	}
-	if n := len(s.Plants()); n != 2 {
-		t.Errorf("after GET /plants, %d plants stored, want 2", n)
+	for _, tt := range tests {
+		got, ok := match(tt.pattern, tt.path)
+		if ok != (tt.want != nil) {
+			t.Errorf("match(%q, %q) ok = %v, want %v", tt.pattern, tt.path, ok, tt.want != nil)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); ok && diff != "" {
+			t.Errorf("match(%q, %q) values (-want +got):\n%s", tt.pattern, tt.path, diff)
+		}
 	}
 }
 
@@ -114,20 +172,22 @@ func TestRouteTableListsThroughTheClientsWire(t *testing.T) {
 // on an operation that cannot create processes it and stores nothing.
 func TestFaultsMatchByMethodAndPath(t *testing.T) {
 	t.Parallel()
-	isList := func(r Request) bool { return r.Method == http.MethodGet && r.Path == "/plants" }
+	isGet1 := func(r Request) bool { return r.Method == http.MethodGet && r.Path == "/plants/1" }
 	t.Run("status", func(t *testing.T) {
 		t.Parallel()
-		s := NewServer(t, withRoute(listPlants))
-		s.Inject(Fault{Match: isList, Status: http.StatusServiceUnavailable})
+		s := NewServer(t, withRoute(getPlant))
+		s.Inject(Fault{Match: isGet1, Status: http.StatusServiceUnavailable})
 		if resp := post(t, s, `{"id":1,"name":"Fern"}`); resp.status != http.StatusOK {
 			t.Errorf("POST /plants status = %d, want 200: the fault matches GET only", resp.status)
 		}
+		resp := send(t, s, http.MethodGet, "/plants/2", authOnly(s.token), "")
+		checkError(t, "GET /plants/2", resp, http.StatusNotFound, CodeNotFound, `no plant has id "2"`)
 		if n := len(s.Faults()); n != 1 {
-			t.Fatalf("after POST, %d faults waiting, want 1", n)
+			t.Fatalf("after POST /plants and GET /plants/2, %d faults waiting, want 1", n)
 		}
-		resp := send(t, s, http.MethodGet, "/plants", authOnly(s.token), "")
-		checkError(t, "GET /plants", resp, http.StatusServiceUnavailable, CodeFault, "injected fault")
-		want := []string{"", "#1 Match, Status 503"}
+		resp = send(t, s, http.MethodGet, "/plants/1", authOnly(s.token), "")
+		checkError(t, "GET /plants/1", resp, http.StatusServiceUnavailable, CodeFault, "injected fault")
+		want := []string{"", "", "#1 Match, Status 503"}
 		var got []string
 		for _, r := range s.Requests() {
 			got = append(got, r.Fault)
@@ -138,9 +198,9 @@ func TestFaultsMatchByMethodAndPath(t *testing.T) {
 	})
 	t.Run("store and drop", func(t *testing.T) {
 		t.Parallel()
-		s := NewServer(t, withRoute(listPlants), WithPlants(plantstore.NewPlant{ID: 1, Name: "Fern"}))
-		s.Inject(Fault{Match: isList, Store: true, Drop: true})
-		req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, s.URL+"/plants", nil)
+		s := NewServer(t, withRoute(getPlant), WithPlants(plantstore.NewPlant{ID: 1, Name: "Fern"}))
+		s.Inject(Fault{Match: isGet1, Store: true, Drop: true})
+		req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, s.URL+"/plants/1", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,10 +208,10 @@ func TestFaultsMatchByMethodAndPath(t *testing.T) {
 		resp, err := s.ts.Client().Do(req)
 		if err == nil {
 			resp.Body.Close()
-			t.Fatalf("GET /plants under Store and Drop: status %d, want a dropped connection", resp.StatusCode)
+			t.Fatalf("GET /plants/1 under Store and Drop: status %d, want a dropped connection", resp.StatusCode)
 		}
 		if errors.Is(err, context.Canceled) {
-			t.Fatalf("GET /plants: %v, want a dropped connection", err)
+			t.Fatalf("GET /plants/1: %v, want a dropped connection", err)
 		}
 		if diff := cmp.Diff([]plantstore.NewPlant{{ID: 1, Name: "Fern"}}, s.Plants()); diff != "" {
 			t.Errorf("Plants() after a GET with Store (-want +got):\n%s", diff)
@@ -162,9 +222,9 @@ func TestFaultsMatchByMethodAndPath(t *testing.T) {
 	})
 	t.Run("rate limit", func(t *testing.T) {
 		t.Parallel()
-		s := NewServer(t, withRoute(listPlants), WithRateLimit(1, 1<<40))
+		s := NewServer(t, withRoute(getPlant), WithRateLimit(1, 1<<40))
 		post(t, s, `{"id":1,"name":"Fern"}`)
-		resp := send(t, s, http.MethodGet, "/plants", authOnly(s.token), "")
-		checkError(t, "GET /plants", resp, http.StatusTooManyRequests, CodeRateLimited, "")
+		resp := send(t, s, http.MethodGet, "/plants/1", authOnly(s.token), "")
+		checkError(t, "GET /plants/1", resp, http.StatusTooManyRequests, CodeRateLimited, "")
 	})
 }
