@@ -55,7 +55,7 @@ const (
 	// while -max-namespaces namespaces live.
 	CodeNamespaceLimit int32 = 102
 
-	maxNamespaceBody = 4 << 10
+	maxNamespaceBody = 1 << 10 // a create's body: room for a label and more
 	namespacesPath   = Prefix + "namespaces"
 	nsPrefix         = Prefix + "ns/"
 	idBytes          = 16 // an id is 32 lowercase hex digits
