@@ -1,7 +1,6 @@
 package mockserver
 
 import (
-	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -371,7 +370,7 @@ func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, body []
 		return 0, noNamespaces()
 	}
 	var req createBody
-	if len(bytes.TrimSpace(body)) > 0 {
+	if len(body) > 0 {
 		if err := decodeStrict(body, &req); err != nil {
 			return 0, err
 		}

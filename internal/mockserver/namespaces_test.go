@@ -543,7 +543,7 @@ func TestNamespaceResets(t *testing.T) {
 }
 
 func TestNamespacesOff(t *testing.T) {
-	srv, _ := openMock(t)
+	srv, _ := newMock(t, Config{Loopback: true, Namespaces: NamespaceConfig{Max: -1}})
 	wantError(t, "create", call(t, srv, "POST", namespacesPath, nil, ""), 404, plantstoretest.CodeNotFound, "-max-namespaces")
 	wantError(t, "list", call(t, srv, "GET", namespacesPath, nil, ""), 404, plantstoretest.CodeNotFound, "-max-namespaces")
 	wantError(t, "a namespace's path", call(t, srv, "GET", "/__plantstore/ns/00000000000000000000000000000000/plants", nil, ""),
