@@ -17,6 +17,11 @@
 // OpenAPI documents of both. Run with -h for the flags; the README's "The
 // mock server" section documents each, and the control API, in full.
 //
+// With -max-namespaces above 0 (the default is 1000), POST
+// /__plantstore/namespaces makes a namespace: a fake of its own, with its
+// own token and base URL, for parallel test jobs on one mock
+// (NAMESPACES.md).
+//
 // It prints "listening on URL" on standard output once it accepts
 // connections, with a URL a client on this machine can use (with -addr
 // 127.0.0.1:0 the port is chosen for it; an unspecified host, as in :0,
