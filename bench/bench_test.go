@@ -152,7 +152,7 @@ var serversUnderTest = []serverUnderTest{
 // -log-level info, no request log. With logRequests, as -log-level debug,
 // one log line per request, written to /dev/null (a file, as stderr is for
 // the command, so the write's system call counts). Keep the options in step
-// with newHandler in cmd/plantstore-mock/main.go.
+// with handlerOptions in cmd/plantstore-mock/main.go.
 func newMock(tb testing.TB, logRequests bool) (http.Handler, func(testing.TB, int)) {
 	opts := []plantstoretest.Option{
 		plantstoretest.WithToken(baseline.Token),

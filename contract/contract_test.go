@@ -123,9 +123,13 @@ func (c *contract) validateRequest(req *http.Request, body []byte) (*openapi3fil
 	if err != nil {
 		return nil, fmt.Errorf("no operation for %s %s: %w", req.Method, req.URL.Path, err)
 	}
-	// The router ignores a trailing slash; the document has no path
-	// templates, so the paths must be equal.
-	if route.Path != r.URL.Path {
+	// The router ignores a trailing slash, so the paths, the template's
+	// parameters filled in, must be equal.
+	path := route.Path
+	for name, value := range params {
+		path = strings.ReplaceAll(path, "{"+name+"}", value)
+	}
+	if path != r.URL.Path {
 		return nil, fmt.Errorf("no operation for %s %s (the router matched %s)", req.Method, req.URL.Path, route.Path)
 	}
 	in := &openapi3filter.RequestValidationInput{

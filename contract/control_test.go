@@ -183,17 +183,20 @@ func TestControlContractDocument(t *testing.T) {
 		}
 	}
 	sort.Strings(got)
-	// The table of issue 9: tests outside the repository call these paths.
+	// The tables of issues 9 and 23: tests outside the repository call these paths.
 	want := []string{
 		"DELETE /__plantstore/faults",
+		"DELETE /__plantstore/namespaces/{namespace}",
 		"DELETE /__plantstore/requests",
 		"GET /__plantstore/control.openapi.yaml",
 		"GET /__plantstore/faults",
 		"GET /__plantstore/health",
+		"GET /__plantstore/namespaces",
 		"GET /__plantstore/openapi.yaml",
 		"GET /__plantstore/plants",
 		"GET /__plantstore/requests",
 		"POST /__plantstore/faults",
+		"POST /__plantstore/namespaces",
 		"POST /__plantstore/plants",
 		"POST /__plantstore/reset",
 	}

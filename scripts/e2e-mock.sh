@@ -17,6 +17,9 @@ trap cleanup EXIT
 # what the image ships (and CI's image step finds it in the build cache).
 CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$work/plantstore-mock" ./cmd/plantstore-mock
 python3 scripts/e2e_mock.py "$work/plantstore-mock"
+# Namespaces (issue 23) from python3: the fixture of
+# cmd/plantstore-mock/NAMESPACES.md, isolation, the cap, path tricks.
+python3 scripts/e2e_namespaces.py "$work/plantstore-mock"
 # Its checks are assert statements, which python3 -O drops: it must refuse
 # to run that way rather than pass without checking.
 if PYTHONOPTIMIZE=1 python3 scripts/e2e_mock.py "$work/plantstore-mock" >"$work/optimized" 2>&1; then
@@ -55,6 +58,19 @@ check "create answered by the fault" "$(code "${create[@]}")" 503
 check "create" "$(code "${create[@]}")" 200
 check "journal" "$(curl -s "$url/__plantstore/requests" | grep -o '"status":[0-9]*' | tr '\n' ' ')" '"status":503 "status":200 '
 check "reset" "$(code -X POST "$url/__plantstore/reset")" 204
+# Namespaces from curl, as NAMESPACES.md shows them.
+ns=$(curl -s -X POST "$url/__plantstore/namespaces")
+base=$(sed -E 's/.*"base_url":"([^"]*)".*/\1/' <<<"$ns")
+nstoken=$(sed -E 's/.*"token":"([^"]*)".*/\1/' <<<"$ns")
+nsid=$(sed -E 's/.*"namespace":"([^"]*)".*/\1/' <<<"$ns")
+nscreate=(-H "Authorization: Bearer $nstoken" -H 'Content-Type: application/json' -d '{"id":1,"name":"Fern"}')
+check "a namespace's create" "$(code "${nscreate[@]}" "$base/plants")" 200
+check "a namespace's create at the root, by its token: a duplicate there" "$(code "${nscreate[@]}" "$url/plants")" 400
+check "the namespace holds its plant" "$(curl -s -H "Authorization: Bearer $nstoken" "$base/__plantstore/plants")" '[{"id":1,"name":"Fern"}]'
+check "the default holds nothing" "$(curl -s "$url/__plantstore/plants")" "[]"
+check "the list shows no token" "$(curl -s "$url/__plantstore/namespaces" | grep -c "$nstoken")" 0
+check "end it" "$(code -X DELETE "$url/__plantstore/namespaces/$nsid")" 204
+check "an ended namespace" "$(code "${nscreate[@]}" "$base/plants")" 404
 # The README's commands use curl --json (curl 7.82 and later).
 if curl --help all 2>/dev/null | grep -q -- '--json'; then
 	check "a seed as the README sends it (--json)" "$(code --json '[{"id": 1, "name": "Fern"}]' "$url/__plantstore/plants")" 201

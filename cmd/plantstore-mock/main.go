@@ -17,6 +17,11 @@
 // OpenAPI documents of both. Run with -h for the flags; the README's "The
 // mock server" section documents each, and the control API, in full.
 //
+// With -max-namespaces above 0 (the default is 1000), POST
+// /__plantstore/namespaces makes a namespace: a fake of its own, with its
+// own token and base URL, for parallel test jobs on one mock
+// (NAMESPACES.md).
+//
 // It prints "listening on URL" on standard output once it accepts
 // connections, with a URL a client on this machine can use (with -addr
 // 127.0.0.1:0 the port is chosen for it; an unspecified host, as in :0,
@@ -95,6 +100,7 @@ type flags struct {
 	seed        string
 	maxPlants   int
 	maxConns    int
+	maxNS       int // -max-namespaces
 	rate        rate
 	chaos       float64
 	chaosSeed   int64
@@ -127,6 +133,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 	fs.IntVar(&f.journal, "journal", mockserver.DefaultJournal, fmt.Sprintf("keep the last `N` API requests in the journal, each body cut at %d bytes; 0 keeps none", mockserver.JournalBodyLimit))
 	fs.StringVar(&f.seed, "seed", "", "start with the plants in `file`, a JSON array of {\"id\", \"name\", \"tag\"}")
 	fs.IntVar(&f.maxPlants, "max-plants", mockserver.DefaultMaxPlants, "store at most `N` plants; a create past it is a 400")
+	fs.IntVar(&f.maxNS, "max-namespaces", mockserver.DefaultMaxNamespaces, "let at most `N` namespaces (POST /__plantstore/namespaces) live at once; 0 turns them off")
 	fs.IntVar(&f.maxConns, "max-conns", mockserver.DefaultMaxConns, "serve at most `N` connections at once; more wait their turn")
 	fs.Var(&f.rate, "rate-limit", "answer API requests over `RATE` (N/s, N/m, N/h or N/duration, like 50/s or 10/1500ms) with 429 (default no limit)")
 	fs.Float64Var(&f.chaos, "chaos", 0, "answer this `fraction` (0 to 1) of API requests with a random fault")
@@ -204,6 +211,8 @@ func (f *flags) check(set map[string]bool) string {
 		return fmt.Sprintf("-journal %d: want 0 or more", f.journal)
 	case f.maxPlants < 0:
 		return fmt.Sprintf("-max-plants %d: want 0 or more", f.maxPlants)
+	case f.maxNS < 0:
+		return fmt.Sprintf("-max-namespaces %d: want 0 or more", f.maxNS)
 	case f.maxConns < 1:
 		return fmt.Sprintf("-max-conns %d: want 1 or more", f.maxConns)
 	case !(f.chaos >= 0 && f.chaos <= 1): // also catches NaN
@@ -232,7 +241,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		f.chaosSeed = time.Now().UnixNano()
 	}
 	logger, always := newLoggers(stderr, f.logLevel)
-	h := newHandler(f, logger)
+	opts := handlerOptions(f, logger)
+	h := plantstoretest.NewHandler(opts...)
 	defer h.Close()
 	if f.seed != "" {
 		if err := seed(h, f.seed); err != nil {
@@ -250,6 +260,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Loopback:   mockserver.IsLoopback(ln.Addr()),
 		ListenAddr: ln.Addr().String(),
 		Logger:     logger,
+		Namespaces: mockserver.NamespaceConfig{Max: f.maxNS, Options: opts, APIToken: f.token, MaxPlants: f.maxPlants},
 	})
 	if err != nil {
 		ln.Close()
@@ -299,10 +310,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return 0
 }
 
-// newHandler is the fake the command serves, configured by f, which
-// parseFlags checked. It logs each API request at debug level, and only
-// when that level is on: a request log costs throughput under load.
-func newHandler(f *flags, logger *slog.Logger) *plantstoretest.Handler {
+// handlerOptions configure the fakes the command serves, the default one
+// and each namespace's, as f says (parseFlags checked it). They log each
+// API request at debug level, and only when that level is on: a request
+// log costs throughput under load.
+func handlerOptions(f *flags, logger *slog.Logger) []plantstoretest.Option {
 	opts := []plantstoretest.Option{
 		plantstoretest.WithToken(f.token),
 		plantstoretest.WithJournalLimit(f.journal),
@@ -321,7 +333,7 @@ func newHandler(f *flags, logger *slog.Logger) *plantstoretest.Handler {
 	if f.profile != nil {
 		opts = append(opts, plantstoretest.WithProfile(*f.profile))
 	}
-	return plantstoretest.NewHandler(opts...)
+	return opts
 }
 
 // seed stores the plants of the JSON file at path, all or none.

@@ -18,6 +18,8 @@ type endpoint struct {
 	// bodyLimit bounds the body it reads; 0 means it takes none, and a
 	// non-empty body is a 400.
 	bodyLimit int64
+	// optionalBody: it takes an empty body too, with any Content-Type.
+	optionalBody bool
 	// serve answers a request that passed the access, method, query and
 	// body checks: it writes the reply and returns its status, or returns an
 	// error and writes nothing.
@@ -46,6 +48,13 @@ var routes = map[string]map[string]endpoint{
 	Prefix + "reset": {
 		http.MethodPost: {serve: (*Server).reset},
 	},
+	namespacesPath: {
+		http.MethodGet:  {serve: (*Server).listNamespaces},
+		http.MethodPost: {bodyLimit: maxNamespaceBody, optionalBody: true, serve: (*Server).createNamespace},
+	},
+	namespacesPath + "/{id}": {
+		http.MethodDelete: {serve: (*Server).endNamespace},
+	},
 	Prefix + "openapi.yaml": {
 		http.MethodGet: {serve: (*Server).apiDocument},
 	},
@@ -58,8 +67,10 @@ var routes = map[string]map[string]endpoint{
 // Health is open to all; every other path first passes the access rules,
 // then the method, query and body checks, and nothing changes unless all
 // pass.
-func (s *Server) control(w http.ResponseWriter, r *http.Request) int {
-	status, err := s.dispatch(w, r)
+// A namespace's control API is the same, behind its own access rules
+// (see [Server.namespaceAccess]).
+func (s *Server) control(w http.ResponseWriter, r *http.Request, access func(*http.Request) *controlError) int {
+	status, err := s.dispatch(w, r, access)
 	if err != nil {
 		writeError(w, err)
 		return err.status
@@ -67,23 +78,30 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) int {
 	return status
 }
 
-func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) (int, *controlError) {
+// checkAccess applies the mock's control API access rules to r.
+func (s *Server) checkAccess(r *http.Request) *controlError {
+	switch s.access {
+	case accessOff:
+		return errorf(http.StatusNotFound, plantstoretest.CodeNotFound, "%s", offMessage(s.listenAddr))
+	case accessToken:
+		return s.authorize(r.Header)
+	default:
+		return checkLocal(r)
+	}
+}
+
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, access func(*http.Request) *controlError) (int, *controlError) {
 	path := r.URL.Path
 	if path != Prefix+"health" {
-		switch s.access {
-		case accessOff:
-			return 0, errorf(http.StatusNotFound, plantstoretest.CodeNotFound, "%s", offMessage(s.listenAddr))
-		case accessToken:
-			if err := s.authorize(r.Header); err != nil {
-				return 0, err
-			}
-		case accessOpen:
-			if err := checkLocal(r); err != nil {
-				return 0, err
-			}
+		if err := access(r); err != nil {
+			return 0, err
 		}
 	}
-	methods, ok := routes[path]
+	route := path
+	if strings.HasPrefix(path, namespacesPath+"/") {
+		route = namespacesPath + "/{id}"
+	}
+	methods, ok := routes[route]
 	if !ok {
 		return 0, errorf(http.StatusNotFound, plantstoretest.CodeNotFound,
 			"no such control path %q; GET %scontrol.openapi.yaml describes them all", path, Prefix)
@@ -103,7 +121,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) (int, *control
 	if err := checkQuery(r.URL, ep.query); err != nil {
 		return 0, err
 	}
-	if ep.bodyLimit > 0 {
+	if ep.bodyLimit > 0 && !ep.optionalBody {
 		if err := checkContentType(r); err != nil {
 			return 0, err
 		}
@@ -115,6 +133,11 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) (int, *control
 	body, err := readBody(w, r, limit)
 	if err != nil {
 		return 0, err
+	}
+	if ep.optionalBody && len(body) > 0 {
+		if err := checkContentType(r); err != nil {
+			return 0, err
+		}
 	}
 	if ep.bodyLimit == 0 && len(body) > 0 {
 		return 0, badRequest("%s %s takes no body", r.Method, path)

@@ -43,6 +43,10 @@ type Config struct {
 	// Logger, if not nil, gets one line per control request at debug
 	// level: method, path and status, never a token or a body.
 	Logger *slog.Logger
+
+	// Namespaces, if its Max is above 0, turns on namespaces: fakes of
+	// their own beside the default one (see namespaces.go).
+	Namespaces NamespaceConfig
 }
 
 // Server serves the control API under [Prefix] and the fake everywhere
@@ -53,6 +57,7 @@ type Server struct {
 	access     access
 	listenAddr string
 	logger     *slog.Logger
+	ns         *namespaces // nil in a namespace's own Server, and with namespaces off
 
 	// matches keeps each pending fault's match as it was posted, by fault
 	// id, for GET /__plantstore/faults to echo: the Handler keeps only the
@@ -73,6 +78,9 @@ func New(fake *plantstoretest.Handler, c Config) (*Server, error) {
 		listenAddr: c.ListenAddr,
 		logger:     c.Logger,
 		matches:    make(map[int]*matchJSON),
+	}
+	if err := s.startNamespaces(c.Namespaces); err != nil {
+		return nil, err
 	}
 	switch {
 	case c.AdminToken != "":
@@ -105,15 +113,32 @@ func (s *Server) Status() string {
 
 // ServeHTTP serves r: a path under [Prefix] (or the prefix without its
 // slash) is a control request, anything else goes to the fake.
+//
+// With namespaces on, a path under /__plantstore/ns/ is a namespace's, and
+// a request that carries a namespace's token is that namespace's (see
+// namespaces.go).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !strings.HasPrefix(r.URL.Path, Prefix) && r.URL.Path != strings.TrimSuffix(Prefix, "/") {
+	if s.ns != nil && s.serveNamespaces(w, r) {
+		return
+	}
+	if !isControl(r.URL.Path) {
 		s.fake.ServeHTTP(w, r)
 		return
 	}
-	status := s.control(w, r)
+	s.logControl(r, r.URL.Path, s.control(w, r, s.checkAccess))
+}
+
+// isControl reports whether path is under [Prefix], or the prefix without
+// its slash.
+func isControl(path string) bool {
+	return strings.HasPrefix(path, Prefix) || path == strings.TrimSuffix(Prefix, "/")
+}
+
+// logControl logs a control request that was answered with status.
+func (s *Server) logControl(r *http.Request, path string, status int) {
 	if s.logger != nil && s.logger.Enabled(r.Context(), slog.LevelDebug) {
 		s.logger.LogAttrs(r.Context(), slog.LevelDebug, "plantstore-mock control",
-			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", status))
+			slog.String("method", r.Method), slog.String("path", path), slog.Int("status", status))
 	}
 }
 

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Namespaces of plantstore-mock (issue 23), driven from python3 as a test
+job in another language drives them.
+
+Usage:
+  e2e_namespaces.py PATH_TO_PLANTSTORE_MOCK   the end-to-end checks
+  e2e_namespaces.py job MOCK_URL N [root]     one isolation job: N rounds of
+      seed, queue a fault, create, read the journal, reset, in a namespace
+      of its own; with "root", its creates go to the mock's root with the
+      namespace's token. Exits 1 at the first thing outside its namespace.
+
+Python 3.9+ with the standard library only. The last line of the checks
+is "e2e namespaces: N passed, M failed".
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import traceback
+import urllib.error
+import urllib.request
+
+API_TOKEN = "e2e-api-token"
+
+
+def call(method, url, body=None, token=None):
+    """Sends a request; returns (status, parsed JSON body or None)."""
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method=method)
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    if token:
+        req.add_header("Authorization", "Bearer " + token)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            raw, status = resp.read(), resp.status
+    except urllib.error.HTTPError as e:
+        raw, status = e.read(), e.code
+    return status, (json.loads(raw) if raw else None)
+
+
+# The fixture NAMESPACES.md shows, as a test would use it.
+class Namespace:
+    """A namespace of its own on a shared plantstore-mock; ended on exit."""
+
+    def __init__(self, mock_url, label=None):
+        self.mock_url = mock_url
+        self.body = {"label": label} if label else None
+
+    def __enter__(self):
+        status, ns = call("POST", self.mock_url + "/__plantstore/namespaces", self.body)
+        assert status == 201, (status, ns)
+        self.id, self.token, self.base_url = ns["namespace"], ns["token"], ns["base_url"]
+        return self
+
+    def __exit__(self, *exc):
+        call("DELETE", self.mock_url + "/__plantstore/namespaces/" + self.id)
+
+    def control(self, method, path, body=None):
+        return call(method, self.base_url + "/__plantstore/" + path, body, self.token)
+
+
+def job(mock_url, rounds, root=False):
+    """One isolation job; raises AssertionError at the first leak."""
+    with Namespace(mock_url, label="python job") as ns:
+        api = (mock_url if root else ns.base_url) + "/plants"
+        for i in range(rounds):
+            seed = {"id": 100000 + i, "name": "seed"}
+            plant = {"id": i, "name": "p%d" % i}
+            assert ns.control("POST", "plants", [seed]) == (201, {"added": 1})
+            status, _ = ns.control("POST", "faults", {"status": 503, "match": {"id": i}})
+            assert status == 201, status
+            assert call("POST", api, plant, ns.token)[0] == 503, "round %d: the fault was not ours" % i
+            assert call("POST", api, plant, ns.token) == (200, {"name": plant["name"]})
+            status, journal = ns.control("GET", "requests")
+            assert status == 200 and [e["status"] for e in journal] == [503, 200], (i, journal)
+            assert all(json.loads(e["body"])["id"] == i for e in journal), (i, journal)
+            assert ns.control("GET", "plants") == (200, [seed, plant]), i
+            assert ns.control("GET", "faults") == (200, []), i
+            assert ns.control("POST", "reset")[0] == 204, i
+
+
+class Mock:
+    """A running plantstore-mock: started on enter, stopped on exit."""
+
+    def __init__(self, *args):
+        self.args = ["-addr", "127.0.0.1:0", "-token", API_TOKEN] + list(args)
+
+    def __enter__(self):
+        self.stderr = tempfile.TemporaryFile(mode="w+")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PLANTSTORE_")}
+        self.proc = subprocess.Popen([EXE] + self.args, stdout=subprocess.PIPE, stderr=self.stderr, env=env, text=True)
+        self.url = self.proc.stdout.readline().strip().removeprefix("listening on ")
+        assert self.url.startswith("http://"), self.url
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.terminate()
+        assert self.proc.wait(timeout=30) == 0
+        self.proc.stdout.close()
+
+
+def test_fixture_and_isolation():
+    with Mock() as m:
+        job(m.url, 20)
+        job(m.url, 20, root=True)
+        assert call("GET", m.url + "/__plantstore/namespaces") == (200, [])
+        assert call("GET", m.url + "/__plantstore/plants") == (200, [])
+
+
+def test_lifecycle():
+    with Mock("-max-namespaces", "2") as m:
+        a, b = Namespace(m.url, "a").__enter__(), Namespace(m.url, "b").__enter__()
+        status, err = call("POST", m.url + "/__plantstore/namespaces")
+        assert status == 409 and "-max-namespaces" in err["message"], (status, err)
+        status, listed = call("GET", m.url + "/__plantstore/namespaces")
+        assert status == 200 and [n["label"] for n in listed] == ["a", "b"], listed
+        assert a.token not in json.dumps(listed) and all("token" not in n for n in listed)
+        # Another namespace's token opens neither its API nor its control API.
+        assert call("POST", a.base_url + "/plants", {"id": 1, "name": "x"}, b.token)[0] == 401
+        assert call("GET", a.base_url + "/__plantstore/requests", None, b.token)[0] == 401
+        # The mock's API token opens a namespace's API.
+        assert call("POST", a.base_url + "/plants", {"id": 1, "name": "x"}, API_TOKEN)[0] == 200
+        a.__exit__(None, None, None)
+        status, err = call("POST", a.base_url + "/plants", {"id": 2, "name": "x"}, a.token)
+        assert status == 404 and "no namespace" in err["message"], (status, err)
+        assert call("DELETE", m.url + "/__plantstore/namespaces/" + a.id)[0] == 404
+        assert call("POST", m.url + "/__plantstore/namespaces", {"ttl": "2s"})[0] == 201
+        assert call("POST", m.url + "/__plantstore/namespaces", {"ttl": "forever"})[0] == 400
+
+
+def test_path_tricks():
+    with Mock() as m, Namespace(m.url) as a:
+        for trick in ["..", "%2e%2e", a.id + "%2F..", "x" * 1024, "%C3%A9" + a.id[2:], a.id.upper()]:
+            status, err = call("POST", m.url + "/__plantstore/ns/" + trick + "/plants", {"id": 1, "name": "x"}, a.token)
+            assert status == 404 and "no namespace" in err["message"], (trick, status, err)
+        assert a.control("GET", "requests") == (200, [])
+
+
+def main():
+    global EXE
+    try:
+        assert False
+    except AssertionError:
+        pass
+    else:
+        print("e2e namespaces: the checks are assert statements; run without python3 -O", file=sys.stderr)
+        return 2
+    if len(sys.argv) >= 4 and sys.argv[1] == "job":
+        job(sys.argv[2], int(sys.argv[3]), root=sys.argv[4:] == ["root"])
+        return 0
+    EXE = sys.argv[1]
+    passed = failed = 0
+    for name, fn in sorted((n, f) for n, f in globals().items() if n.startswith("test_")):
+        try:
+            fn()
+            passed += 1
+            print("ok  ", name)
+        except Exception:
+            failed += 1
+            print("FAIL", name)
+            traceback.print_exc()
+    print("e2e namespaces: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+EXE = None
+if __name__ == "__main__":
+    sys.exit(main())
