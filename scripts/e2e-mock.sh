@@ -55,7 +55,7 @@ check "create answered by the fault" "$(code "${create[@]}")" 503
 check "create" "$(code "${create[@]}")" 200
 check "journal" "$(curl -s "$url/__plantstore/requests" | grep -o '"status":[0-9]*' | tr '\n' ' ')" '"status":503 "status":200 '
 check "reset" "$(code -X POST "$url/__plantstore/reset")" 204
-# The README's commands use curl --json (curl 7.82 and later).
+# The READMEs' commands use curl --json (curl 7.82 and later).
 if curl --help all 2>/dev/null | grep -q -- '--json'; then
 	check "a seed as the README sends it (--json)" "$(code --json '[{"id": 1, "name": "Fern"}]' "$url/__plantstore/plants")" 201
 	check "a fault as the README sends it (--json)" "$(code --json '{"store": true, "drop": true}' "$url/__plantstore/faults")" 201
