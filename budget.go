@@ -9,14 +9,11 @@ import (
 	"time"
 )
 
-// ErrRetryBudgetExhausted matches the error of a call that would have
-// retried but was refused by its [Client]'s retry budget (see
-// [WithRetryBudget]): the call returned the last attempt's outcome at once.
-// The error still is what that outcome was (an [*APIError] with its status,
-// or a transport error), and its text ends, before any "(the plant may have
-// been created)", with "(not retried: the client's retry budget is
-// exhausted)". The server did not refuse the retry; the Client did, to
-// spare a service that is failing for every caller.
+// ErrRetryBudgetExhausted matches the error of a call whose retry the
+// [Client]'s retry budget refused ([WithRetryBudget]), to spare a service
+// that fails for every caller: the call returned the last attempt's
+// outcome at once, and its error is still that outcome (an [*APIError], or
+// a transport error), noted as [CallError.Error] says.
 var ErrRetryBudgetExhausted = errors.New("plantstore: retry budget exhausted")
 
 // retryBudgetNote is what the text of an error that matches
@@ -51,27 +48,14 @@ type budgetConfig struct {
 	minPerSecond int
 }
 
-// WithRetryBudget sets the retry budget that all calls of the Client share,
-// so that the Client cannot multiply the load on a service that fails every
-// request. Over any 10 seconds, the Client's calls together may retry at
-// most ratio × the calls they made in those 10 seconds, or minPerSecond ×
-// 10 when that is more; a retry beyond that is not made, and the call
-// returns the last answer at once with an error that matches
-// [ErrRetryBudgetExhausted]. Calls and retries older than 10 s no longer
-// count, so the budget refills with time: 10 s after a service recovered,
-// its failures are forgotten.
-//
-// The default, WithRetryBudget(0.2, 10), is Finagle's: a service that
-// fails every request gets at most 1.2 times the calls of a busy Client
-// (and at most 100 retries in any 10 s from a quiet one), where without a
-// budget each call would make all its 1 + [WithMaxRetries] attempts; a
-// service where up to about one answer in six fails gets every retry (with
-// the default 2 retries a call, a failure rate f costs f + f² retries a
-// call).
-//
-// ratio must be 0 to 1000 and minPerSecond 0 to 1,000,000, and not both
-// zero (use [WithMaxRetries](0) to retry nothing); anything else is an
-// error. [WithoutRetryBudget] removes the budget.
+// WithRetryBudget sets the retry budget that all calls of the Client share:
+// over any 10 seconds, they may retry at most ratio × the calls made in
+// those 10 seconds, or minPerSecond × 10 when that is more; a retry beyond
+// that is not made ([ErrRetryBudgetExhausted]). The default, Finagle's
+// (0.2, 10), gives a service that fails every request at most 1.2 times
+// the calls of a busy Client, while one where up to about one answer in
+// six fails still gets every retry. ratio must be 0 to 1000 and
+// minPerSecond 0 to 1,000,000, not both zero; anything else is an error.
 func WithRetryBudget(ratio float64, minPerSecond int) Option {
 	return func(c *config) error {
 		if math.IsNaN(ratio) || ratio < 0 || ratio > maxBudgetRatio {
@@ -88,10 +72,8 @@ func WithRetryBudget(ratio float64, minPerSecond int) Option {
 	}
 }
 
-// WithoutRetryBudget removes the Client's retry budget (see
-// [WithRetryBudget]): every call retries as [WithMaxRetries] and
-// [WithCallRetries] allow, whatever the others do. Use it when something
-// else bounds the retries, such as a client-side rate limiter.
+// WithoutRetryBudget removes the retry budget ([WithRetryBudget]), for
+// when something else bounds the retries, such as a rate limiter.
 func WithoutRetryBudget() Option {
 	return func(c *config) error {
 		c.budget = budgetConfig{off: true}

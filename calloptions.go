@@ -9,11 +9,9 @@ import (
 	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
-// A CallOption changes one call of a [Client] method, such as
-// [Client.CreatePlant], without changing the Client. Options apply in
-// order; when two set the same thing, the last one wins. A nil CallOption,
-// or one given an invalid value, makes the call fail before anything is
-// sent, with a [*CallError] whose Call.Attempts is zero.
+// A CallOption changes one call of a [Client] method. Options apply in
+// order, so the last of two that set the same thing wins. A nil CallOption,
+// or one given an invalid value, fails the call before anything is sent.
 type CallOption func(*callConfig) error
 
 // callConfig is what the call options build. It exists only for calls that
@@ -53,19 +51,15 @@ var ownedHeaders = map[string]string{
 
 // WithHeader sends the header key: value on every attempt of the call, for
 // what the API does not model but a gateway in front of it may want (a
-// tenant, a feature flag). A second WithHeader with the same key (in any
-// case) replaces the first.
-//
-// The client owns some headers and refuses to let a call set them: those
-// it sends (Authorization, Content-Type, Accept, User-Agent, X-Request-Id,
-// X-Retry-Count), those the transport manages (Host, Content-Length,
-// Accept-Encoding, Connection, Keep-Alive, Proxy-Authorization,
-// Proxy-Connection, TE, Trailer, Transfer-Encoding, Upgrade). Use
-// [WithToken], [WithUserAgent] or [WithRequestID] where they apply. A key
-// that is not a valid header name, or a value longer than 4096 bytes or
-// containing a control character other than tab, is refused too.
-//
-// Values are never logged and never put in an error.
+// tenant, a feature flag); a second WithHeader with the same key, in any
+// case, replaces the first. Values are never logged nor put in an error.
+// It is an error to name a header the client sends (Authorization,
+// Content-Type, Accept, User-Agent, X-Request-Id, X-Retry-Count: see
+// [WithToken], [WithUserAgent], [WithRequestID]) or the transport manages
+// (Host, Content-Length, Accept-Encoding, Connection, Keep-Alive,
+// Proxy-Authorization, Proxy-Connection, TE, Trailer, Transfer-Encoding,
+// Upgrade), an invalid header name, or a value over 4096 bytes or with a
+// control character other than tab.
 func WithHeader(key, value string) CallOption {
 	return func(cc *callConfig) error {
 		if !wire.ValidHeaderName(key) {
@@ -93,8 +87,8 @@ func WithHeader(key, value string) CallOption {
 }
 
 // WithCallRetries sets how many times this call's failed attempts are
-// retried, in place of the Client's [WithMaxRetries]: the call makes at
-// most n+1 attempts. Zero makes a single attempt; a negative n is an error.
+// retried, in place of [WithMaxRetries]. Zero makes a single attempt; a
+// negative n is an error.
 func WithCallRetries(n int) CallOption {
 	return func(cc *callConfig) error {
 		if n < 0 {
@@ -106,16 +100,12 @@ func WithCallRetries(n int) CallOption {
 }
 
 // WithAttemptTimeout bounds each attempt of the call, from sending the
-// request to reading the whole response, to d. An attempt that runs out of
-// time before the response's status arrives fails like a broken
-// connection, so it is retried (it may have reached the server: see
-// [ErrMaybeCreated]). One that runs out while reading the body of a 2xx
-// response is not retried, since the server has answered that it stored
-// the plant: the call fails, matching [ErrMaybeCreated]. Either way the
-// error says "attempt timed out" and matches [context.DeadlineExceeded].
-// The context's deadline still bounds the whole call, waits between
-// attempts included. The default, like zero, leaves attempts unbounded but
-// for the context and [WithHTTPClient]'s Timeout; a negative d is an error.
+// request to reading the whole answer, to d. An attempt that times out
+// before the status arrives is retried like a broken connection; one that
+// times out reading a 2xx body is not (the plant was stored: the error
+// matches [ErrMaybeCreated]). Either error says "attempt timed out" and
+// matches [context.DeadlineExceeded]. Zero, the default, leaves attempts to
+// the context and [WithHTTPClient]'s Timeout; a negative d is an error.
 func WithAttemptTimeout(d time.Duration) CallOption {
 	return func(cc *callConfig) error {
 		if d < 0 {
@@ -126,11 +116,10 @@ func WithAttemptTimeout(d time.Duration) CallOption {
 	}
 }
 
-// WithRequestID sends id as the call's X-Request-Id, on every attempt, in
-// place of the random one the client makes up for each call: use it to
-// carry an id the caller already logs, such as the one of an incoming
-// request. id must be 1 to 128 bytes of visible ASCII; anything else is an
-// error. Reusing an id across calls is allowed but defeats its purpose.
+// WithRequestID sends id as the call's X-Request-Id in place of a random
+// one, to carry an id the caller already logs, such as an incoming
+// request's. id must be 1 to 128 bytes of visible ASCII; anything else is
+// an error.
 func WithRequestID(id string) CallOption {
 	return func(cc *callConfig) error {
 		if problem := requestIDProblem(id); problem != "" {
@@ -141,12 +130,10 @@ func WithRequestID(id string) CallOption {
 	}
 }
 
-// WithCallInfo stores in *dst what the call sent and got back: its request
-// id, attempts, the last response's status and headers, and its duration.
-// *dst is written once, when the call returns, whether it succeeded or not
-// (a plant refused before sending leaves Attempts at zero); a call that
-// fails on an invalid CallOption leaves it alone. A nil dst is an error.
-// dst must not be read while the call is running.
+// WithCallInfo stores the call's [CallInfo] in *dst once, when the call
+// returns, whether it succeeded or not; a call that fails on an invalid
+// CallOption leaves it alone. dst must not be read while the call runs. A
+// nil dst is an error.
 func WithCallInfo(dst *CallInfo) CallOption {
 	return func(cc *callConfig) error {
 		if dst == nil {

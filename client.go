@@ -1,9 +1,9 @@
 // Package plantstore is a client for the Plant Store HTTP API.
 //
-// Create a [Client] once with [NewClient] and share it; it is safe for
-// concurrent use. Every method takes a [context.Context]; every error it
-// returns is a [*CallError], which wraps an [*APIError] when the server
-// rejected the request (find either with [errors.As]):
+// Create a [Client] once with [NewClient] and share it. Every method takes a
+// [context.Context]; every error it returns is a [*CallError], which wraps an
+// [*APIError] when the server rejected the request (find either with
+// [errors.As]):
 //
 //	c, err := plantstore.NewClient("https://plants.example.com", plantstore.WithToken(token))
 //	if err != nil {
@@ -11,12 +11,9 @@
 //	}
 //	p, err := c.CreatePlant(ctx, plantstore.NewPlant{ID: 7, Name: "Monstera", Tag: "indoor"})
 //
-// Failed attempts are retried with exponential backoff and jitter, honouring
-// Retry-After; see [Client.CreatePlant] for what is retried and how to tell
-// whether a failed create may nevertheless have stored the plant.
-//
-// For tests, package plantstoretest serves a faithful fake of the API
-// in-process.
+// A Client retries failed attempts as its documentation says. A create that
+// failed may still have stored the plant: [ErrMaybeCreated] says how to
+// settle it. For tests, package plantstoretest serves a fake of the API.
 package plantstore
 
 import (
@@ -48,6 +45,22 @@ const (
 // Client calls the Plant Store API. Build it with [NewClient]. A Client is
 // immutable and safe for concurrent use by many goroutines; share one per
 // base URL so that its connection pool is shared too.
+//
+// Every method retries a failed attempt, up to [WithMaxRetries] or
+// [WithCallRetries] times, when it failed in transport (a refused or broken
+// connection, even one that broke after the request was sent) or was
+// answered 429, 502, 503 or 504. A 500 is not retried: it reports a fault in
+// handling this very request, which repeating it rarely cures. Any other
+// status is final, and so is an answer the transport refused (with the
+// default transport, response headers over 64 KiB: the error wraps
+// net/http's and matches [ErrMaybeCreated]). The wait before a retry is
+// [WithRetryBackoff]'s, or the answer's Retry-After when longer
+// ([WithMaxRetryAfter]). A retry is not made, and the call returns the last
+// outcome at once, when its wait at its longest would reach the context's
+// deadline, or when the retry budget refuses it ([ErrRetryBudgetExhausted]).
+// Every attempt sends the same bytes, with the headers X-Request-Id
+// ([CallInfo.RequestID]) and X-Retry-Count ([Attempt.Number] minus one), so
+// the service can tell a retry from a new create.
 type Client struct {
 	// base is the base URL, ending in a slash: an operation's URL is base
 	// followed by its path.
@@ -75,16 +88,13 @@ type Client struct {
 }
 
 // NewClient returns a Client for the API at baseURL, such as
-// "https://plants.example.com" or "https://example.com/api/" (a trailing slash
-// and a path prefix are both fine). Credentials are required: pass
-// [WithToken] or [WithTokenFunc].
-//
-// NewClient returns an error, and never a half-working Client, when baseURL is
-// empty, malformed, not http or https, has no host, contains a space, has a
-// port outside 1 to 65535, or carries user info, a query or a fragment; when
-// no credentials are given; when a token would go over plain http to a host
-// that is not loopback without [WithInsecureHTTP]; or when an option is given
-// an invalid value.
+// "https://example.com/api/" (a path prefix and a trailing slash are fine),
+// with [WithToken] or [WithTokenFunc]. It returns an error, never a
+// half-working Client, when baseURL is empty, malformed, not http or https,
+// has no host, contains a space, has a port outside 1 to 65535, or carries
+// user info, a query or a fragment; when no credentials are given; when a
+// token would go over plain http to a host that is not loopback without
+// [WithInsecureHTTP]; or when an option is given an invalid value.
 func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	cfg := defaultConfig()
 	for _, opt := range opts {
@@ -127,43 +137,15 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// CreatePlant stores p and returns the plant as the server recorded it.
-// opts change this call only; see [CallOption].
+// CreatePlant stores p and returns the plant as the server recorded it,
+// retrying as described at [Client]; opts change this call only.
 //
-// Every error it returns is a [*CallError], which carries the call (its
-// request id and attempt count among the rest) and wraps the cause: a [*ValidationError]
-// when p has an empty Name or text that is not valid UTF-8 (nothing is
-// sent); an [*APIError] for a non-2xx answer; otherwise the error of the
-// connection, the context, an unreadable 200 or a nil ctx, so
-// errors.Is(err, context.DeadlineExceeded) works. Use [errors.As] to
-// reach any of them.
-//
-// Every attempt sends the headers X-Request-Id, the call's id (random, or
-// [WithRequestID]'s), and X-Retry-Count, the attempt's [Attempt.Number]
-// minus one (0 on the first attempt), so the service can tell a retry from
-// a new create.
-//
-// Attempts that fail in transport (a refused or broken connection, even one
-// that broke after the request was sent) or are answered 429, 502, 503 or
-// 504 are retried (see [WithMaxRetries] and [WithCallRetries]). 500 is not,
-// because it reports a fault in handling this very request that repeating
-// it rarely cures, and any other status is final. A retry whose wait, at
-// its longest, would reach the context's deadline is not made: the call
-// returns the last answer at once. So is a retry the Client's retry budget
-// refuses ([WithRetryBudget]): the error then also matches
-// [ErrRetryBudgetExhausted].
-//
-// Nor is an answer the transport refused retried: with the default
-// transport, response headers over 64 KiB fail the call at once, with an
-// error that wraps net/http's ("server response headers exceeded 65536
-// bytes", or over HTTP/2 a connection error) and matches [ErrMaybeCreated],
-// since the server did answer.
-//
-// Every attempt sends the same bytes, so a retry cannot create a second,
-// different plant; whether it may store the same one twice depends on how
-// the server treats a repeated ID, which the service specification leaves
-// open. When the call fails but an attempt may have stored the plant, the
-// error matches [ErrMaybeCreated].
+// Its error is a [*CallError] that wraps a [*ValidationError] when p has an
+// empty Name or text that is not valid UTF-8 (nothing is sent), an
+// [*APIError] for a non-2xx answer, or else the error of the connection, the
+// context (so errors.Is(err, context.DeadlineExceeded) works), an unreadable
+// 200 or a nil ctx. When the plant may have been stored nonetheless, it
+// matches [ErrMaybeCreated].
 func (c *Client) CreatePlant(ctx context.Context, p NewPlant, opts ...CallOption) (*Plant, error) {
 	var out Plant
 	err := c.do(ctx, opCreatePlant, nil, opts,

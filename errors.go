@@ -13,24 +13,20 @@ import (
 	"unicode/utf8"
 )
 
-// ErrMaybeCreated matches a failed call of a method that creates, such as
-// [Client.CreatePlant], when the plant may nevertheless have been stored:
-// some attempt was written to the network and then failed without an
-// answer, or was answered with a 5xx, or a 200 came back that could not be
-// read. It does not match when every attempt certainly
-// failed before reaching the server (a refused connection, a DNS or TLS
-// failure) or was answered with a 4xx. The text of every error that matches
-// it ends with "(the plant may have been created)".
+// ErrMaybeCreated matches the error of a failed create, such as
+// [Client.CreatePlant]'s, when the plant may nevertheless have been stored:
+// an attempt was written to the network and then failed without an answer,
+// was answered with a 5xx, or got a 2xx that could not be read; not when
+// every attempt certainly failed before reaching the server (a refused
+// connection, a DNS or TLS failure) or was answered with a 4xx. Such an
+// error's text ends with "(the plant may have been created)".
 //
-// The plant's ID is chosen by the caller, which makes the create repeatable.
-// The service specification does not say how a repeated ID is answered; if
-// the service rejects it (as plantstoretest does by default, with
-// CodeDuplicateID), settle the outcome by creating the plant again with the
-// same ID and treating that rejection as success. But look at the error in
-// hand first: when the Client's own retry already got that rejection (an
-// error that wraps an [*APIError] with the duplicate-ID code and also
-// matches ErrMaybeCreated, because an earlier attempt may have stored the
-// plant), the plant is stored and there is nothing left to ask.
+// Settle it by creating the plant again with the same ID, never a new one:
+// if the service rejects a repeated ID (plantstoretest does, with
+// CodeDuplicateID; the specification leaves it open), that rejection means
+// the plant is stored. Check the error in hand first: the Client's own
+// retry may have got that rejection, after an attempt that stored the
+// plant and lost its answer.
 var ErrMaybeCreated = errors.New("plantstore: plant may have been created")
 
 // maybeCreatedNote ends the text of every error that matches
@@ -38,7 +34,7 @@ var ErrMaybeCreated = errors.New("plantstore: plant may have been created")
 const maybeCreatedNote = " (the plant may have been created)"
 
 // ValidationError reports a [NewPlant] that [Client.CreatePlant] refused to
-// send. Nothing reached the server. Find it with [errors.As].
+// send. Nothing reached the server.
 type ValidationError struct {
 	Field  string // the JSON name of the offending field, e.g. "name"
 	Reason string // what is wrong with it, e.g. "is required"
@@ -49,33 +45,28 @@ func (e *ValidationError) Error() string {
 	return "plantstore: invalid plant: " + e.Field + " " + e.Reason
 }
 
-// APIError is the server's answer to a call that it rejected, with a
-// status other than 2xx: after the retries ran out, for a status that is
-// not retried, when the server asked to wait longer than allowed, or when
-// the Client's retry budget refused the retry. Use [errors.As] to read it,
-// and branch on StatusCode (and Code, the service's own error code). It
-// describes the answer alone: the [*CallError] that wraps it, as every
-// error a Client method returns, describes the call (its request ids, its
-// attempts, whether it may have stored the plant).
+// APIError is the answer, with a status other than 2xx, that ended a call
+// the server rejected (see [Client] for which are retried first). Read it
+// with [errors.As], and branch on StatusCode (and Code, the service's own
+// error code). It is the answer alone: the [*CallError] that wraps it
+// describes the call.
 type APIError struct {
 	// StatusCode is the HTTP status of the last response.
 	StatusCode int
-	// Code is the "error" field of the response's Error body, or zero when the
-	// body was not an Error.
+	// Code is the Error body's "error" field; zero when the body was not
+	// an Error.
 	Code int32
 	// Message is the "message" field of the Error body. When the body was not
 	// an Error (an HTML page from a proxy, a problem+json document, nothing),
 	// it holds the first bytes of the body instead, as valid UTF-8.
 	Message string
-	// RetryAfter is how long the server asked the client to wait, from the
-	// Retry-After header; zero when there was none.
+	// RetryAfter is the wait the Retry-After header asked for, or zero.
 	RetryAfter time.Duration
 }
 
 // Error returns the answer, for example
 // "400 Bad Request: name is required (error 3)", followed by
-// " (retry after 2s)" when the server asked for a wait. The [*CallError]
-// around it puts the operation before it and the call's notes after it.
+// " (retry after 2s)" when the server asked for a wait.
 func (e *APIError) Error() string {
 	var b strings.Builder
 	b.WriteString(strconv.Itoa(e.StatusCode))
@@ -97,25 +88,17 @@ func (e *APIError) Error() string {
 }
 
 // CallError is the error every [Client] method returns, as net/http's
-// *url.Error is every error of an http.Client: it says which call failed,
-// as a [CallInfo] (its request ids, attempts, last status and duration),
-// and wraps the cause (an [*APIError], a [*ValidationError], or a
-// transport or context error). [errors.As] and [errors.Is] see through it,
-// so
-//
-//	var apiErr *plantstore.APIError
-//	if errors.As(err, &apiErr) { … }
-//
-// works as ever; read the CallError itself with errors.As(err, &callErr) to
-// log, for any failure, the ids to quote to the service's operators:
-// callErr.Call.RequestID, and callErr.Call.ServerRequestID when the server
-// answered with another. [errors.Is] with [ErrMaybeCreated] tells whether
-// the failed call may nevertheless have stored the plant, and with
-// [ErrRetryBudgetExhausted] whether a retry was refused by the budget.
+// *url.Error is every error of an http.Client: Call says which call
+// failed, and Err is the cause (an [*APIError], a [*ValidationError], or a
+// transport or context error), which [errors.As] and [errors.Is] see
+// through. Log Call.RequestID, and Call.ServerRequestID when the server
+// answered with another: they are the ids to quote to the service's
+// operators. errors.Is with [ErrMaybeCreated] tells whether the failed
+// call may nevertheless have stored the plant, and with
+// [ErrRetryBudgetExhausted] whether the retry budget refused a retry.
 type CallError struct {
-	// Call is the failed call, as [WithCallInfo] would record it. When
-	// nothing was sent (Call.Attempts is zero) its RequestID is the id the
-	// call would have sent; it is empty when a CallOption was invalid.
+	// Call is the failed call, as [WithCallInfo] records it; its RequestID
+	// is empty only when a CallOption was invalid.
 	Call CallInfo
 	// Err is the cause; never nil.
 	Err error
@@ -125,22 +108,16 @@ type CallError struct {
 	retryDenied  bool // the retry budget refused a retry
 }
 
-// Error returns the cause's message with the operation before it, for
-// example "plantstore: create plant: 400 Bad Request: name is required
-// (error 3)", followed by " (after 3 attempts)" when the call made several,
-// by " (not retried: the client's retry budget is exhausted)" when e
-// matches [ErrRetryBudgetExhausted], and by " (the plant may have been
-// created)" when e matches [ErrMaybeCreated]. A call refused before it ran
-// (an invalid plant or CallOption) reads as its cause alone, such as
-// "plantstore: invalid plant: name is required". The request id is left
-// out, so that the text of an error does not change from one run to the
-// next; log it from Call.
-//
-// It never contains the token: the Client's own text never quotes it, and
-// where the server's text (a proxy's page that echoes request headers, say)
-// contains a token of 8 bytes or more that the call sent, as written,
-// JSON-escaped, percent-encoded or HTML-escaped, it reads REDACTED instead.
-// The same holds for every error of a call, such as a redirect's URL.
+// Error returns the cause's message after the operation, for example
+// "plantstore: create plant: 400 Bad Request: name is required (error 3)",
+// followed by " (after 3 attempts)" when the call made several, then by
+// " (not retried: the client's retry budget is exhausted)" and " (the
+// plant may have been created)" when e matches [ErrRetryBudgetExhausted]
+// and [ErrMaybeCreated]. A call refused before it ran reads as its cause
+// alone. The request id is left out (log it from Call). No error of a call
+// holds the token: where the server's text or a redirect's URL holds a
+// token of 8 bytes or more that the call sent, as written, JSON-escaped,
+// percent-encoded or HTML-escaped, it reads REDACTED.
 func (e *CallError) Error() string {
 	if e.op == "" {
 		return e.Err.Error()
@@ -165,9 +142,8 @@ func (e *CallError) Error() string {
 // Unwrap returns the cause.
 func (e *CallError) Unwrap() error { return e.Err }
 
-// Is reports whether target is [ErrMaybeCreated] and the call may
-// nevertheless have stored the plant, or [ErrRetryBudgetExhausted] and the
-// Client's retry budget refused the retry that would have followed.
+// Is reports whether target is [ErrMaybeCreated] or
+// [ErrRetryBudgetExhausted] and e is such an error.
 func (e *CallError) Is(target error) bool {
 	return target == ErrMaybeCreated && e.maybeCreated ||
 		target == ErrRetryBudgetExhausted && e.retryDenied

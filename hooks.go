@@ -17,28 +17,20 @@ type CallInfo struct {
 	// never carries credentials.
 	Method string
 	URL    string
-	// RequestID is the id the call sends in X-Request-Id, the same on
-	// every attempt: its own random one, or [WithRequestID]'s. It is set
-	// before CallStart and never changes. Quote it to the service's
-	// operators: it reached the service with every attempt, answered or
-	// not.
+	// RequestID is the X-Request-Id the call sends on every attempt, its
+	// own random one or [WithRequestID]'s, set before CallStart and never
+	// changed. Quote it to the service's operators.
 	RequestID string
 	// ServerRequestID is the X-Request-Id of the last response (the one
-	// Header holds), when the server, or a proxy in front of it, answered
-	// with one; empty otherwise. Quote it beside RequestID when it
-	// differs: the service may log its answers under it. It is made
-	// printable, and a token the call sent that the server echoed in it
-	// reads REDACTED, in the forms [CallError.Error] redacts, so it is
-	// safe to log.
+	// Header holds), if the server or a proxy sent one. Quote it beside
+	// RequestID when it differs. It is made printable, and a token of the
+	// call's echoed in it reads REDACTED ([CallError.Error]): safe to log.
 	ServerRequestID string
-	// Attempts is how many attempts the call has made so far, retries
-	// included, counted as [Attempt.Number] counts: from AttemptStart on it
-	// equals the attempt's Number; zero when nothing was sent. This is the
-	// one place the SDK gives the count.
+	// Attempts counts the attempts made so far, as [Attempt.Number] does;
+	// zero when nothing was sent.
 	Attempts int
-	// StatusCode and Header are the last response's status and headers;
-	// zero and nil when no attempt got a response. Header is as the server
-	// sent it: unlike ServerRequestID it is not redacted, so log the
+	// StatusCode and Header are the last response's status and headers, or
+	// zero and nil. Header is as the server sent it, not redacted: log the
 	// headers you need rather than all of them.
 	StatusCode int
 	Header     http.Header
@@ -49,69 +41,51 @@ type CallInfo struct {
 
 // Attempt describes one attempt of a call, as [Hooks] see it.
 type Attempt struct {
-	// Number is 1 for the first attempt, 2 for the first retry, and so on,
-	// counted as [CallInfo.Attempts] counts: in the hooks of an attempt,
-	// call.Attempts equals its Number. The attempt sends Number-1 in
-	// X-Retry-Count.
+	// Number is 1 for the first attempt, 2 for the first retry, and so on;
+	// the attempt sends Number-1 in X-Retry-Count.
 	Number int
 	// StatusCode is the response's status, or zero when the attempt got
-	// none; Err is then why. Err is also set, beside a 2xx StatusCode, when
-	// the body of that answer could not be read (it ran out of
-	// WithAttemptTimeout's time, say): the call then fails on it. Both are
-	// zero when the attempt starts.
+	// none; Err is then why. Err is also set beside a 2xx StatusCode whose
+	// body could not be read, on which the call then fails. Both are zero
+	// when the attempt starts.
 	StatusCode int
 	Err        error
 	// RetryAfter is the wait the response asked for in Retry-After, or
 	// zero.
 	RetryAfter time.Duration
 	// WillRetry reports whether the client retries after this attempt, and
-	// Wait how long it waits first (the retry is not made if the context
-	// ends during the wait, or if WithTokenFunc's function fails after
-	// it: the call then fails with that error). The reason is the
-	// attempt's StatusCode or Err (and RetryAfter, when it lengthened the
-	// wait).
+	// Wait how long it waits first; the retry is not made if the context
+	// ends during the wait, or if WithTokenFunc's function then fails.
 	WillRetry bool
 	Wait      time.Duration
-	// RetryDenied reports that the client would have retried after this
-	// attempt but the Client's retry budget refused it (see
-	// [WithRetryBudget]); WillRetry is then false and the call returns
-	// this attempt's outcome, with an error that matches
-	// [ErrRetryBudgetExhausted].
+	// RetryDenied reports that the retry budget refused the retry that
+	// would have followed ([ErrRetryBudgetExhausted]); WillRetry is then
+	// false.
 	RetryDenied bool
 }
 
-// Hooks are functions a [Client] calls as each call runs, for tracing,
-// metrics or logging of your own; module
-// github.com/plantstore/plantstore-go/otel builds them for OpenTelemetry.
-// Any of them may be nil. They are called synchronously, on the calling
-// goroutine, and must be safe for concurrent use: calls run concurrently.
-// They must not panic: as with an http.Client's CheckRedirect, a panic
-// goes on out of CreatePlant, and one in AttemptEnd leaves that attempt's
-// response unclosed and CallEnd uncalled.
-// A Client without hooks pays nothing for them.
-//
-// The *CallInfo they get is the client's own record of the call: read it
-// during the hook, do not keep or change it. Its Attempts, StatusCode and
-// Header follow the call; Duration is set before CallEnd.
+// Hooks are functions a [Client] calls as each call runs, for tracing or
+// metrics (module github.com/plantstore/plantstore-go/otel builds them for
+// OpenTelemetry). Any may be nil. They run on the calling goroutine, so
+// they must be safe for concurrent use, and they must not panic: a panic
+// goes on out of the method, and one in AttemptEnd leaves that attempt's
+// response unclosed and CallEnd uncalled. The *CallInfo they get is the client's
+// record of the call (Duration is set before CallEnd): read it during the
+// hook; do not keep or change it.
 type Hooks struct {
 	// CallStart runs once per call, before the first attempt. The context
-	// it returns, if not nil, is the call's from then on: the place for a
-	// span. It should derive from ctx, or the call no longer ends with the
-	// caller's context.
+	// it returns, if not nil, is the call's from then on (a span's); unless
+	// it derives from ctx, the call no longer ends with the caller's.
 	CallStart func(ctx context.Context, call *CallInfo) context.Context
-	// AttemptStart runs before each attempt with the call's context; the
-	// context it returns, if not nil, is that attempt's request context,
-	// and bounds that attempt only: whether to retry, and the wait before
-	// a retry, go by the call's context. It must derive from ctx: one that
-	// does not is ignored.
+	// AttemptStart runs before each attempt with the call's context. The
+	// context it returns, if not nil and derived from ctx, is the attempt's
+	// and bounds that attempt only: retries and waits go by the call's.
 	AttemptStart func(ctx context.Context, call *CallInfo, a Attempt) context.Context
-	// AttemptEnd runs after each attempt, with the attempt's context: once
-	// the attempt failed, or got an answer that is retried (and drained up
-	// to 4 KiB of its body, so that its connection can be reused), or read
-	// the whole of the answer that ends the call; and before any wait for
-	// the next attempt. The client is done with the attempt's context when
-	// AttemptEnd runs, so AttemptEnd may cancel a context AttemptStart made
-	// (a span's, a deadline's).
+	// AttemptEnd runs after each attempt, before any wait for the next, with
+	// the attempt's context: once the attempt failed, got an answer that is
+	// retried (its body drained up to 4 KiB), or read the whole answer that
+	// ends the call. The client is done with that context by then, so
+	// AttemptEnd may cancel one AttemptStart made.
 	AttemptEnd func(ctx context.Context, call *CallInfo, a Attempt)
 	// CallEnd runs once per call that reached CallStart, as the method
 	// returns, with the call's context and the error the method returns
@@ -119,10 +93,9 @@ type Hooks struct {
 	CallEnd func(ctx context.Context, call *CallInfo, err error)
 }
 
-// WithHooks adds h to the hooks the Client calls. Unlike other options it
-// adds rather than replaces, so that, say, tracing and your own metrics can
-// both be installed; hooks run in the order they were given (CallEnd and
-// AttemptEnd too). A Hooks with no function set is an error.
+// WithHooks adds h to the hooks the Client calls: unlike other options it
+// adds rather than replaces, and hooks run in the order given (the End
+// hooks too). A Hooks with no function set is an error.
 func WithHooks(h Hooks) Option {
 	return func(c *config) error {
 		if h.CallStart == nil && h.AttemptStart == nil && h.AttemptEnd == nil && h.CallEnd == nil {

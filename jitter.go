@@ -7,22 +7,13 @@ import (
 	"time"
 )
 
-// WithRetryJitterSource makes the Client draw the random part of its retry
-// backoff (see [WithRetryBackoff]) from src instead of math/rand/v2's global
-// generator, so that the waits between attempts can be replayed: give a
-// seeded source, such as rand.NewPCG(seed, 0), and the same sequence of
-// retries waits the same times. That reproduces a production incident's
-// timing from its logged seed, and makes a test in fake time
-// (testing/synctest) give the same timeline in every run.
-//
-// The Client draws once per retry, in the order its calls decide to retry:
-// calls made one after another draw in a fixed order; concurrent calls
-// draw in the order the scheduler runs them. src is used under the
-// Client's own lock, so it need not be safe for concurrent use, but it must
-// not be shared with anything else. Waits keep their bounds: only which
-// point of the window is chosen depends on src. Clients that retry at once
-// in production should keep the default, so that they spread out (two
-// clients seeded alike would wait alike). A nil src is an error.
+// WithRetryJitterSource draws the random part of the retry backoff from src
+// instead of math/rand/v2's global generator, so that a seeded source, such
+// as rand.NewPCG(seed, 0), replays the same waits (a production incident's,
+// a fake-time test's) for calls made one after another. src is used under
+// the Client's lock, so it need not be safe for concurrent use, but must
+// not be shared. Clients that retry at once in production should keep the
+// default, so that they spread out. A nil src is an error.
 func WithRetryJitterSource(src rand.Source) Option {
 	return func(c *config) error {
 		if src == nil {

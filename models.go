@@ -1,12 +1,10 @@
 package plantstore
 
 // NewPlant is the request body of [Client.CreatePlant]: a plant and the
-// identifier the client chooses for it.
-//
-// Name is required and must not be empty. ID is sent as given, zero included.
-// Tag is optional and omitted from the request when empty. Name and Tag must
-// be valid UTF-8: the server stores exactly the bytes it receives, so the
-// client refuses text that JSON encoding would silently alter.
+// identifier the client chooses for it. ID is sent as given, zero included;
+// Name is required; Tag is omitted when empty. Name and Tag must be valid
+// UTF-8: the server stores the bytes it receives, so the client refuses
+// text that JSON encoding would silently alter.
 type NewPlant struct {
 	ID   int64  `json:"id"`
 	Name string `json:"name"`

@@ -110,11 +110,10 @@ func newTransport() *http.Transport {
 	}
 }
 
-// CloseIdleConnections closes the connections the client keeps open for
-// reuse, as http.Client.CloseIdleConnections does; calls in progress are not
-// affected. Call it when you are done with a Client, to release its pool
-// before the idle timeout (90s) does. With [WithHTTPClient] it closes the
-// idle connections of the caller's transport.
+// CloseIdleConnections closes the connections the Client keeps open for
+// reuse (those of [WithHTTPClient]'s transport, if given), as
+// http.Client.CloseIdleConnections does, so that a Client you are done with
+// releases its pool before the 90s idle timeout.
 func (c *Client) CloseIdleConnections() {
 	if t, ok := c.retry.HTTPClient.Transport.(attemptTransport).rt.(interface{ CloseIdleConnections() }); ok {
 		t.CloseIdleConnections()

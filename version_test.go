@@ -97,7 +97,11 @@ func TestVersionMatchesChangelog(t *testing.T) {
 	}
 }
 
-// TestDocsQuoteTheVersion checks that where the README and the doc comments
+// readmes are the guides that quote the version: the project's README and
+// the mock's, which holds its install line.
+var readmes = []string{"README.md", "cmd/plantstore-mock/README.md"}
+
+// TestDocsQuoteTheVersion checks that where the READMEs and the doc comments
 // show the User-Agent the SDK sends ("plantstore-go/0.2.0"), they show the
 // version the client reports, so a release cannot leave them behind.
 func TestDocsQuoteTheVersion(t *testing.T) {
@@ -106,7 +110,7 @@ func TestDocsQuoteTheVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range append(files, "README.md") {
+	for _, name := range append(files, readmes...) {
 		if strings.HasSuffix(name, "_test.go") {
 			continue
 		}
@@ -122,28 +126,30 @@ func TestDocsQuoteTheVersion(t *testing.T) {
 	}
 }
 
-// TestREADMEInstallsTheVersion checks that the README's go get, go install
+// TestREADMEInstallsTheVersion checks that the READMEs' go get, go install
 // and require lines name this module (or one of its modules and commands) at
 // the version the client reports, "github.com/plantstore/plantstore-go@v0.2.0"
 // and "github.com/plantstore/plantstore-go/otel v0.2.0", so that a release
 // cannot leave a newcomer installing the previous one.
 func TestREADMEInstallsTheVersion(t *testing.T) {
 	pinned := regexp.MustCompile(`github\.com/plantstore/plantstore-go[\w/.-]*[@ ]v([0-9]+\.[0-9]+\.[0-9]+)`)
-	data, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := 0
-	for i, line := range strings.Split(string(data), "\n") {
-		for _, m := range pinned.FindAllStringSubmatch(line, -1) {
-			found++
-			if m[1] != version {
-				t.Errorf("README.md:%d: %q, want version %s, the one the client reports", i+1, m[0], version)
+	for _, name := range readmes {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := 0
+		for i, line := range strings.Split(string(data), "\n") {
+			for _, m := range pinned.FindAllStringSubmatch(line, -1) {
+				found++
+				if m[1] != version {
+					t.Errorf("%s:%d: %q, want version %s, the one the client reports", name, i+1, m[0], version)
+				}
 			}
 		}
-	}
-	if found == 0 {
-		t.Error("README.md names no module at a version: the pattern no longer fits its install lines")
+		if found == 0 {
+			t.Errorf("%s names no module at a version: the pattern no longer fits its install lines", name)
+		}
 	}
 }
 

@@ -71,7 +71,7 @@ check "the default holds nothing" "$(curl -s "$url/__plantstore/plants")" "[]"
 check "the list shows no token" "$(curl -s "$url/__plantstore/namespaces" | grep -c "$nstoken")" 0
 check "end it" "$(code -X DELETE "$url/__plantstore/namespaces/$nsid")" 204
 check "an ended namespace" "$(code "${nscreate[@]}" "$base/plants")" 404
-# The README's commands use curl --json (curl 7.82 and later).
+# The READMEs' commands use curl --json (curl 7.82 and later).
 if curl --help all 2>/dev/null | grep -q -- '--json'; then
 	check "a seed as the README sends it (--json)" "$(code --json '[{"id": 1, "name": "Fern"}]' "$url/__plantstore/plants")" 201
 	check "a fault as the README sends it (--json)" "$(code --json '{"store": true, "drop": true}' "$url/__plantstore/faults")" 201

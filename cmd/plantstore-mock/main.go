@@ -8,14 +8,14 @@
 //	plantstore-mock conformance -url URL [flags]
 //
 // The second form runs the conformance kit against the Plant Store API at
-// URL and prints a report (see conformance.go, and the README's "Is the
-// fake telling the truth?").
+// URL and prints a report (see conformance.go).
 //
 // It serves POST /plants as plantstoretest's Handler does, and the control
 // API under /__plantstore/ on the same port: health, the stored plants,
 // seeding, the journal of API requests, scripted faults, reset, and the
-// OpenAPI documents of both. Run with -h for the flags; the README's "The
-// mock server" section documents each, and the control API, in full.
+// OpenAPI documents of both. Run with -h for the flags; README.md beside
+// this file is the full guide: each flag, the control API, the container
+// image, the limits and the conformance command.
 //
 // With -max-namespaces above 0 (the default is 1000), POST
 // /__plantstore/namespaces makes a namespace: a fake of its own, with its

@@ -53,13 +53,13 @@ func run(ctx context.Context, out io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 
-	// The ID is the client's to choose; the time keeps reruns distinct.
-	plant, err := client.CreatePlant(ctx, plantstore.NewPlant{
-		ID:   time.Now().UnixMilli(),
-		Name: "Monstera deliciosa",
-		Tag:  "indoor",
-	})
+	// The ID is yours to choose (the time keeps reruns distinct), and it is
+	// what makes a create safe to repeat: keep it until the create succeeds.
+	p := plantstore.NewPlant{ID: time.Now().UnixMilli(), Name: "Monstera deliciosa", Tag: "indoor"}
+	plant, err := client.CreatePlant(ctx, p)
 	if err != nil {
+		// If errors.Is(err, plantstore.ErrMaybeCreated), p may be stored:
+		// settle it by creating p again with the same ID, never a new one.
 		return err
 	}
 	fmt.Fprintf(out, "created plant: name=%q tag=%q\n", plant.Name, plant.Tag)

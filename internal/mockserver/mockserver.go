@@ -6,8 +6,7 @@
 // [New] returns a [Server], an http.Handler that serves the control API
 // under [Prefix] and passes every other request to the fake. The control
 // API and its access rules are described in control.openapi.yaml, served at
-// /__plantstore/control.openapi.yaml, and in the README's "The mock server"
-// section.
+// /__plantstore/control.openapi.yaml, and in cmd/plantstore-mock/README.md.
 package mockserver
 
 import (

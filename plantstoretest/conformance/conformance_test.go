@@ -137,9 +137,9 @@ func TestHandler(t *testing.T) {
 	if rec.accepted > conformance.DefaultMaxCreates {
 		t.Errorf("the target answered %d creates with 2xx, more than the default %d", rec.accepted, conformance.DefaultMaxCreates)
 	}
-	// The README promises about 35 requests a run.
+	// The package doc promises about 35 requests a run.
 	if n := len(rec.paths); n > 50 {
-		t.Errorf("the run sent %d requests; the README says about 35", n)
+		t.Errorf("the run sent %d requests; the package doc says about 35", n)
 	}
 	t.Logf("%d requests", len(rec.paths))
 	if got := len(h.Plants()); got != rep.Creates {

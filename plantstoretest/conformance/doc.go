@@ -2,7 +2,10 @@
 // specification, and records the answers the specification leaves open, so
 // that a team can tell where the fake (package plantstoretest, and
 // plantstore-mock) and their deployment differ, and make the fake answer
-// like the deployment.
+// like the deployment. The specification leaves most answers open (how a
+// repeated id is refused, which error codes exist, what a 401 looks like,
+// how long a name may be); the fake makes a choice for each, and tests
+// written against it are only as true as those choices.
 //
 // [Run] is the entry point for tests, in the style of testing/fstest's
 // TestFS and testing/slogtest's Run:
@@ -16,20 +19,51 @@
 //	}
 //
 // Each check has an id and a [Tag]. A [Spec] check holds for any server that
-// follows the specification (a 200 body shaped as Plant, with no id; a 400
-// with an Error body; the bearer scheme required; a NewPlant without name or
-// id refused); when it does not hold, its subtest fails and shows the
-// exchange, the token redacted. An [Observed] check records an answer the
-// specification leaves open (the answer to a repeated id, the 401 and 404
-// shapes, the longest name accepted, content-type strictness, …); it never
-// fails. Every run also runs the checks against the fake, in-process, and
-// the [Report] puts the two answers side by side and lists where they
-// differ. [Report.Profile] turns the target's answers into a
-// plantstoretest.Profile, which makes the fake answer a repeated id and
-// refused credentials as the target does.
+// follows the specification (a 200 body shaped as Plant, with the name sent
+// and no id; every 400 the run gets, to any check, an Error with an int32
+// "error" and a string "message"; the bearer scheme required; a NewPlant
+// without name or id, or with a field of the wrong type, refused); when it
+// does not hold, its subtest fails and shows the exchange, the token
+// redacted. An [Observed] check records an answer the specification leaves
+// open (the answer to a repeated id; to no, malformed and wrong credentials,
+// 401 or 403; 404 and 405; the "error" code of each 400; unknown fields,
+// "123" and 123.0 as an id, an empty name, a null tag; content-type
+// strictness; the longest name and the largest body accepted; Retry-After on
+// a 429 and a 503, scripted through a control API); it never fails. The
+// searches for the longest name and the largest body stop at a body just
+// over 1 MiB and spend at most two creates each, so they give a range, not
+// an exact figure. Every run also runs the checks against the fake,
+// in-process, and the [Report] puts the two answers side by side and lists
+// where they differ. The kit talks raw HTTP, not through package
+// plantstore's client.
 //
 // plantstore-mock conformance runs the same checks from the command line,
-// with a text or a JSON report.
+// with a text or a JSON report (its README, cmd/plantstore-mock/README.md,
+// shows one).
+//
+// # Calibrating the fake
+//
+// [Report.Profile] turns the target's answers to a repeated id and to
+// refused credentials into a plantstoretest.Profile. Give it to
+// plantstoretest.WithProfile (or, written out, to plantstoretest.ParseProfile
+// or plantstore-mock -profile), and the fake answers those like the target:
+// a run against the calibrated fake marks those checks
+// [CheckResult.Calibrated]. The other observed answers are reported, not calibrated: the
+// fake keeps its own limits, codes and checks. The profile's
+// plantstoretest.Profile.DuplicateIDError gives the status and code with
+// which the target refuses a repeated id, which is what settling a create
+// that may have stored its plant needs (see plantstore.ErrMaybeCreated, and
+// examples/inventory).
+//
+// # Fake time
+//
+// Inside a testing/synctest bubble (Go 1.25 and later), run the kit against
+// plantstoretest.NewServer(t, plantstoretest.WithInMemoryNetwork()), with
+// Target.Client set to the server's HTTPClient and Target.Fake to the
+// server. t.Run may not be called in a bubble, so take the report with
+// [RunReport] and check [Report.Passed]. A whole run then takes about 0.1 s
+// of wall time; against a loopback NewServer of its own, 35 to 55 ms, the
+// server's start and the reference run included.
 //
 // # Safety against a real deployment
 //
@@ -40,13 +74,18 @@
 //     [Target.Live] is set (plantstore-mock conformance -live).
 //   - It creates at most [Target.MaxCreates] plants ([DefaultMaxCreates],
 //     10, by default); a request refused with a 4xx counts as no create.
+//     Checks that would need more are skipped.
 //   - Its plant ids come from [FirstIDMin] (9,000,000,000,000,000,000) up, a
 //     random start per run, and its names start with a run-unique prefix
 //     ("conformance-" and 8 hex digits), so its plants are easy to find.
+//     Keep your own ids below FirstIDMin.
 //   - It sends one request at a time, about 35 in all, none larger than
-//     1 MiB and 1 KiB: no load. So it never sees a real 429 or 503.
+//     1 MiB and 1 KiB: no load. So it never sees a real 429 or 503. After
+//     two requests in a row time out, it sends no more.
 //   - It calls a control API only when [Target.Control] names one (or, for
-//     an in-process fake, [Target.Fake] gives its Handler).
+//     an in-process fake, [Target.Fake] gives its Go API), and there only
+//     to script faults and to read the stored plants. It follows no
+//     redirect.
 //
 // # What a report shows of a hostile target
 //
