@@ -1,11 +1,13 @@
 package plantstore
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -229,5 +231,30 @@ func TestREADMESaysHowToUseAnUntaggedVersion(t *testing.T) {
 	}
 	if !strings.Contains(readme, "\n## From a clone, until the tags are published\n") {
 		t.Errorf("README.md has no section %q for the link %s", "## From a clone, until the tags are published", anchor)
+	}
+}
+
+// TestREADMEOrder holds the README to what a new user reads to the end:
+// at most 400 lines, its sections in the order install, create a plant,
+// errors, testing with the fake, the mock; the guides in depth live beside
+// their code.
+func TestREADMEOrder(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(data, []byte("\n")); n > 400 {
+		t.Errorf("README.md has %d lines, more than 400: move depth to the package docs or cmd/plantstore-mock/README.md", n)
+	}
+	var got []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if h, ok := strings.CutPrefix(line, "## "); ok {
+			got = append(got, h)
+		}
+	}
+	want := []string{"Install", "From a clone, until the tags are published", "Create a plant", "Errors", "Testing with plantstoretest", "The mock server"}
+	if len(got) < len(want) || !slices.Equal(got[:len(want)], want) {
+		t.Errorf("README.md sections begin %q, want %q", got, want)
 	}
 }

@@ -39,6 +39,17 @@
 // This package does not propagate the trace to the server. For that, give
 // the client an instrumented transport, such as otelhttp's, with
 // [plantstore.WithHTTPClient]: its spans then nest under the attempt spans.
+//
+// # OpenTelemetry versions
+//
+// The module requires OpenTelemetry v1.38.0, the newest release that builds
+// with Go 1.23; newer ones need a newer Go (v1.39.0 Go 1.24, v1.47.0 Go
+// 1.26), and a bare go get of one raises your go line to match. To stay on
+// Go 1.23, name the version, or your Go version too, and go get fails
+// instead of raising it:
+//
+//	go get go.opentelemetry.io/otel/sdk@v1.38.0                    # tracetest at v1.38.0
+//	go get go@1.23.0 go.opentelemetry.io/otel/sdk/trace/tracetest   # fails: v1.47.0 requires go@1.26.0
 package plantstoreotel
 
 import (

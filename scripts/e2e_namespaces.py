@@ -139,6 +139,22 @@ def test_path_tricks():
         assert a.control("GET", "requests") == (200, [])
 
 
+def test_readme_fixture():
+    """The README's python3 fixture, run as a user copies it."""
+    readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "README.md")).read()
+    section = readme.split("## Parallel tests on one mock", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    assert "http://127.0.0.1:8080" in code, code
+    with Mock() as m:
+        scope = {}
+        exec(code.replace("http://127.0.0.1:8080", m.url), scope)
+        assert scope["journal"] == [], scope["journal"]
+        assert scope["ns"]["label"] == "test_create", scope["ns"]
+        # Ended on exit, and its fault with it: the default namespace has none.
+        assert call("GET", m.url + "/__plantstore/namespaces") == (200, [])
+        assert call("GET", m.url + "/__plantstore/faults") == (200, [])
+
+
 def main():
     global EXE
     try:
