@@ -557,6 +557,7 @@ func TestWithLogger(t *testing.T) {
 	const token = "very-secret-token"
 	var buf syncbuf.Buffer
 	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{
+		Level: slog.LevelDebug,
 		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
 			if a.Key == slog.TimeKey || a.Key == "duration" {
 				return slog.Attr{}
@@ -570,12 +571,23 @@ func TestWithLogger(t *testing.T) {
 	s.Client(plantstore.WithMaxRetries(0)).CreatePlant(context.Background(), plantstore.NewPlant{ID: 2, Name: "Ivy"})
 	send(t, s, http.MethodGet, "/nowhere", http.Header{"Authorization": {"Bearer " + token}}, "")
 
-	want := `level=INFO msg="plantstoretest request" method=POST path=/plants status=200
-level=INFO msg="plantstoretest request" method=POST path=/plants status=503 fault="#1 Status 503"
-level=INFO msg="plantstoretest request" method=GET path=/nowhere status=404
+	want := `level=DEBUG msg="plantstoretest request" method=POST path=/plants status=200
+level=DEBUG msg="plantstoretest request" method=POST path=/plants status=503 fault="#1 Status 503"
+level=DEBUG msg="plantstoretest request" method=GET path=/nowhere status=404
 `
 	if diff := cmp.Diff(want, buf.String()); diff != "" {
 		t.Errorf("log mismatch (-want +got):\n%s", diff)
+	}
+
+	// The lines are debug records: a logger at slog's default level, info,
+	// writes none.
+	var quiet syncbuf.Buffer
+	s = NewServer(t, WithLogger(slog.New(slog.NewTextHandler(&quiet, nil))))
+	if _, err := s.Client().CreatePlant(context.Background(), fern); err != nil {
+		t.Fatal(err)
+	}
+	if got := quiet.String(); got != "" {
+		t.Errorf("a logger at info level wrote %q, want nothing", got)
 	}
 }
 

@@ -310,7 +310,7 @@ func newHandler(f *flags, logger *slog.Logger) *plantstoretest.Handler {
 		plantstoretest.WithMaxPlants(f.maxPlants),
 	}
 	if logger.Enabled(context.Background(), slog.LevelDebug) {
-		opts = append(opts, plantstoretest.WithLogger(slog.New(atLevel{logger.Handler(), slog.LevelDebug})))
+		opts = append(opts, plantstoretest.WithLogger(logger)) // at debug level
 	}
 	if f.rate.n > 0 {
 		opts = append(opts, plantstoretest.WithRateLimit(f.rate.n, f.rate.per))
