@@ -330,7 +330,7 @@ func seed(h *plantstoretest.Handler, path string) error {
 	if err != nil {
 		return fmt.Errorf("-seed: %w", err)
 	}
-	err = h.SeedJSON(data)
+	_, err = h.SeedJSON(data)
 	var se *plantstoretest.SeedError
 	switch {
 	case err == nil:
