@@ -158,7 +158,7 @@ func newMock(tb testing.TB, logRequests bool) (http.Handler, func(testing.TB, in
 		plantstoretest.WithToken(baseline.Token),
 		plantstoretest.WithJournalLimit(mockserver.DefaultJournal),
 		plantstoretest.WithJournalBodyLimit(mockserver.JournalBodyLimit),
-		plantstoretest.WithMaxPlants(mockserver.DefaultMaxPlants),
+		plantstoretest.WithMaxPlants(plantstoretest.DefaultMaxPlants),
 	}
 	var out io.Writer = io.Discard
 	if logRequests {

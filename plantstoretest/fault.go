@@ -78,6 +78,12 @@ type Fault struct {
 	// Status, Delay, Hang or Drop, and no Header value), would change
 	// nothing and is an error.
 	Store bool
+
+	// Note is the caller's own, kept with the Fault and given back by
+	// [Handler.Faults]; the fake does nothing with it. cmd/plantstore-mock
+	// keeps there, as JSON, the match a fault was posted with, which
+	// Match, a func, cannot show.
+	Note string
 }
 
 // check reports a Fault that cannot do what it says.

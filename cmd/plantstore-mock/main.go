@@ -126,7 +126,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 	fs.StringVar(&f.adminToken, "admin-token", "", "the control API's bearer `token` (default $PLANTSTORE_ADMIN_TOKEN); without one, the control API is open on loopback and off elsewhere")
 	fs.IntVar(&f.journal, "journal", mockserver.DefaultJournal, fmt.Sprintf("keep the last `N` API requests in the journal, each body cut at %d bytes; 0 keeps none", mockserver.JournalBodyLimit))
 	fs.StringVar(&f.seed, "seed", "", "start with the plants in `file`, a JSON array of {\"id\", \"name\", \"tag\"}")
-	fs.IntVar(&f.maxPlants, "max-plants", mockserver.DefaultMaxPlants, "store at most `N` plants; a create past it is a 400")
+	fs.IntVar(&f.maxPlants, "max-plants", plantstoretest.DefaultMaxPlants, "store at most `N` plants; a create past it is a 400")
 	fs.IntVar(&f.maxConns, "max-conns", mockserver.DefaultMaxConns, "serve at most `N` connections at once; more wait their turn")
 	fs.Var(&f.rate, "rate-limit", "answer API requests over `RATE` (N/s, N/m, N/h or N/duration, like 50/s or 10/1500ms) with 429 (default no limit)")
 	fs.Float64Var(&f.chaos, "chaos", 0, "answer this `fraction` (0 to 1) of API requests with a random fault")

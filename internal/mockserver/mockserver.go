@@ -14,7 +14,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
@@ -53,12 +52,6 @@ type Server struct {
 	access     access
 	listenAddr string
 	logger     *slog.Logger
-
-	// matches keeps each pending fault's match as it was posted, by fault
-	// id, for GET /__plantstore/faults to echo: the Handler keeps only the
-	// func built from it.
-	mu      sync.Mutex
-	matches map[int]*matchJSON
 }
 
 // New returns a Server over fake. It fails if c.AdminToken is not a usable
@@ -72,7 +65,6 @@ func New(fake *plantstoretest.Handler, c Config) (*Server, error) {
 		adminToken: []byte(c.AdminToken),
 		listenAddr: c.ListenAddr,
 		logger:     c.Logger,
-		matches:    make(map[int]*matchJSON),
 	}
 	switch {
 	case c.AdminToken != "":
@@ -126,6 +118,4 @@ const (
 	// JournalBodyLimit is how much of each request body the journal keeps.
 	// At the default journal length, bodies take at most 40 MiB.
 	JournalBodyLimit = 4 << 10
-	// DefaultMaxPlants bounds the store by default (-max-plants).
-	DefaultMaxPlants = 1_000_000
 )

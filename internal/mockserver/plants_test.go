@@ -114,11 +114,8 @@ func TestReset(t *testing.T) {
 	if len(h.Plants()) != 0 || len(h.Requests()) != 0 || len(h.Faults()) != 0 {
 		t.Errorf("after reset: plants %v, requests %d, faults %v; want none", h.Plants(), len(h.Requests()), h.Faults())
 	}
-	s := srv.Config.Handler.(*Server)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.matches) != 0 {
-		t.Errorf("after reset the server keeps %d matches, want none", len(s.matches))
+	if got := decode[[]faultStatusJSON](t, call(t, srv, "GET", "/__plantstore/faults", nil, "")); len(got) != 0 {
+		t.Errorf("GET faults after reset = %+v, want none", got)
 	}
 }
 
