@@ -158,7 +158,7 @@ func newMock(tb testing.TB, logRequests bool) (http.Handler, func(testing.TB, in
 		plantstoretest.WithToken(baseline.Token),
 		plantstoretest.WithJournalLimit(mockserver.DefaultJournal),
 		plantstoretest.WithJournalBodyLimit(mockserver.JournalBodyLimit),
-		plantstoretest.WithMaxPlants(mockserver.DefaultMaxPlants),
+		plantstoretest.WithMaxPlants(plantstoretest.DefaultMaxPlants),
 	}
 	var out io.Writer = io.Discard
 	if logRequests {
@@ -168,7 +168,8 @@ func newMock(tb testing.TB, logRequests bool) (http.Handler, func(testing.TB, in
 		}
 		tb.Cleanup(func() { devNull.Close() })
 		out = devNull
-		opts = append(opts, plantstoretest.WithLogger(slog.New(slog.NewTextHandler(out, nil))))
+		debug := &slog.HandlerOptions{Level: slog.LevelDebug} // the fake logs its requests at debug
+		opts = append(opts, plantstoretest.WithLogger(slog.New(slog.NewTextHandler(out, debug))))
 	}
 	logger := slog.New(slog.NewTextHandler(out, nil))
 	h := plantstoretest.NewHandler(opts...)

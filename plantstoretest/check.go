@@ -18,7 +18,6 @@ type rejection struct {
 	body      ErrorBody
 	challenge string    // the WWW-Authenticate value of a 401
 	allow     string    // the Allow value of a 405
-	repanic   string    // a rule's panic to go on with, without a test; see callbackPanicked
 	profiled  *profiled // the reply WithProfile dictates instead, or nil
 }
 
@@ -89,18 +88,14 @@ func checkNoBody(r *http.Request, body []byte, readErr error) *rejection {
 
 // applyRule runs a [WithRule] rule. A panic in it fails the test (it would
 // otherwise vanish into net/http's recovery, and the client would only see
-// a dropped connection) and is answered with 500; without a test, the
-// rejection carries the panic for the caller to go on with (see
-// callbackPanicked).
-func (h *Handler) applyRule(rule func(plantstore.NewPlant) *ErrorBody, p plantstore.NewPlant) (rej *rejection) {
-	defer func() {
-		if r := recover(); r != nil {
-			repanic := h.callbackPanicked(h.site, fmt.Sprintf("plantstoretest: a WithRule rule panicked on %+v: %v", p, r))
-			rej = rejectf(http.StatusInternalServerError, CodeCallbackPanic, "a WithRule rule panicked: %v", r)
-			rej.repanic = repanic
-		}
-	}()
-	if e := rule(p); e != nil {
+// a dropped connection) and is answered with 500; see [Handler.callback].
+func (h *Handler) applyRule(rule func(plantstore.NewPlant) *ErrorBody, p plantstore.NewPlant) *rejection {
+	var e *ErrorBody
+	what := func() string { return fmt.Sprintf("a WithRule rule panicked on %+v", p) }
+	if r := h.callback(h.site, what, func() { e = rule(p) }); r != nil {
+		return rejectf(http.StatusInternalServerError, CodeCallbackPanic, "a WithRule rule panicked: %v", r)
+	}
+	if e != nil {
 		return &rejection{status: http.StatusBadRequest, body: *e}
 	}
 	return nil

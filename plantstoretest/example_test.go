@@ -200,7 +200,7 @@ func ExampleHandler_Seed() {
 	h := plantstoretest.NewHandler()
 	defer h.Close()
 
-	err := h.SeedJSON([]byte(`[{"id":1,"name":"Fern"},{"id":2,"name":"Ivy","tag":null}]`))
+	_, err := h.SeedJSON([]byte(`[{"id":1,"name":"Fern"},{"id":2,"name":"Ivy","tag":null}]`))
 	fmt.Println(err)
 	var seedErr *plantstoretest.SeedError
 	if errors.As(err, &seedErr) {

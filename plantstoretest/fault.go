@@ -78,6 +78,12 @@ type Fault struct {
 	// Status, Delay, Hang or Drop, and no Header value), would change
 	// nothing and is an error.
 	Store bool
+
+	// Note is the caller's own, kept with the Fault and given back by
+	// [Handler.Faults]; the fake does nothing with it. cmd/plantstore-mock
+	// keeps there, as JSON, the match a fault was posted with, which
+	// Match, a func, cannot show.
+	Note string
 }
 
 // check reports a Fault that cannot do what it says.
@@ -268,27 +274,19 @@ func (h *Handler) ClearFaults() {
 }
 
 // takeFault uses up one reply of the first waiting fault that matches req,
-// and returns it, or nil if none matches. If a Match panicked in a Handler
-// without a test, it stops there and returns the panic to go on with (see
-// callbackPanicked). h.mu must be held.
-func (h *Handler) takeFault(req Request) (sf *scriptedFault, repanic string) {
+// and returns it, or nil if none matches. h.mu must be held.
+func (h *Handler) takeFault(req Request) *scriptedFault {
 	for i, f := range h.faults {
-		if f.Match != nil {
-			ok, repanic := h.matches(f, req)
-			if repanic != "" {
-				return nil, repanic
-			}
-			if !ok {
-				continue
-			}
+		if f.Match != nil && !h.matches(f, req) {
+			continue
 		}
 		f.left--
 		if f.left == 0 {
 			h.faults = append(h.faults[:i:i], h.faults[i+1:]...)
 		}
-		return f, ""
+		return f
 	}
-	return nil, ""
+	return nil
 }
 
 // reportUnused fails the test for each waiting fault with replies left,
@@ -312,14 +310,9 @@ func (h *Handler) reportUnused() {
 	}
 }
 
-// matches calls f.Match, turning a panic into no match and a test failure
-// (without a test, into the panic for the caller to go on with).
-func (h *Handler) matches(f *scriptedFault, req Request) (ok bool, repanic string) {
-	defer func() {
-		if r := recover(); r != nil {
-			repanic = h.callbackPanicked(f.at, fmt.Sprintf("plantstoretest: the Match of injected Fault #%d panicked: %v", f.seq, r))
-			ok = false
-		}
-	}()
-	return f.Match(req), ""
+// matches calls f.Match; a panic in it is no match (see [Handler.callback]).
+func (h *Handler) matches(f *scriptedFault, req Request) (ok bool) {
+	what := func() string { return fmt.Sprintf("the Match of injected Fault #%d panicked", f.seq) }
+	h.callback(f.at, what, func() { ok = f.Match(req) })
+	return ok
 }

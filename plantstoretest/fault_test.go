@@ -649,7 +649,7 @@ func TestAddFaultFaultsAndClearFaults(t *testing.T) {
 	if err != nil || id1 != 1 {
 		t.Fatalf("AddFault(503) = %d, %v; want 1, nil", id1, err)
 	}
-	id2, err := s.AddFault(Fault{Drop: true})
+	id2, err := s.AddFault(Fault{Drop: true, Note: "the caller's"})
 	if err != nil || id2 != 2 {
 		t.Fatalf("AddFault(Drop) = %d, %v; want 2, nil", id2, err)
 	}
@@ -664,7 +664,7 @@ func TestAddFaultFaultsAndClearFaults(t *testing.T) {
 	want := []InjectedFault{
 		{ID: 1, Fault: Fault{Status: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {"1"}},
 			Body: []byte(`{"error":1,"message":"a"}`), Times: 2}, Times: 2, Left: 1},
-		{ID: 2, Fault: Fault{Drop: true, Times: 1}, Times: 1, Left: 1},
+		{ID: 2, Fault: Fault{Drop: true, Times: 1, Note: "the caller's"}, Times: 1, Left: 1},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Faults() mismatch (-want +got):\n%s", diff)

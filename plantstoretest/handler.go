@@ -182,18 +182,26 @@ func (h *Handler) misuse(msg string) {
 	h.tb.Fatalf("%s", msg)
 }
 
-// callbackPanicked reports that a callback of the test (a rule or a Match)
-// panicked: under [NewServer] it fails the test, reported at the test's
-// line at that gave the callback (see [Handler.report]), and returns "".
-// Without a test it returns msg, which the caller panics with once the
-// request is journaled, so that the panic goes on out of ServeHTTP as any
-// handler's would and the journal shows the request as dropped.
-func (h *Handler) callbackPanicked(at, msg string) (repanic string) {
-	if h.tb == nil {
-		return msg
-	}
-	h.report(at, true, msg)
-	return ""
+// callback calls f, which runs a callback of the test's (a [WithRule] rule
+// or a [Fault.Match]), and returns what the callback panicked with, or nil.
+// Under [NewServer] a panic fails the test, reported at the test's line at
+// that gave the callback (see [Handler.report]), with what it was and the
+// value. Without a test the panic goes on at once, with that message: out
+// of ServeHTTP, as any handler's would (ServeHTTP journals the request as
+// dropped), or out of Seed.
+func (h *Handler) callback(at string, what func() string, f func()) (panicked any) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg := fmt.Sprintf("plantstoretest: %s: %v", what(), r)
+			if h.tb == nil {
+				panic(msg)
+			}
+			h.report(at, true, msg)
+			panicked = r
+		}
+	}()
+	f()
+	return nil
 }
 
 // Plants returns the stored plants in the order they arrived. The slice is a
@@ -247,6 +255,24 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.maxRequests != 0 {
 		req.Body, req.BodyTruncated = h.journalBody(body, readErr)
 	}
+	var ans answer // ans.seq is 0 until arrive records the request
+	status := 0    // written; 0 if none, when the connection is dropped
+	var d time.Duration
+	defer func() {
+		if status == 0 { // dropped: no reply began, or a callback panicked (see callback)
+			d = h.now().Sub(start)
+			h.mu.Lock()
+			if ans.seq == 0 { // a WithRule rule panicked: the request never arrived
+				h.seq++
+				req.Seq, ans.seq = h.seq, h.seq
+				req.Invalid = &ErrorBody{Code: CodeCallbackPanic, Message: "a WithRule rule panicked"}
+				h.record(req)
+			}
+			h.complete(ans.seq, 0, d)
+			h.mu.Unlock()
+		}
+		h.logRequest(r, status, ans.fault, d)
+	}()
 	op, in, rej := h.check(r, body, readErr)
 	if rej == nil {
 		req.Plant = in.plant
@@ -254,21 +280,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		req.Invalid = &rej.body
 	}
 
-	ans := h.arrive(req, op, in, rej)
-	status := 0 // written; 0 if none, when the connection is dropped
-	var d time.Duration
-	defer func() {
-		if status == 0 { // dropped: no reply began
-			d = h.now().Sub(start)
-			h.mu.Lock()
-			h.complete(ans.seq, 0, d)
-			h.mu.Unlock()
-		}
-		h.logRequest(r, status, ans.fault, d)
-	}()
-	if ans.repanic != "" {
-		panic(ans.repanic) // a callback panicked; see callbackPanicked
-	}
+	h.arrive(&ans, req, op, in, rej)
 	f := ans.scripted
 	if f == nil {
 		status, d = h.begin(ans.seq, ans.rep.status, start)
@@ -337,15 +349,15 @@ type answer struct {
 	scripted  *Fault // the fault to act out, or nil to send rep
 	rep       reply  // the reply, when processed
 	processed bool   // whether the operation was done (a plant stored) or its rejection worked out
-	repanic   string // a callback's panic for ServeHTTP to go on with, or ""
 }
 
-// arrive numbers and records req, and decides who answers it: the rate
-// limit, the first injected fault that matches, chaos, or the fake itself.
-// Unless a fault takes over without Store, it also processes the request:
-// it does its operation op (storing the plant of a create) or decides how
-// to reject it.
-func (h *Handler) arrive(req Request, op *operation, in input, rej *rejection) (ans answer) {
+// arrive numbers and records req, and decides in ans who answers it: the
+// rate limit, the first injected fault that matches, chaos, or the fake
+// itself. Unless a fault takes over without Store, it also processes the
+// request: it does its operation op (storing the plant of a create) or
+// decides how to reject it. A Match that panics without a test (see
+// callback) leaves req recorded with ans.seq set.
+func (h *Handler) arrive(ans *answer, req Request, op *operation, in input, rej *rejection) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.seq++
@@ -356,21 +368,13 @@ func (h *Handler) arrive(req Request, op *operation, in input, rej *rejection) (
 		h.record(req)
 	}()
 
-	if rej != nil && rej.repanic != "" { // a rule panicked, in a Handler without a test
-		ans.repanic = rej.repanic
-		return ans
-	}
 	if h.limiter != nil {
 		if wait, ok := h.limiter.take(h.now()); !ok {
 			ans.fault, ans.rep, ans.processed = "rate limit", h.limiter.reply(wait), true
-			return ans
+			return
 		}
 	}
-	sf, repanic := h.takeFault(req)
-	if repanic != "" { // a Match panicked, in a Handler without a test
-		ans.repanic = repanic
-		return ans
-	}
+	sf := h.takeFault(req)
 	if sf != nil {
 		ans.scripted, ans.fault = &sf.Fault, sf.describe()
 	} else if h.chaos != nil {
@@ -379,7 +383,6 @@ func (h *Handler) arrive(req Request, op *operation, in input, rej *rejection) (
 	if ans.scripted == nil || ans.scripted.Store {
 		ans.rep, ans.processed = h.process(op, in, rej, true), true
 	}
-	return ans
 }
 
 // process works out the reply to a checked request: its rejection, or what

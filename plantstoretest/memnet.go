@@ -71,17 +71,26 @@ func WithInMemoryNetwork() Option {
 }
 
 // memListener is a net.Listener on an in-memory network: each connection
-// is a pair of memConns, buffered, in memory, and blocking on channels
-// only, which synctest counts as durably blocked. Its dial method is the
-// other side of Accept.
+// is a net.Pipe, whose ends block on channels only, which synctest counts
+// as durably blocked, and buffer nothing: a Write waits for the peer's
+// Read, so a peer that stops reading holds no memory. Its dial method is
+// the other side of Accept.
+//
+// Because a Write waits for the peer, Close drops the connections it made
+// itself rather than leave them to the http.Server: under TLS, closing a
+// connection writes a close_notify first, which on a net.Pipe would wait
+// up to 5 seconds for a client that is not reading (one that holds a
+// response's body unread), where a socket's buffer takes it at once.
 type memListener struct {
 	conns     chan net.Conn // unbuffered: a dial returns once Accept has its end
 	done      chan struct{} // closed by Close
 	closeOnce sync.Once
+	mu        sync.Mutex
+	open      map[*memConn]struct{} // the server's ends not closed yet
 }
 
 func newMemListener() *memListener {
-	return &memListener{conns: make(chan net.Conn), done: make(chan struct{})}
+	return &memListener{conns: make(chan net.Conn), done: make(chan struct{}), open: map[*memConn]struct{}{}}
 }
 
 // errMemClosed is why a dial fails once the listener is closed: as a real
@@ -99,10 +108,15 @@ func (l *memListener) Accept() (net.Conn, error) {
 	}
 }
 
-// Close stops l: Accept and later dials fail. Connections already made stay
-// open; the http.Server closes them.
+// Close stops l: Accept and later dials fail, and every connection made on
+// l is dropped, with no TLS close_notify (see memListener).
 func (l *memListener) Close() error {
 	l.closeOnce.Do(func() { close(l.done) })
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for c := range l.open {
+		c.Conn.Close()
+	}
 	return nil
 }
 
@@ -120,7 +134,12 @@ func (l *memListener) dial(ctx context.Context, network, addr string) (net.Conn,
 	if addr != MemoryAddr {
 		return nil, fail(errors.New("plantstoretest: the in-memory network has only " + MemoryAddr + " (the Server's URL)"))
 	}
-	client, server := newMemConns(memAddr("memory-client"), memAddr(MemoryAddr))
+	c, s := net.Pipe()
+	client := &memConn{Conn: c, local: memAddr("memory-client"), remote: memAddr(MemoryAddr)}
+	server := &memConn{Conn: s, local: memAddr(MemoryAddr), remote: memAddr("memory-client"), l: l}
+	l.mu.Lock()
+	l.open[server] = struct{}{}
+	l.mu.Unlock()
 	select {
 	case l.conns <- server:
 		return client, nil
@@ -133,6 +152,27 @@ func (l *memListener) dial(ctx context.Context, network, addr string) (net.Conn,
 		server.Close()
 		return nil, fail(ctx.Err())
 	}
+}
+
+// memConn is one end of a net.Pipe with the in-memory network's addresses
+// instead of net.Pipe's "pipe".
+type memConn struct {
+	net.Conn
+	local, remote net.Addr
+	l             *memListener // on the server's end: the listener that keeps it in open
+}
+
+func (c *memConn) LocalAddr() net.Addr  { return c.local }
+func (c *memConn) RemoteAddr() net.Addr { return c.remote }
+
+// Close closes c, and forgets it in its listener.
+func (c *memConn) Close() error {
+	if c.l != nil {
+		c.l.mu.Lock()
+		delete(c.l.open, c)
+		c.l.mu.Unlock()
+	}
+	return c.Conn.Close()
 }
 
 // memAddr is an address on the in-memory network.

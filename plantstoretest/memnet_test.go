@@ -11,7 +11,7 @@ import (
 // TestMemListener checks the in-memory listener on its own, in real time:
 // a dial meets an Accept and the two ends talk with the network's
 // addresses; a dial that nobody accepts ends with its context; and once
-// closed, Accept and dial fail.
+// closed, Accept and dial fail, and a connection still open is dropped.
 func TestMemListener(t *testing.T) {
 	t.Parallel()
 	l := newMemListener()
@@ -52,7 +52,23 @@ func TestMemListener(t *testing.T) {
 		t.Errorf("dial with a cancelled context, nobody accepting: %v, want a dial *net.OpError wrapping context.Canceled", err)
 	}
 
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			t.Errorf("Accept: %v", err)
+		}
+		accepted <- c
+	}()
+	open, err := l.dial(context.Background(), "tcp", MemoryAddr)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	defer open.Close()
+	defer (<-accepted).Close()
 	l.Close()
+	if n, err := open.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		t.Errorf("Read of a connection open when the listener closed: %d, %v; want 0, EOF", n, err)
+	}
 	l.Close() // a second Close is harmless
 	if _, err := l.Accept(); !errors.Is(err, net.ErrClosed) {
 		t.Errorf("Accept after Close: %v, want net.ErrClosed", err)

@@ -154,7 +154,7 @@ func WithRule(rule func(plantstore.NewPlant) *ErrorBody) Option {
 	}
 }
 
-// WithLogger logs one line per request to l at info level: method, path,
+// WithLogger logs one line per request to l at debug level: method, path,
 // status, duration, and the kind of fault that answered it, if any. Headers
 // and bodies, and so the token, are never logged. The default, like a nil l,
 // logs nothing.

@@ -77,7 +77,7 @@ func (h *Handler) logRequest(r *http.Request, status int, fault string, d time.D
 		if fault != "" {
 			attrs = append(attrs, slog.String("fault", fault))
 		}
-		h.logger.LogAttrs(r.Context(), slog.LevelInfo, "plantstoretest request", attrs...)
+		h.logger.LogAttrs(r.Context(), slog.LevelDebug, "plantstoretest request", attrs...)
 	}
 	if h.logToTB {
 		outcome := "no response"

@@ -111,9 +111,12 @@ func TestSeedJSON(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			h := NewHandler()
-			err := h.SeedJSON([]byte(tt.data))
-			if tt.wantErr == nil && err != nil {
-				t.Fatalf("SeedJSON(%s) = %v, want nil", abbreviate([]byte(tt.data)), err)
+			n, err := h.SeedJSON([]byte(tt.data))
+			if tt.wantErr == nil && (err != nil || n != len(tt.want)) {
+				t.Fatalf("SeedJSON(%s) = %d, %v; want %d, nil", abbreviate([]byte(tt.data)), n, err, len(tt.want))
+			}
+			if tt.wantErr != nil && n != 0 {
+				t.Errorf("SeedJSON(%s) = %d, %v; want 0 stored", abbreviate([]byte(tt.data)), n, err)
 			}
 			if tt.wantErr != nil {
 				var got *SeedError
@@ -141,7 +144,7 @@ func TestSeedJSONAgreesWithPOST(t *testing.T) {
 		`{"id":99999999999999999999,"name":"Fern"}`, `{"id":1,"name":"Fern","tag":7}`,
 	} {
 		post := serve(NewHandler(), validHeader(DefaultToken), body)
-		err := NewHandler().SeedJSON([]byte("[" + body + "]"))
+		_, err := NewHandler().SeedJSON([]byte("[" + body + "]"))
 		var seedErr *SeedError
 		switch {
 		case post.Code == http.StatusOK && err != nil:

@@ -200,6 +200,9 @@ func (s *Server) Client(opts ...plantstore.Option) *plantstore.Client {
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.h.Close()
+		// The listener first: on the in-memory network its Close drops the
+		// connections (see memListener).
+		s.ts.Listener.Close()
 		// httptest.Server.Close waits for active connections, and one whose
 		// body has stalled never finishes on its own.
 		s.ts.CloseClientConnections()

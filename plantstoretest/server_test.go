@@ -557,6 +557,7 @@ func TestWithLogger(t *testing.T) {
 	const token = "very-secret-token"
 	var buf syncbuf.Buffer
 	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{
+		Level: slog.LevelDebug,
 		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
 			if a.Key == slog.TimeKey || a.Key == "duration" {
 				return slog.Attr{}
@@ -570,12 +571,23 @@ func TestWithLogger(t *testing.T) {
 	s.Client(plantstore.WithMaxRetries(0)).CreatePlant(context.Background(), plantstore.NewPlant{ID: 2, Name: "Ivy"})
 	send(t, s, http.MethodGet, "/nowhere", http.Header{"Authorization": {"Bearer " + token}}, "")
 
-	want := `level=INFO msg="plantstoretest request" method=POST path=/plants status=200
-level=INFO msg="plantstoretest request" method=POST path=/plants status=503 fault="#1 Status 503"
-level=INFO msg="plantstoretest request" method=GET path=/nowhere status=404
+	want := `level=DEBUG msg="plantstoretest request" method=POST path=/plants status=200
+level=DEBUG msg="plantstoretest request" method=POST path=/plants status=503 fault="#1 Status 503"
+level=DEBUG msg="plantstoretest request" method=GET path=/nowhere status=404
 `
 	if diff := cmp.Diff(want, buf.String()); diff != "" {
 		t.Errorf("log mismatch (-want +got):\n%s", diff)
+	}
+
+	// The lines are debug records: a logger at slog's default level, info,
+	// writes none.
+	var quiet syncbuf.Buffer
+	s = NewServer(t, WithLogger(slog.New(slog.NewTextHandler(&quiet, nil))))
+	if _, err := s.Client().CreatePlant(context.Background(), fern); err != nil {
+		t.Fatal(err)
+	}
+	if got := quiet.String(); got != "" {
+		t.Errorf("a logger at info level wrote %q, want nothing", got)
 	}
 }
 
@@ -663,23 +675,24 @@ func TestParallelServersAreIndependent(t *testing.T) {
 // no test to fail, lets a callback's panic go on out of ServeHTTP, is still
 // usable afterwards (a Match panics with the Handler's state locked), and
 // journals the request as dropped, as OutcomeDropped documents: not missing,
-// and not held for ever.
+// and not held for ever; the request a rule panicked on as invalid.
 func TestCallbackPanicsWithoutTest(t *testing.T) {
 	t.Parallel()
 	boom := func() { panic("boom") }
 	tests := []struct {
-		name  string
-		setup func() *Handler
-		want  string // the panic's value
+		name        string
+		setup       func() *Handler
+		want        string // the panic's value
+		wantInvalid int32  // the code of the journal's Invalid, or 0 for none
 	}{
 		{"rule", func() *Handler {
 			return NewHandler(WithRule(func(plantstore.NewPlant) *ErrorBody { boom(); return nil }))
-		}, `plantstoretest: a WithRule rule panicked on {ID:1 Name:Fern Tag:}: boom`},
+		}, `plantstoretest: a WithRule rule panicked on {ID:1 Name:Fern Tag:}: boom`, CodeCallbackPanic},
 		{"match", func() *Handler {
 			h := NewHandler()
 			h.Inject(Fault{Match: func(Request) bool { boom(); return false }, Status: http.StatusServiceUnavailable})
 			return h
-		}, "plantstoretest: the Match of injected Fault #1 panicked: boom"},
+		}, "plantstoretest: the Match of injected Fault #1 panicked: boom", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -707,8 +720,49 @@ func TestCallbackPanicsWithoutTest(t *testing.T) {
 				t.Errorf("Requests()[0] after the panic: Seq %d, Outcome %q, Status %d; want 1, %q, 0",
 					got[0].Seq, got[0].Outcome, got[0].Status, OutcomeDropped)
 			}
+			if invalid := got[0].Invalid; (invalid == nil) != (tt.wantInvalid == 0) || invalid != nil && invalid.Code != tt.wantInvalid {
+				t.Errorf("Requests()[0].Invalid after the panic = %+v, want code %d", invalid, tt.wantInvalid)
+			}
 		})
 	}
+}
+
+// TestCallbackPanicsInSeed checks a WithRule rule that panics on a plant
+// given to Seed: under NewServer the test fails and Seed refuses the plant
+// with CodeCallbackPanic; a Handler from NewHandler lets the panic go on out
+// of Seed and stays usable. Either way nothing is stored.
+func TestCallbackPanicsInSeed(t *testing.T) {
+	t.Parallel()
+	rule := WithRule(func(plantstore.NewPlant) *ErrorBody { panic("boom") })
+	t.Run("NewServer", func(t *testing.T) {
+		t.Parallel()
+		tb := &fakeTB{}
+		s := NewServer(tb, rule)
+		err := s.Seed([]plantstore.NewPlant{fern})
+		var seedErr *SeedError
+		if !errors.As(err, &seedErr) || seedErr.Index != 0 || seedErr.Body.Code != CodeCallbackPanic {
+			t.Errorf("Seed with a panicking rule: %v, want a *SeedError at index 0 with CodeCallbackPanic", err)
+		}
+		tb.cleanup()
+		if want := "plantstoretest: a WithRule rule panicked on {ID:1 Name:Fern Tag:}: boom"; !tb.failed || len(tb.logs) != 1 || !strings.HasSuffix(tb.logs[0], want) {
+			t.Errorf("failed %v, logs %q; want failed, and one log ending %q", tb.failed, tb.logs, want)
+		}
+		if got := s.Plants(); len(got) != 0 {
+			t.Errorf("Plants() = %+v, want none", got)
+		}
+	})
+	t.Run("NewHandler", func(t *testing.T) {
+		t.Parallel()
+		h := NewHandler(rule)
+		defer h.Close()
+		got := panicOf(func() { _ = h.Seed([]plantstore.NewPlant{fern}) })
+		if want := "plantstoretest: a WithRule rule panicked on {ID:1 Name:Fern Tag:}: boom"; got != want {
+			t.Errorf("Seed with a panicking rule panicked with %#v, want %#v", got, want)
+		}
+		if got := h.Plants(); len(got) != 0 {
+			t.Errorf("Plants() = %+v, want none", got)
+		}
+	})
 }
 
 func TestCallbackPanicsFailTheTest(t *testing.T) {

@@ -52,6 +52,6 @@ func (s *Server) Reset() { s.h.Reset() }
 // as [Handler.Seed] does. The error is a [*SeedError].
 func (s *Server) Seed(plants []plantstore.NewPlant) error { return s.h.Seed(plants) }
 
-// SeedJSON is [Server.Seed] for a JSON array of plants, as
-// [Handler.SeedJSON] does. The error is a [*SeedError].
-func (s *Server) SeedJSON(data []byte) error { return s.h.SeedJSON(data) }
+// SeedJSON is [Server.Seed] for a JSON array of plants, and returns how
+// many it stored, as [Handler.SeedJSON] does. The error is a [*SeedError].
+func (s *Server) SeedJSON(data []byte) (int, error) { return s.h.SeedJSON(data) }

@@ -49,8 +49,8 @@ func TestServerForwardsToItsHandler(t *testing.T) {
 	if err := s.Seed([]plantstore.NewPlant{{ID: 1, Name: "Fern"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SeedJSON([]byte(`[{"id": 2, "name": "Ivy"}]`)); err != nil {
-		t.Fatal(err)
+	if n, err := s.SeedJSON([]byte(`[{"id": 2, "name": "Ivy"}]`)); n != 1 || err != nil {
+		t.Fatalf("SeedJSON = %d, %v; want 1, nil", n, err)
 	}
 	if diff := cmp.Diff([]plantstore.NewPlant{{ID: 1, Name: "Fern"}, {ID: 2, Name: "Ivy"}}, s.Plants()); diff != "" {
 		t.Errorf("Plants() after Seed and SeedJSON (-want +got):\n%s", diff)

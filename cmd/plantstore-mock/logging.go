@@ -40,30 +40,6 @@ func (h atLeast) WithGroup(name string) slog.Handler {
 	return atLeast{h.Handler.WithGroup(name), h.level}
 }
 
-// atLevel is a slog.Handler that records everything at one level: the
-// fake logs its requests at info, which the command treats as debug.
-type atLevel struct {
-	slog.Handler
-	level slog.Level
-}
-
-func (h atLevel) Enabled(ctx context.Context, _ slog.Level) bool {
-	return h.Handler.Enabled(ctx, h.level)
-}
-
-func (h atLevel) Handle(ctx context.Context, r slog.Record) error {
-	r.Level = h.level
-	return h.Handler.Handle(ctx, r)
-}
-
-func (h atLevel) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return atLevel{h.Handler.WithAttrs(attrs), h.level}
-}
-
-func (h atLevel) WithGroup(name string) slog.Handler {
-	return atLevel{h.Handler.WithGroup(name), h.level}
-}
-
 // logProfile logs the start-up line of -profile: the file, where the
 // profile says it was observed (its Source) and the replies it sets, so
 // that a run says which profile is in force. A Source that is a URL is

@@ -132,7 +132,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 	fs.StringVar(&f.adminToken, "admin-token", "", "the control API's bearer `token` (default $PLANTSTORE_ADMIN_TOKEN); without one, the control API is open on loopback and off elsewhere")
 	fs.IntVar(&f.journal, "journal", mockserver.DefaultJournal, fmt.Sprintf("keep the last `N` API requests in the journal, each body cut at %d bytes; 0 keeps none", mockserver.JournalBodyLimit))
 	fs.StringVar(&f.seed, "seed", "", "start with the plants in `file`, a JSON array of {\"id\", \"name\", \"tag\"}")
-	fs.IntVar(&f.maxPlants, "max-plants", mockserver.DefaultMaxPlants, "store at most `N` plants; a create past it is a 400")
+	fs.IntVar(&f.maxPlants, "max-plants", plantstoretest.DefaultMaxPlants, "store at most `N` plants; a create past it is a 400")
 	fs.IntVar(&f.maxNS, "max-namespaces", mockserver.DefaultMaxNamespaces, "let at most `N` namespaces (POST /__plantstore/namespaces) live at once; 0 turns them off")
 	fs.IntVar(&f.maxConns, "max-conns", mockserver.DefaultMaxConns, "serve at most `N` connections at once; more wait their turn")
 	fs.Var(&f.rate, "rate-limit", "answer API requests over `RATE` (N/s, N/m, N/h or N/duration, like 50/s or 10/1500ms) with 429 (default no limit)")
@@ -322,7 +322,7 @@ func handlerOptions(f *flags, logger *slog.Logger) []plantstoretest.Option {
 		plantstoretest.WithMaxPlants(f.maxPlants),
 	}
 	if logger.Enabled(context.Background(), slog.LevelDebug) {
-		opts = append(opts, plantstoretest.WithLogger(slog.New(atLevel{logger.Handler(), slog.LevelDebug})))
+		opts = append(opts, plantstoretest.WithLogger(logger)) // at debug level
 	}
 	if f.rate.n > 0 {
 		opts = append(opts, plantstoretest.WithRateLimit(f.rate.n, f.rate.per))
@@ -342,7 +342,7 @@ func seed(h *plantstoretest.Handler, path string) error {
 	if err != nil {
 		return fmt.Errorf("-seed: %w", err)
 	}
-	err = h.SeedJSON(data)
+	_, err = h.SeedJSON(data)
 	var se *plantstoretest.SeedError
 	switch {
 	case err == nil:

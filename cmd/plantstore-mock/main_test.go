@@ -105,8 +105,8 @@ func TestMock(t *testing.T) {
 
 			logs := stderr.String()
 			for _, want := range []string{
-				`msg="plantstoretest request" method=POST path=/plants status=200`,
-				`msg="plantstoretest request" method=POST path=/plants status=401`,
+				`level=DEBUG msg="plantstoretest request" method=POST path=/plants status=200`,
+				`level=DEBUG msg="plantstoretest request" method=POST path=/plants status=401`,
 				`msg="shutting down"`,
 			} {
 				if !strings.Contains(logs, want) {

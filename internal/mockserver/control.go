@@ -213,10 +213,7 @@ func (s *Server) clearRequests(w http.ResponseWriter, _ *http.Request, _ []byte)
 }
 
 func (s *Server) reset(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.fake.Reset()
-	clear(s.matches)
 	w.WriteHeader(http.StatusNoContent)
 	return http.StatusNoContent, nil
 }

@@ -53,6 +53,23 @@ func (m *matchJSON) fn() func(plantstoretest.Request) bool {
 	}
 }
 
+// note is m as the Fault's Note, for GET /__plantstore/faults to echo
+// (see parseNote): the Handler cannot show the func fn builds.
+func (m *matchJSON) note() string {
+	b, _ := json.Marshal(m) // pointers to strings and an int64 cannot fail
+	return string(b)
+}
+
+// parseNote is the match a Fault's Note holds, or nil if none.
+func parseNote(note string) *matchJSON {
+	if note == "" {
+		return nil
+	}
+	var m matchJSON
+	_ = json.Unmarshal([]byte(note), &m) // note wrote it
+	return &m
+}
+
 func (m *matchJSON) matches(r *plantstoretest.Request) bool {
 	if (m.Method != nil && *m.Method != r.Method) || (m.Path != nil && *m.Path != r.Path) {
 		return false
@@ -131,7 +148,7 @@ func (fj *faultJSON) fault() (plantstoretest.Fault, *controlError) {
 		if err := fj.Match.check(); err != nil {
 			return f, err
 		}
-		f.Match = fj.Match.fn()
+		f.Match, f.Note = fj.Match.fn(), fj.Match.note()
 	}
 	return f, nil
 }
@@ -157,6 +174,7 @@ var jsonTerms = strings.NewReplacer(
 	"Store", `"store"`,
 	"Times", `"times"`,
 	"Match", `"match"`,
+	"Note", `"match"`, // the match as posted (see matchJSON.note)
 )
 
 // jsonFaultMessage is the message of err, an error of
@@ -211,7 +229,7 @@ type faultStatusJSON struct {
 	Left    int                 `json:"left"`
 }
 
-func newFaultStatus(fs plantstoretest.InjectedFault, m *matchJSON) faultStatusJSON {
+func newFaultStatus(fs plantstoretest.InjectedFault) faultStatusJSON {
 	out := faultStatusJSON{
 		ID:      fs.ID,
 		Status:  fs.Fault.Status,
@@ -220,7 +238,7 @@ func newFaultStatus(fs plantstoretest.InjectedFault, m *matchJSON) faultStatusJS
 		Hang:    fs.Fault.Hang,
 		Drop:    fs.Fault.Drop,
 		Store:   fs.Fault.Store,
-		Match:   m,
+		Match:   parseNote(fs.Fault.Note),
 		Times:   fs.Times,
 		Left:    fs.Left,
 	}
@@ -243,28 +261,17 @@ func (s *Server) addFault(w http.ResponseWriter, _ *http.Request, body []byte) (
 	if cerr != nil {
 		return 0, cerr
 	}
-	s.mu.Lock()
 	id, err := s.fake.AddFault(f)
 	if err != nil {
-		s.mu.Unlock()
 		return 0, badRequest("%s", jsonFaultMessage(err))
 	}
-	s.pruneMatches(nil)
-	if fj.Match != nil {
-		s.matches[id] = fj.Match // never changed once decoded: the reply below reads it unlocked
-	}
-	// The reply, which echoes the fault's body, is written unlocked, as
-	// listFaults writes its list: a client that reads it slowly, or not at
-	// all, must not hold up every other control request until the server's
-	// write timeout.
-	s.mu.Unlock()
 	times := f.Times
 	if times == 0 {
 		times = 1
 	}
 	f.Header = f.Header.Clone() // the reply must not share the map the Handler keeps
 	f.Body = nil                // the reply echoes fj.Body as it streams, not a copy
-	reply := newFaultStatus(plantstoretest.InjectedFault{ID: id, Fault: f, Times: times, Left: times}, fj.Match)
+	reply := newFaultStatus(plantstoretest.InjectedFault{ID: id, Fault: f, Times: times, Left: times})
 	if fj.Body == nil {
 		writeJSON(w, http.StatusCreated, reply)
 	} else {
@@ -274,43 +281,17 @@ func (s *Server) addFault(w http.ResponseWriter, _ *http.Request, body []byte) (
 }
 
 func (s *Server) listFaults(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
-	s.mu.Lock()
 	pending := s.fake.Faults()
-	s.pruneMatches(pending)
 	out := make([]faultStatusJSON, len(pending))
 	for i, fs := range pending {
-		out[i] = newFaultStatus(fs, s.matches[fs.ID])
+		out[i] = newFaultStatus(fs)
 	}
-	s.mu.Unlock()
 	writeJSONArray(w, len(out), func(i int) any { return out[i] })
 	return http.StatusOK, nil
 }
 
 func (s *Server) clearFaults(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.fake.ClearFaults()
-	clear(s.matches)
 	w.WriteHeader(http.StatusNoContent)
 	return http.StatusNoContent, nil
-}
-
-// pruneMatches forgets the matches of faults no longer pending. pending is
-// the Handler's list, or nil to ask it. s.mu must be held.
-func (s *Server) pruneMatches(pending []plantstoretest.InjectedFault) {
-	if len(s.matches) == 0 {
-		return
-	}
-	if pending == nil {
-		pending = s.fake.Faults()
-	}
-	live := make(map[int]bool, len(pending))
-	for _, fs := range pending {
-		live[fs.ID] = true
-	}
-	for id := range s.matches {
-		if !live[id] {
-			delete(s.matches, id)
-		}
-	}
 }

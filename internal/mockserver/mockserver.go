@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
@@ -57,12 +56,6 @@ type Server struct {
 	listenAddr string
 	logger     *slog.Logger
 	ns         *namespaces // nil in a namespace's own Server, and with namespaces off
-
-	// matches keeps each pending fault's match as it was posted, by fault
-	// id, for GET /__plantstore/faults to echo: the Handler keeps only the
-	// func built from it.
-	mu      sync.Mutex
-	matches map[int]*matchJSON
 }
 
 // New returns a Server over fake. It fails if c.AdminToken is not a usable
@@ -76,7 +69,6 @@ func New(fake *plantstoretest.Handler, c Config) (*Server, error) {
 		adminToken: []byte(c.AdminToken),
 		listenAddr: c.ListenAddr,
 		logger:     c.Logger,
-		matches:    make(map[int]*matchJSON),
 	}
 	if err := s.startNamespaces(c.Namespaces); err != nil {
 		return nil, err
@@ -150,6 +142,4 @@ const (
 	// JournalBodyLimit is how much of each request body the journal keeps.
 	// At the default journal length, bodies take at most 40 MiB.
 	JournalBodyLimit = 4 << 10
-	// DefaultMaxPlants bounds the store by default (-max-plants).
-	DefaultMaxPlants = 1_000_000
 )

@@ -410,7 +410,7 @@ func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, body []
 	}
 	opts := append(s.ns.Options[:len(s.ns.Options):len(s.ns.Options)],
 		plantstoretest.WithToken(s.ns.APIToken), plantstoretest.WithMaxPlants(ns.maxPlants))
-	ns.srv = &Server{fake: plantstoretest.NewHandler(opts...), listenAddr: s.listenAddr, matches: make(map[int]*matchJSON)}
+	ns.srv = &Server{fake: plantstoretest.NewHandler(opts...), listenAddr: s.listenAddr}
 	ns.label, ns.created = strings.Clone(ns.label), now
 	ns.lastUsed.Store(now.UnixNano())
 	s.ns.byToken.Store(ns.tokenHash, ns)

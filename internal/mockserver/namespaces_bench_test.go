@@ -18,7 +18,7 @@ import (
 // same load over 64 (issue 23: at least 0.9× the creates of one alone; no
 // lock is shared on the create path). Each namespace's fake has the
 // command's defaults: journal of DefaultJournal requests, bodies cut at
-// JournalBodyLimit, DefaultMaxPlants.
+// JournalBodyLimit, plantstoretest.DefaultMaxPlants.
 func BenchmarkNamespaces(b *testing.B) {
 	for _, n := range []int{1, 64} {
 		b.Run(fmt.Sprintf("ns=%d", n), func(b *testing.B) {
@@ -30,7 +30,7 @@ func BenchmarkNamespaces(b *testing.B) {
 					plantstoretest.WithJournalBodyLimit(JournalBodyLimit),
 				},
 				APIToken:  apiToken,
-				MaxPlants: DefaultMaxPlants,
+				MaxPlants: plantstoretest.DefaultMaxPlants,
 			}})
 			if err != nil {
 				b.Fatal(err)

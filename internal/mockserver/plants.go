@@ -25,48 +25,12 @@ func (s *Server) seed(w http.ResponseWriter, _ *http.Request, body []byte) (int,
 	if err := checkJSON(body, "a JSON array"); err != nil {
 		return 0, err
 	}
-	if err := s.fake.SeedJSON(body); err != nil {
+	n, err := s.fake.SeedJSON(body)
+	if err != nil {
 		return 0, seedError(err)
 	}
-	writeJSON(w, http.StatusCreated, seedBody{Added: countElements(body)})
+	writeJSON(w, http.StatusCreated, seedBody{Added: n})
 	return http.StatusCreated, nil
-}
-
-// countElements counts the elements of the JSON array in body, which
-// checkJSON accepted, without decoding them.
-func countElements(body []byte) int {
-	n, depth, empty := 0, 0, true
-	for i := 0; i < len(body); i++ {
-		switch c := body[i]; c {
-		case '"':
-			for i++; body[i] != '"'; i++ {
-				if body[i] == '\\' {
-					i++
-				}
-			}
-			empty = empty && depth != 1
-		case '[', '{':
-			if depth == 1 {
-				empty = false
-			}
-			depth++
-		case ']', '}':
-			depth--
-		case ',':
-			if depth == 1 {
-				n++
-			}
-		case ' ', '\t', '\r', '\n':
-		default:
-			if depth == 1 {
-				empty = false
-			}
-		}
-	}
-	if empty {
-		return 0
-	}
-	return n + 1
 }
 
 // seedError is the 400 for a seed the Handler refused: the code POST
