@@ -91,11 +91,8 @@ func WithHeader(key, value string) CallOption {
 // negative n is an error.
 func WithCallRetries(n int) CallOption {
 	return func(cc *callConfig) error {
-		if n < 0 {
-			return fmt.Errorf("plantstore: call retries must not be negative, got %d", n)
-		}
 		cc.maxRetries = n
-		return nil
+		return notNegative("call retries", n)
 	}
 }
 
@@ -108,11 +105,8 @@ func WithCallRetries(n int) CallOption {
 // the context and [WithHTTPClient]'s Timeout; a negative d is an error.
 func WithAttemptTimeout(d time.Duration) CallOption {
 	return func(cc *callConfig) error {
-		if d < 0 {
-			return fmt.Errorf("plantstore: attempt timeout must not be negative, got %v", d)
-		}
 		cc.attemptTimeout = d
-		return nil
+		return notNegative("attempt timeout", d)
 	}
 }
 

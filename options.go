@@ -105,11 +105,8 @@ func WithHTTPClient(hc *http.Client) Option {
 // disables retries; a negative n is an error.
 func WithMaxRetries(n int) Option {
 	return func(c *config) error {
-		if n < 0 {
-			return fmt.Errorf("plantstore: max retries must not be negative, got %d", n)
-		}
 		c.maxRetries = n
-		return nil
+		return notNegative("max retries", n)
 	}
 }
 
@@ -135,11 +132,8 @@ func WithRetryBackoff(base, limit time.Duration) Option {
 // for Retry-After; a negative d is an error.
 func WithMaxRetryAfter(d time.Duration) Option {
 	return func(c *config) error {
-		if d < 0 {
-			return fmt.Errorf("plantstore: max retry-after must not be negative, got %v", d)
-		}
 		c.maxRetryAfter = d
-		return nil
+		return notNegative("max retry-after", d)
 	}
 }
 
@@ -194,4 +188,13 @@ func WithUserAgent(product string) Option {
 		c.app = product
 		return nil
 	}
+}
+
+// notNegative returns the error for an option given a negative value, or
+// nil. The option may set the value first: an error discards the config.
+func notNegative[T int | time.Duration](what string, v T) error {
+	if v < 0 {
+		return fmt.Errorf("plantstore: %s must not be negative, got %v", what, v)
+	}
+	return nil
 }

@@ -7,47 +7,48 @@ import "github.com/plantstore/plantstore-go/internal/wire"
 // service uses, so code under test must not hard-code them. It should branch
 // on the HTTP status, or take a code its deployment documents as
 // configuration (as examples/inventory does); tests compare these codes to
-// check which rule the fake applied.
+// check which rule the fake applied. They run from 1 to 12, in this order,
+// and never change: api/plantstoretest.txt records each value.
 const (
 	// CodeInvalidJSON means the body is empty, not valid UTF-8, not valid JSON,
 	// not a JSON object, has a repeated field name, or has data after the
 	// object.
-	CodeInvalidJSON int32 = 1
+	CodeInvalidJSON int32 = iota + 1
 	// CodeInvalidPlant means the object is not a valid NewPlant: id or name is
 	// missing, null or of the wrong type, name is empty, or tag is not a
 	// string.
-	CodeInvalidPlant int32 = 2
+	CodeInvalidPlant
 	// CodeContentType means the Content-Type header is missing or is not
 	// application/json (with an optional charset=utf-8).
-	CodeContentType int32 = 3
+	CodeContentType
 	// CodeTooLarge means the body is larger than 1 MiB.
-	CodeTooLarge int32 = 4
+	CodeTooLarge
 	// CodeDuplicateID means a plant with the same id is already stored (see
 	// [WithAllowDuplicateIDs]).
-	CodeDuplicateID int32 = 5
+	CodeDuplicateID
 	// CodeUnauthorized means the Authorization header is missing, is not
 	// "Bearer <token>", or carries the wrong token. The status is 401.
-	CodeUnauthorized int32 = 6
+	CodeUnauthorized
 	// CodeNotFound means the path is not /plants. The status is 404.
-	CodeNotFound int32 = 7
+	CodeNotFound
 	// CodeMethodNotAllowed means the path is /plants but the method is not POST.
 	// The status is 405.
-	CodeMethodNotAllowed int32 = 8
+	CodeMethodNotAllowed
 	// CodeFault is in the default body of a reply scripted with [Fault].
-	CodeFault int32 = 9
+	CodeFault
 	// CodeCallbackPanic means a [WithRule] rule panicked. The status is 500, and
 	// the test that owns the [Server] fails with the panic's value. (A
 	// Handler from [NewHandler] lets the panic go on instead.)
-	CodeCallbackPanic int32 = 10
+	CodeCallbackPanic
 	// CodeStoreFull means the store already holds as many plants as
 	// [WithMaxPlants] allows (cmd/plantstore-mock: -max-plants); nothing is
 	// stored. The status is 400.
-	CodeStoreFull int32 = 11
+	CodeStoreFull
 	// CodeRateLimited means the request came over the rate [WithRateLimit]
 	// allows (cmd/plantstore-mock: -rate-limit); nothing is stored. The
 	// status is 429, with a Retry-After header that says in how many whole
 	// seconds the next request will be let through.
-	CodeRateLimited int32 = 12
+	CodeRateLimited
 )
 
 // maxBodyBytes is the largest request body the fake accepts, the same cap
