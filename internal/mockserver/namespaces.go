@@ -95,8 +95,13 @@ type namespace struct {
 	maxPlants int
 	created   time.Time
 	lastUsed  atomic.Int64 // unix nanoseconds
-	ended     atomic.Bool
+	// state counts its requests in flight, plus endedBit once it has
+	// ended: one word, so that it ends idle only while none is in flight,
+	// and none starts once it has ended.
+	state atomic.Int64
 }
+
+const endedBit = 1 << 62
 
 // startNamespaces turns namespaces on as c says.
 func (s *Server) startNamespaces(c NamespaceConfig) error {
@@ -131,7 +136,10 @@ func (s *Server) serveNamespaces(w http.ResponseWriter, r *http.Request) bool {
 	case ns == nil || path == Prefix+"health":
 		return false
 	case !isControl(path):
-		ns.touch(s.ns.now())
+		if !s.ns.enter(ns) {
+			return false // it ended since: the token is nobody's
+		}
+		defer s.ns.leave(ns)
 		ns.serveAPI(w, r, s.ns.APIToken)
 		return true
 	}
@@ -147,7 +155,7 @@ func (s *Server) serveNamespaces(w http.ResponseWriter, r *http.Request) bool {
 func (s *Server) serveNamespace(w http.ResponseWriter, r *http.Request) {
 	id, sub, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, nsPrefix), "/")
 	ns := s.ns.lookup(nsPrefix, id, r.URL.EscapedPath())
-	if ns == nil {
+	if ns == nil || !s.ns.enter(ns) {
 		err := errorf(http.StatusNotFound, plantstoretest.CodeNotFound,
 			"no namespace %q: it ended (DELETE, or idle past its ttl) or never existed; POST %s creates one",
 			truncate(id, 64), namespacesPath)
@@ -155,7 +163,7 @@ func (s *Server) serveNamespace(w http.ResponseWriter, r *http.Request) {
 		s.logControl(r, r.URL.Path, err.status)
 		return
 	}
-	ns.touch(s.ns.now())
+	defer s.ns.leave(ns)
 	inner := withPath(r, "/"+sub)
 	if isControl(inner.URL.Path) {
 		s.logControl(r, r.URL.Path, ns.srv.control(w, inner, s.namespaceAccess(ns)))
@@ -230,17 +238,41 @@ func (ns *namespace) touch(now time.Time) {
 	}
 }
 
-func (ns *namespace) expired(now time.Time) bool {
-	return now.UnixNano()-ns.lastUsed.Load() > int64(ns.ttl)
+// enter notes a request to ns starting now, or reports that ns has ended.
+// Each enter that succeeds is followed by a leave.
+func (n *namespaces) enter(ns *namespace) bool {
+	for {
+		st := ns.state.Load()
+		if st&endedBit != 0 {
+			return false
+		}
+		if ns.state.CompareAndSwap(st, st+1) {
+			ns.touch(n.now())
+			return true
+		}
+	}
 }
 
-// alive returns ns, or nil, ending it, if it is idle past its ttl.
-func (n *namespaces) alive(ns *namespace) *namespace {
-	if ns == nil || ns.ended.Load() {
-		return nil
+// leave notes the end of a request to ns: its ttl starts again.
+func (n *namespaces) leave(ns *namespace) {
+	ns.touch(n.now())
+	ns.state.Add(-1)
+}
+
+// expire ends ns if it is idle past its ttl at now, with no request in
+// flight, and reports whether it did.
+func (n *namespaces) expire(ns *namespace, now time.Time) bool {
+	if now.UnixNano()-ns.lastUsed.Load() <= int64(ns.ttl) || !ns.state.CompareAndSwap(0, endedBit) {
+		return false
 	}
-	if ns.expired(n.now()) {
-		n.end(ns)
+	n.forget(ns)
+	return true
+}
+
+// alive returns ns, or nil if it has ended or is idle past its ttl (which
+// ends it).
+func (n *namespaces) alive(ns *namespace) *namespace {
+	if ns == nil || ns.state.Load()&endedBit != 0 || n.expire(ns, n.now()) {
 		return nil
 	}
 	return ns
@@ -291,27 +323,35 @@ func validID(id string) bool {
 	return true
 }
 
-// end ends ns, once: it is forgotten, its held requests are released, and
-// its memory is the garbage collector's. It reports whether this call
-// ended it.
+// end ends ns at once, requests in flight or not, and reports whether this
+// call ended it.
 func (n *namespaces) end(ns *namespace) bool {
-	if !ns.ended.CompareAndSwap(false, true) {
-		return false
+	for {
+		st := ns.state.Load()
+		if st&endedBit != 0 {
+			return false
+		}
+		if ns.state.CompareAndSwap(st, st|endedBit) {
+			n.forget(ns)
+			return true
+		}
 	}
+}
+
+// forget drops ns, which has just ended: its held requests are released,
+// and its memory is the garbage collector's.
+func (n *namespaces) forget(ns *namespace) {
 	n.byID.CompareAndDelete(ns.id, ns)
 	n.byToken.CompareAndDelete(ns.tokenHash, ns)
 	n.live.Add(-1)
 	ns.srv.fake.Close()
-	return true
 }
 
 // sweep ends the namespaces idle past their ttl.
 func (n *namespaces) sweep(now time.Time) {
 	n.lastSweep.Store(now.UnixNano())
 	n.byID.Range(func(_, v any) bool {
-		if ns := v.(*namespace); ns.expired(now) {
-			n.end(ns)
-		}
+		n.expire(v.(*namespace), now)
 		return true
 	})
 }

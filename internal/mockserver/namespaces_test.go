@@ -549,3 +549,39 @@ func TestNamespacesOff(t *testing.T) {
 	wantError(t, "a namespace's path", call(t, srv, "GET", "/__plantstore/ns/00000000000000000000000000000000/plants", nil, ""),
 		404, plantstoretest.CodeNotFound, "no such control path")
 }
+
+// TestNamespaceInUseDoesNotExpire: a namespace with a request in flight
+// (a slow client, a delay or hang fault) is in use, not idle: it must not
+// end while the request lasts, and its ttl starts again when it ends.
+func TestNamespaceInUseDoesNotExpire(t *testing.T) {
+	srv, _ := nsMock(t, 10)
+	s := srv.Config.Handler.(*Server)
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	s.ns.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	ns := createNS(t, srv, []byte(`{"ttl":"1m"}`), "")
+
+	// A create whose client reads nothing stays in flight.
+	w := &stalledWriter{header: http.Header{}, writing: make(chan struct{}), release: make(chan struct{})}
+	req := httptest.NewRequest("POST", ns.path+"/plants", bytes.NewReader(plantJSON(1)))
+	req.Header.Set("Authorization", "Bearer "+ns.Token)
+	req.Header.Set("Content-Type", "application/json")
+	stalled := make(chan struct{})
+	go func() { defer close(stalled); s.ServeHTTP(w, req) }()
+	<-w.writing
+
+	advance(2 * time.Minute)
+	s.ns.sweep(s.ns.now())
+	if n := len(listNS(t, srv, "")); n != 1 {
+		t.Errorf("2m into a request, with a ttl of 1m: the list shows %d namespaces, want 1", n)
+	}
+	close(w.release)
+	<-stalled
+	advance(50 * time.Second)
+	if got := plantsOf(t, srv, ns.path+Prefix, ns.Token); len(got) != 1 {
+		t.Errorf("50s after its request ended: plants = %v, want the one it created", got)
+	}
+	advance(61 * time.Second)
+	wantError(t, "idle past its ttl", call(t, srv, "GET", ns.path+"/__plantstore/plants", nil, ns.Token), 404, plantstoretest.CodeNotFound, "idle past its ttl")
+}
