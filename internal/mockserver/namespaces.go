@@ -347,6 +347,15 @@ func (n *namespaces) forget(ns *namespace) {
 	ns.srv.fake.Close()
 }
 
+// Close ends every namespace, releasing the requests their faults hold, as
+// [plantstoretest.Handler.Close] does the default namespace's: the command
+// calls both as it shuts down.
+func (s *Server) Close() {
+	if s.ns != nil {
+		s.ns.byID.Range(func(_, v any) bool { s.ns.end(v.(*namespace)); return true })
+	}
+}
+
 // sweep ends the namespaces idle past their ttl.
 func (n *namespaces) sweep(now time.Time) {
 	n.lastSweep.Store(now.UnixNano())
