@@ -35,7 +35,8 @@ import (
 // Lookups go through sync.Maps keyed by id and by the SHA-256 of the token
 // (so a lookup's timing tells nothing of a token's bytes), and a
 // namespace's last use is an atomic: no lock is shared by the namespaces'
-// requests.
+// requests. Each namespace has a timer that ends it when it has been idle
+// for its ttl.
 
 // Defaults and bounds of namespaces.
 const (
@@ -78,11 +79,10 @@ type NamespaceConfig struct {
 // namespaces are the live namespaces of a Server.
 type namespaces struct {
 	NamespaceConfig
-	byID      sync.Map     // id → *namespace
-	byToken   sync.Map     // sha256 of the token → *namespace
-	live      atomic.Int64 // namespaces stored or being created
-	lastSweep atomic.Int64 // unix nanoseconds
-	now       func() time.Time
+	byID    sync.Map     // id → *namespace
+	byToken sync.Map     // sha256 of the token → *namespace
+	live    atomic.Int64 // namespaces stored or being created
+	now     func() time.Time
 }
 
 // namespace is one live namespace.
@@ -99,6 +99,7 @@ type namespace struct {
 	// ended: one word, so that it ends idle only while none is in flight,
 	// and none starts once it has ended.
 	state atomic.Int64
+	timer atomic.Pointer[time.Timer] // ends it once idle for its ttl
 }
 
 const endedBit = 1 << 62
@@ -344,7 +345,29 @@ func (n *namespaces) forget(ns *namespace) {
 	n.byID.CompareAndDelete(ns.id, ns)
 	n.byToken.CompareAndDelete(ns.tokenHash, ns)
 	n.live.Add(-1)
+	ns.timer.Load().Stop()
 	ns.srv.fake.Close()
+}
+
+// watch ends ns after d if it is idle by then, and otherwise looks again
+// when its ttl will have run out, so that an idle namespace's memory is
+// given back whether or not anyone asks for it.
+func (n *namespaces) watch(ns *namespace, d time.Duration) {
+	t := time.AfterFunc(d, func() {
+		now := n.now()
+		if n.expire(ns, now) || ns.state.Load()&endedBit != 0 {
+			return
+		}
+		left := time.Duration(ns.lastUsed.Load() + int64(ns.ttl) - now.UnixNano())
+		if left <= 0 {
+			left = ns.ttl // a request in flight: its end restarts the clock
+		}
+		n.watch(ns, left+time.Millisecond)
+	})
+	ns.timer.Store(t)
+	if ns.state.Load()&endedBit != 0 {
+		t.Stop() // it ended meanwhile, and forget may have stopped the timer before
+	}
 }
 
 // Close ends every namespace, releasing the requests their faults hold, as
@@ -356,31 +379,13 @@ func (s *Server) Close() {
 	}
 }
 
-// sweep ends the namespaces idle past their ttl.
-func (n *namespaces) sweep(now time.Time) {
-	n.lastSweep.Store(now.UnixNano())
-	n.byID.Range(func(_, v any) bool {
-		n.expire(v.(*namespace), now)
-		return true
-	})
-}
-
 // reserve takes a place for a new namespace, or reports that
-// -max-namespaces live. Namespaces idle past their ttl are swept once a
-// second, and whenever the places are all taken.
-func (n *namespaces) reserve(now time.Time) bool {
-	if now.UnixNano()-n.lastSweep.Load() >= int64(time.Second) {
-		n.sweep(now)
-	}
-	for swept := false; ; {
+// -max-namespaces live.
+func (n *namespaces) reserve() bool {
+	for {
 		live := n.live.Load()
 		if live >= int64(n.Max) {
-			if swept {
-				return false
-			}
-			n.sweep(now)
-			swept = true
-			continue
+			return false
 		}
 		if n.live.CompareAndSwap(live, live+1) {
 			return true
@@ -452,7 +457,7 @@ func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, body []
 	token := hex.EncodeToString(secret[idBytes:])
 	ns.tokenHash = sha256.Sum256([]byte(token))
 	now := s.ns.now()
-	if !s.ns.reserve(now) {
+	if !s.ns.reserve() {
 		return 0, errorf(http.StatusConflict, CodeNamespaceLimit,
 			"%d namespaces live, the most -max-namespaces allows; end one (DELETE %s/{id}), let one idle past its ttl, "+
 				"or restart the mock with a larger -max-namespaces", s.ns.Max, namespacesPath)
@@ -460,8 +465,9 @@ func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, body []
 	opts := append(s.ns.Options[:len(s.ns.Options):len(s.ns.Options)],
 		plantstoretest.WithToken(s.ns.APIToken), plantstoretest.WithMaxPlants(ns.maxPlants))
 	ns.srv = &Server{fake: plantstoretest.NewHandler(opts...), listenAddr: s.listenAddr, matches: make(map[int]*matchJSON)}
-	ns.label, ns.created = strings.Clone(ns.label), now
+	ns.created = now
 	ns.lastUsed.Store(now.UnixNano())
+	s.ns.watch(ns, ns.ttl+time.Millisecond)
 	s.ns.byToken.Store(ns.tokenHash, ns)
 	s.ns.byID.Store(ns.id, ns)
 	reply := s.describe(r, ns)
@@ -515,8 +521,6 @@ func (s *Server) listNamespaces(w http.ResponseWriter, r *http.Request, _ []byte
 	if s.ns == nil {
 		return 0, noNamespaces()
 	}
-	now := s.ns.now()
-	s.ns.sweep(now)
 	var list []namespaceBody
 	s.ns.byID.Range(func(_, v any) bool {
 		if ns := s.ns.alive(v.(*namespace)); ns != nil {

@@ -572,7 +572,6 @@ func TestNamespaceInUseDoesNotExpire(t *testing.T) {
 	<-w.writing
 
 	advance(2 * time.Minute)
-	s.ns.sweep(s.ns.now())
 	if n := len(listNS(t, srv, "")); n != 1 {
 		t.Errorf("2m into a request, with a ttl of 1m: the list shows %d namespaces, want 1", n)
 	}
@@ -584,4 +583,27 @@ func TestNamespaceInUseDoesNotExpire(t *testing.T) {
 	}
 	advance(61 * time.Second)
 	wantError(t, "idle past its ttl", call(t, srv, "GET", ns.path+"/__plantstore/plants", nil, ns.Token), 404, plantstoretest.CodeNotFound, "idle past its ttl")
+}
+
+// TestNamespaceIdleEndsUnasked: a namespace idle past its ttl ends then,
+// its memory given back, though nobody creates, lists or calls it again (a
+// CI job that crashed before its DELETE, on a mock nobody uses after).
+func TestNamespaceIdleEndsUnasked(t *testing.T) {
+	srv, _ := nsMock(t, 10)
+	s := srv.Config.Handler.(*Server)
+	ns := createNS(t, srv, []byte(`{"ttl":"1s"}`), "")
+	v, _ := s.ns.byID.Load(ns.Namespace)
+	fake := v.(*namespace).srv.fake
+	if err := fake.Seed([]plantstore.NewPlant{{ID: 1, Name: "Fern"}}); err != nil {
+		t.Fatal(err)
+	}
+	// The bound only detects the defect; a correct mock ends it after 1s.
+	for deadline := time.Now().Add(10 * time.Second); s.ns.live.Load() != 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("a namespace idle 10s past its ttl of 1s still lives, nobody having asked for it since")
+		}
+	}
+	if _, ok := s.ns.byID.Load(ns.Namespace); ok {
+		t.Errorf("the ended namespace is still stored by id")
+	}
 }
