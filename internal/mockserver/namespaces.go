@@ -242,16 +242,12 @@ func (ns *namespace) touch(now time.Time) {
 // enter notes a request to ns starting now, or reports that ns has ended.
 // Each enter that succeeds is followed by a leave.
 func (n *namespaces) enter(ns *namespace) bool {
-	for {
-		st := ns.state.Load()
-		if st&endedBit != 0 {
-			return false
-		}
-		if ns.state.CompareAndSwap(st, st+1) {
-			ns.touch(n.now())
-			return true
-		}
+	if ns.state.Add(1)&endedBit != 0 {
+		ns.state.Add(-1)
+		return false
 	}
+	ns.touch(n.now())
+	return true
 }
 
 // leave notes the end of a request to ns: its ttl starts again.
@@ -327,16 +323,11 @@ func validID(id string) bool {
 // end ends ns at once, requests in flight or not, and reports whether this
 // call ended it.
 func (n *namespaces) end(ns *namespace) bool {
-	for {
-		st := ns.state.Load()
-		if st&endedBit != 0 {
-			return false
-		}
-		if ns.state.CompareAndSwap(st, st|endedBit) {
-			n.forget(ns)
-			return true
-		}
+	if ns.state.Or(endedBit)&endedBit != 0 {
+		return false
 	}
+	n.forget(ns)
+	return true
 }
 
 // forget drops ns, which has just ended: its held requests are released,
