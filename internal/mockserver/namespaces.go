@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/plantstore/plantstore-go/internal/wire"
 	"github.com/plantstore/plantstore-go/plantstoretest"
@@ -49,7 +50,8 @@ const (
 	// MinNamespaceTTL and MaxNamespaceTTL bound the "ttl" a create may ask.
 	MinNamespaceTTL = time.Second
 	MaxNamespaceTTL = 24 * time.Hour
-	// MaxNamespaceLabel bounds a namespace's "label", in bytes.
+	// MaxNamespaceLabel bounds a namespace's "label", in characters (as
+	// the control API's document's maxLength counts).
 	MaxNamespaceLabel = 100
 	// CodeNamespaceLimit is the "error" code of the 409 refusing a create
 	// while -max-namespaces namespaces live.
@@ -469,8 +471,8 @@ func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, body []
 
 // labelProblem reports what is wrong with a label, or "".
 func labelProblem(label string) string {
-	if len(label) > MaxNamespaceLabel {
-		return "is longer than " + strconv.Itoa(MaxNamespaceLabel) + " bytes"
+	if utf8.RuneCountInString(label) > MaxNamespaceLabel {
+		return "is longer than " + strconv.Itoa(MaxNamespaceLabel) + " characters"
 	}
 	for _, c := range label {
 		if unicode.IsControl(c) || c == unicode.ReplacementChar {

@@ -382,7 +382,7 @@ func TestNamespaceBadCreate(t *testing.T) {
 		{"ttl too long", `{"ttl":"25h"}`, "application/json", 400, CodeBadControlRequest, "1s to 24h"},
 		{"max_plants negative", `{"max_plants":-1}`, "application/json", 400, CodeBadControlRequest, "-max-plants"},
 		{"max_plants past the mock's", `{"max_plants":101}`, "application/json", 400, CodeBadControlRequest, "0 to 100"},
-		{"label too long", `{"label":"` + strings.Repeat("x", 101) + `"}`, "application/json", 400, CodeBadControlRequest, "longer than 100"},
+		{"label too long", `{"label":"` + strings.Repeat("x", 101) + `"}`, "application/json", 400, CodeBadControlRequest, "longer than 100 characters"},
 		{"label with a control character", `{"label":"a\nb"}`, "application/json", 400, CodeBadControlRequest, "printable"},
 		{"null", `null`, "application/json", 400, plantstoretest.CodeInvalidJSON, "null"},
 		{"an array", `[]`, "application/json", 400, plantstoretest.CodeInvalidJSON, ""},
