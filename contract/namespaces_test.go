@@ -32,6 +32,9 @@ func TestControlContractNamespaces(t *testing.T) {
 		{method: "POST", path: "/__plantstore/namespaces", body: `{"max_plants": -1}`, wantStatus: 400, badRequest: true},
 		{method: "POST", path: "/__plantstore/namespaces", body: `{"owner": "me"}`, wantStatus: 400, badRequest: true},
 		{method: "POST", path: "/__plantstore/namespaces", body: `{"ttl": "1y"}`, wantStatus: 400},
+		// maxLength counts characters: 100 of two bytes each are a label.
+		{method: "POST", path: "/__plantstore/namespaces", body: `{"label": "` + strings.Repeat("é", 100) + `"}`, wantStatus: 409},
+		{method: "POST", path: "/__plantstore/namespaces", body: `{"label": "` + strings.Repeat("é", 101) + `"}`, wantStatus: 400, badRequest: true},
 		{method: "POST", path: "/__plantstore/namespaces", body: `{"label": "` + strings.Repeat("x", 2000) + `"}`, wantStatus: 413, badRequest: true},
 		{method: "POST", path: "/__plantstore/namespaces", body: `{}`, header: map[string]string{"Content-Type": "text/plain"}, wantStatus: 415, badRequest: true},
 		{method: "GET", path: "/__plantstore/namespaces", wantStatus: 200},

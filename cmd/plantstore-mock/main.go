@@ -300,6 +300,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	logger.Info("shutting down")
 	h.Close()
+	mock.Close()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {

@@ -353,3 +353,42 @@ func TestConformanceInNamespace(t *testing.T) {
 		t.Errorf("observed answers in the namespace differ from the default's (-default +namespace):\n%s", diff)
 	}
 }
+
+// TestNamespaceHeldRequestShutdown: a request a namespace's hang fault
+// holds is released at shutdown, as the default namespace's are, so the
+// mock exits at once with status 0 rather than after the shutdown timeout
+// with 1 (startRun's cleanup checks the status).
+func TestNamespaceHeldRequestShutdown(t *testing.T) {
+	t.Parallel()
+	held := make(chan error, 1)
+	t.Cleanup(func() { // after the mock's, which shuts it down
+		select {
+		case err := <-held:
+			if err == nil {
+				t.Errorf("the held request got an answer, want its connection dropped")
+			}
+		case <-time.After(shutdownTimeout):
+			t.Errorf("the held request is still held %v after shutdown", shutdownTimeout)
+		}
+	})
+	m := startRun(t, nil, "-addr", "127.0.0.1:0", "-token", "tok")
+	c := newNSClient()
+	ns := c.create(t, m.url, "")
+	if status, b, err := c.do("POST", ns.BaseURL+"/__plantstore/faults", `{"hang": true}`, ns.Token); status != http.StatusCreated {
+		t.Fatalf("queue a hang: %d %s %v", status, b, err)
+	}
+	go func() {
+		_, _, err := newNSClient().do("POST", ns.BaseURL+"/plants", `{"id":1,"name":"Fern"}`, ns.Token)
+		held <- err
+	}()
+	for { // until the fault is taken: the request is held
+		status, b, err := c.do("GET", ns.BaseURL+"/__plantstore/faults", "", ns.Token)
+		if err != nil || status != http.StatusOK {
+			t.Fatalf("list faults: %d %s %v", status, b, err)
+		}
+		if string(bytes.TrimSpace(b)) == "[]" {
+			break
+		}
+		runtime.Gosched()
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/plantstore/plantstore-go/internal/wire"
 	"github.com/plantstore/plantstore-go/plantstoretest"
@@ -35,7 +36,8 @@ import (
 // Lookups go through sync.Maps keyed by id and by the SHA-256 of the token
 // (so a lookup's timing tells nothing of a token's bytes), and a
 // namespace's last use is an atomic: no lock is shared by the namespaces'
-// requests.
+// requests. Each namespace has a timer that ends it when it has been idle
+// for its ttl.
 
 // Defaults and bounds of namespaces.
 const (
@@ -48,7 +50,8 @@ const (
 	// MinNamespaceTTL and MaxNamespaceTTL bound the "ttl" a create may ask.
 	MinNamespaceTTL = time.Second
 	MaxNamespaceTTL = 24 * time.Hour
-	// MaxNamespaceLabel bounds a namespace's "label", in bytes.
+	// MaxNamespaceLabel bounds a namespace's "label", in characters (as
+	// the control API's document's maxLength counts).
 	MaxNamespaceLabel = 100
 	// CodeNamespaceLimit is the "error" code of the 409 refusing a create
 	// while -max-namespaces namespaces live.
@@ -78,11 +81,10 @@ type NamespaceConfig struct {
 // namespaces are the live namespaces of a Server.
 type namespaces struct {
 	NamespaceConfig
-	byID      sync.Map     // id → *namespace
-	byToken   sync.Map     // sha256 of the token → *namespace
-	live      atomic.Int64 // namespaces stored or being created
-	lastSweep atomic.Int64 // unix nanoseconds
-	now       func() time.Time
+	byID    sync.Map     // id → *namespace
+	byToken sync.Map     // sha256 of the token → *namespace
+	live    atomic.Int64 // namespaces stored or being created
+	now     func() time.Time
 }
 
 // namespace is one live namespace.
@@ -95,8 +97,14 @@ type namespace struct {
 	maxPlants int
 	created   time.Time
 	lastUsed  atomic.Int64 // unix nanoseconds
-	ended     atomic.Bool
+	// state counts its requests in flight, plus endedBit once it has
+	// ended: one word, so that it ends idle only while none is in flight,
+	// and none starts once it has ended.
+	state atomic.Int64
+	timer atomic.Pointer[time.Timer] // ends it once idle for its ttl
 }
+
+const endedBit = 1 << 62
 
 // startNamespaces turns namespaces on as c says.
 func (s *Server) startNamespaces(c NamespaceConfig) error {
@@ -131,7 +139,10 @@ func (s *Server) serveNamespaces(w http.ResponseWriter, r *http.Request) bool {
 	case ns == nil || path == Prefix+"health":
 		return false
 	case !isControl(path):
-		ns.touch(s.ns.now())
+		if !s.ns.enter(ns) {
+			return false // it ended since: the token is nobody's
+		}
+		defer s.ns.leave(ns)
 		ns.serveAPI(w, r, s.ns.APIToken)
 		return true
 	}
@@ -147,7 +158,7 @@ func (s *Server) serveNamespaces(w http.ResponseWriter, r *http.Request) bool {
 func (s *Server) serveNamespace(w http.ResponseWriter, r *http.Request) {
 	id, sub, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, nsPrefix), "/")
 	ns := s.ns.lookup(nsPrefix, id, r.URL.EscapedPath())
-	if ns == nil {
+	if ns == nil || !s.ns.enter(ns) {
 		err := errorf(http.StatusNotFound, plantstoretest.CodeNotFound,
 			"no namespace %q: it ended (DELETE, or idle past its ttl) or never existed; POST %s creates one",
 			truncate(id, 64), namespacesPath)
@@ -155,7 +166,7 @@ func (s *Server) serveNamespace(w http.ResponseWriter, r *http.Request) {
 		s.logControl(r, r.URL.Path, err.status)
 		return
 	}
-	ns.touch(s.ns.now())
+	defer s.ns.leave(ns)
 	inner := withPath(r, "/"+sub)
 	if isControl(inner.URL.Path) {
 		s.logControl(r, r.URL.Path, ns.srv.control(w, inner, s.namespaceAccess(ns)))
@@ -230,17 +241,37 @@ func (ns *namespace) touch(now time.Time) {
 	}
 }
 
-func (ns *namespace) expired(now time.Time) bool {
-	return now.UnixNano()-ns.lastUsed.Load() > int64(ns.ttl)
+// enter notes a request to ns starting now, or reports that ns has ended.
+// Each enter that succeeds is followed by a leave.
+func (n *namespaces) enter(ns *namespace) bool {
+	if ns.state.Add(1)&endedBit != 0 {
+		ns.state.Add(-1)
+		return false
+	}
+	ns.touch(n.now())
+	return true
 }
 
-// alive returns ns, or nil, ending it, if it is idle past its ttl.
-func (n *namespaces) alive(ns *namespace) *namespace {
-	if ns == nil || ns.ended.Load() {
-		return nil
+// leave notes the end of a request to ns: its ttl starts again.
+func (n *namespaces) leave(ns *namespace) {
+	ns.touch(n.now())
+	ns.state.Add(-1)
+}
+
+// expire ends ns if it is idle past its ttl at now, with no request in
+// flight, and reports whether it did.
+func (n *namespaces) expire(ns *namespace, now time.Time) bool {
+	if now.UnixNano()-ns.lastUsed.Load() <= int64(ns.ttl) || !ns.state.CompareAndSwap(0, endedBit) {
+		return false
 	}
-	if ns.expired(n.now()) {
-		n.end(ns)
+	n.forget(ns)
+	return true
+}
+
+// alive returns ns, or nil if it has ended or is idle past its ttl (which
+// ends it).
+func (n *namespaces) alive(ns *namespace) *namespace {
+	if ns == nil || ns.state.Load()&endedBit != 0 || n.expire(ns, n.now()) {
 		return nil
 	}
 	return ns
@@ -291,47 +322,63 @@ func validID(id string) bool {
 	return true
 }
 
-// end ends ns, once: it is forgotten, its held requests are released, and
-// its memory is the garbage collector's. It reports whether this call
-// ended it.
+// end ends ns at once, requests in flight or not, and reports whether this
+// call ended it.
 func (n *namespaces) end(ns *namespace) bool {
-	if !ns.ended.CompareAndSwap(false, true) {
+	if ns.state.Or(endedBit)&endedBit != 0 {
 		return false
 	}
-	n.byID.CompareAndDelete(ns.id, ns)
-	n.byToken.CompareAndDelete(ns.tokenHash, ns)
-	n.live.Add(-1)
-	ns.srv.fake.Close()
+	n.forget(ns)
 	return true
 }
 
-// sweep ends the namespaces idle past their ttl.
-func (n *namespaces) sweep(now time.Time) {
-	n.lastSweep.Store(now.UnixNano())
-	n.byID.Range(func(_, v any) bool {
-		if ns := v.(*namespace); ns.expired(now) {
-			n.end(ns)
+// forget drops ns, which has just ended: its held requests are released,
+// and its memory is the garbage collector's.
+func (n *namespaces) forget(ns *namespace) {
+	n.byID.CompareAndDelete(ns.id, ns)
+	n.byToken.CompareAndDelete(ns.tokenHash, ns)
+	n.live.Add(-1)
+	ns.timer.Load().Stop()
+	ns.srv.fake.Close()
+}
+
+// watch ends ns after d if it is idle by then, and otherwise looks again
+// when its ttl will have run out, so that an idle namespace's memory is
+// given back whether or not anyone asks for it.
+func (n *namespaces) watch(ns *namespace, d time.Duration) {
+	t := time.AfterFunc(d, func() {
+		now := n.now()
+		if n.expire(ns, now) || ns.state.Load()&endedBit != 0 {
+			return
 		}
-		return true
+		left := time.Duration(ns.lastUsed.Load() + int64(ns.ttl) - now.UnixNano())
+		if left <= 0 {
+			left = ns.ttl // a request in flight: its end restarts the clock
+		}
+		n.watch(ns, left+time.Millisecond)
 	})
+	ns.timer.Store(t)
+	if ns.state.Load()&endedBit != 0 {
+		t.Stop() // it ended meanwhile, and forget may have stopped the timer before
+	}
+}
+
+// Close ends every namespace, releasing the requests their faults hold, as
+// [plantstoretest.Handler.Close] does the default namespace's: the command
+// calls both as it shuts down.
+func (s *Server) Close() {
+	if s.ns != nil {
+		s.ns.byID.Range(func(_, v any) bool { s.ns.end(v.(*namespace)); return true })
+	}
 }
 
 // reserve takes a place for a new namespace, or reports that
-// -max-namespaces live. Namespaces idle past their ttl are swept once a
-// second, and whenever the places are all taken.
-func (n *namespaces) reserve(now time.Time) bool {
-	if now.UnixNano()-n.lastSweep.Load() >= int64(time.Second) {
-		n.sweep(now)
-	}
-	for swept := false; ; {
+// -max-namespaces live.
+func (n *namespaces) reserve() bool {
+	for {
 		live := n.live.Load()
 		if live >= int64(n.Max) {
-			if swept {
-				return false
-			}
-			n.sweep(now)
-			swept = true
-			continue
+			return false
 		}
 		if n.live.CompareAndSwap(live, live+1) {
 			return true
@@ -403,7 +450,7 @@ func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, body []
 	token := hex.EncodeToString(secret[idBytes:])
 	ns.tokenHash = sha256.Sum256([]byte(token))
 	now := s.ns.now()
-	if !s.ns.reserve(now) {
+	if !s.ns.reserve() {
 		return 0, errorf(http.StatusConflict, CodeNamespaceLimit,
 			"%d namespaces live, the most -max-namespaces allows; end one (DELETE %s/{id}), let one idle past its ttl, "+
 				"or restart the mock with a larger -max-namespaces", s.ns.Max, namespacesPath)
@@ -411,8 +458,9 @@ func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, body []
 	opts := append(s.ns.Options[:len(s.ns.Options):len(s.ns.Options)],
 		plantstoretest.WithToken(s.ns.APIToken), plantstoretest.WithMaxPlants(ns.maxPlants))
 	ns.srv = &Server{fake: plantstoretest.NewHandler(opts...), listenAddr: s.listenAddr}
-	ns.label, ns.created = strings.Clone(ns.label), now
+	ns.created = now
 	ns.lastUsed.Store(now.UnixNano())
+	s.ns.watch(ns, ns.ttl+time.Millisecond)
 	s.ns.byToken.Store(ns.tokenHash, ns)
 	s.ns.byID.Store(ns.id, ns)
 	reply := s.describe(r, ns)
@@ -423,8 +471,8 @@ func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, body []
 
 // labelProblem reports what is wrong with a label, or "".
 func labelProblem(label string) string {
-	if len(label) > MaxNamespaceLabel {
-		return "is longer than " + strconv.Itoa(MaxNamespaceLabel) + " bytes"
+	if utf8.RuneCountInString(label) > MaxNamespaceLabel {
+		return "is longer than " + strconv.Itoa(MaxNamespaceLabel) + " characters"
 	}
 	for _, c := range label {
 		if unicode.IsControl(c) || c == unicode.ReplacementChar {
@@ -466,8 +514,6 @@ func (s *Server) listNamespaces(w http.ResponseWriter, r *http.Request, _ []byte
 	if s.ns == nil {
 		return 0, noNamespaces()
 	}
-	now := s.ns.now()
-	s.ns.sweep(now)
 	var list []namespaceBody
 	s.ns.byID.Range(func(_, v any) bool {
 		if ns := s.ns.alive(v.(*namespace)); ns != nil {

@@ -382,7 +382,7 @@ func TestNamespaceBadCreate(t *testing.T) {
 		{"ttl too long", `{"ttl":"25h"}`, "application/json", 400, CodeBadControlRequest, "1s to 24h"},
 		{"max_plants negative", `{"max_plants":-1}`, "application/json", 400, CodeBadControlRequest, "-max-plants"},
 		{"max_plants past the mock's", `{"max_plants":101}`, "application/json", 400, CodeBadControlRequest, "0 to 100"},
-		{"label too long", `{"label":"` + strings.Repeat("x", 101) + `"}`, "application/json", 400, CodeBadControlRequest, "longer than 100"},
+		{"label too long", `{"label":"` + strings.Repeat("x", 101) + `"}`, "application/json", 400, CodeBadControlRequest, "longer than 100 characters"},
 		{"label with a control character", `{"label":"a\nb"}`, "application/json", 400, CodeBadControlRequest, "printable"},
 		{"null", `null`, "application/json", 400, plantstoretest.CodeInvalidJSON, "null"},
 		{"an array", `[]`, "application/json", 400, plantstoretest.CodeInvalidJSON, ""},
@@ -548,4 +548,62 @@ func TestNamespacesOff(t *testing.T) {
 	wantError(t, "list", call(t, srv, "GET", namespacesPath, nil, ""), 404, plantstoretest.CodeNotFound, "-max-namespaces")
 	wantError(t, "a namespace's path", call(t, srv, "GET", "/__plantstore/ns/00000000000000000000000000000000/plants", nil, ""),
 		404, plantstoretest.CodeNotFound, "no such control path")
+}
+
+// TestNamespaceInUseDoesNotExpire: a namespace with a request in flight
+// (a slow client, a delay or hang fault) is in use, not idle: it must not
+// end while the request lasts, and its ttl starts again when it ends.
+func TestNamespaceInUseDoesNotExpire(t *testing.T) {
+	srv, _ := nsMock(t, 10)
+	s := srv.Config.Handler.(*Server)
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	s.ns.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	ns := createNS(t, srv, []byte(`{"ttl":"1m"}`), "")
+
+	// A create whose client reads nothing stays in flight.
+	w := &stalledWriter{header: http.Header{}, writing: make(chan struct{}), release: make(chan struct{})}
+	req := httptest.NewRequest("POST", ns.path+"/plants", bytes.NewReader(plantJSON(1)))
+	req.Header.Set("Authorization", "Bearer "+ns.Token)
+	req.Header.Set("Content-Type", "application/json")
+	stalled := make(chan struct{})
+	go func() { defer close(stalled); s.ServeHTTP(w, req) }()
+	<-w.writing
+
+	advance(2 * time.Minute)
+	if n := len(listNS(t, srv, "")); n != 1 {
+		t.Errorf("2m into a request, with a ttl of 1m: the list shows %d namespaces, want 1", n)
+	}
+	close(w.release)
+	<-stalled
+	advance(50 * time.Second)
+	if got := plantsOf(t, srv, ns.path+Prefix, ns.Token); len(got) != 1 {
+		t.Errorf("50s after its request ended: plants = %v, want the one it created", got)
+	}
+	advance(61 * time.Second)
+	wantError(t, "idle past its ttl", call(t, srv, "GET", ns.path+"/__plantstore/plants", nil, ns.Token), 404, plantstoretest.CodeNotFound, "idle past its ttl")
+}
+
+// TestNamespaceIdleEndsUnasked: a namespace idle past its ttl ends then,
+// its memory given back, though nobody creates, lists or calls it again (a
+// CI job that crashed before its DELETE, on a mock nobody uses after).
+func TestNamespaceIdleEndsUnasked(t *testing.T) {
+	srv, _ := nsMock(t, 10)
+	s := srv.Config.Handler.(*Server)
+	ns := createNS(t, srv, []byte(`{"ttl":"1s"}`), "")
+	v, _ := s.ns.byID.Load(ns.Namespace)
+	fake := v.(*namespace).srv.fake
+	if err := fake.Seed([]plantstore.NewPlant{{ID: 1, Name: "Fern"}}); err != nil {
+		t.Fatal(err)
+	}
+	// The bound only detects the defect; a correct mock ends it after 1s.
+	for deadline := time.Now().Add(10 * time.Second); s.ns.live.Load() != 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("a namespace idle 10s past its ttl of 1s still lives, nobody having asked for it since")
+		}
+	}
+	if _, ok := s.ns.byID.Load(ns.Namespace); ok {
+		t.Errorf("the ended namespace is still stored by id")
+	}
 }
