@@ -386,13 +386,6 @@ func (n *namespaces) reserve() bool {
 	}
 }
 
-// createBody is the optional body of POST /__plantstore/namespaces.
-type createBody struct {
-	TTL       *string `json:"ttl"`
-	MaxPlants *int    `json:"max_plants"`
-	Label     *string `json:"label"`
-}
-
 // namespaceBody describes a namespace: the reply of its create, with its
 // token, and an element of the list, without.
 type namespaceBody struct {
@@ -416,7 +409,11 @@ func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, body []
 	if s.ns == nil {
 		return 0, noNamespaces()
 	}
-	var req createBody
+	var req struct { // the optional body; a nil field keeps its default
+		TTL       *string `json:"ttl"`
+		MaxPlants *int    `json:"max_plants"`
+		Label     *string `json:"label"`
+	}
 	if len(body) > 0 {
 		if err := decodeStrict(body, &req); err != nil {
 			return 0, err
