@@ -108,12 +108,9 @@ type Handler struct {
 }
 
 // NewHandler returns a fake Plant Store with no plants stored (or those of
-// [WithPlants]). It accepts the options of [NewServer] except [WithTLS],
-// [WithInMemoryNetwork] and [WithLogging], which only a server can honour:
-// given one, or an invalid option (an empty token, a negative limit, a
-// [WithPlants] plant that fails its checks), it panics with a message that
-// starts with "plantstoretest:". Call [Handler.Close] before shutting down the server it
-// is mounted in.
+// [WithPlants]). It panics on an invalid [Option], and on [WithTLS],
+// [WithInMemoryNetwork] and [WithLogging], which only a server can honour.
+// Call [Handler.Close] before shutting down the server it is mounted in.
 func NewHandler(opts ...Option) *Handler {
 	c := newConfig(opts)
 	if len(c.serverOnly) > 0 {

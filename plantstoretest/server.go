@@ -81,10 +81,9 @@ import (
 )
 
 // Server is a running fake Plant Store: a [Handler] served by an
-// httptest.Server. Its methods inspect the fake ([Server.Plants],
-// [Server.Requests], [Server.Faults]) and script it ([Server.Inject],
-// [Server.Seed], [Server.Reset]); each is the Handler method of the same
-// name. A Server is safe for concurrent use.
+// httptest.Server. It has every method of a Handler, which inspect and
+// script the fake, but ServeHTTP and Close ([Server.Close] closes both). A
+// Server is safe for concurrent use.
 type Server struct {
 	// URL is the base URL of the fake, "http://127.0.0.1:port" or, with
 	// [WithTLS], "https://127.0.0.1:port", with no trailing slash. Under
@@ -119,11 +118,8 @@ type Server struct {
 // this package: tb.Helper cannot reach the test from the server's
 // goroutines.
 //
-// An invalid option (an empty token, a negative limit, a [WithPlants] plant
-// that fails its checks) fails the test with tb.Fatalf, reported at the
-// test's line that called NewServer; so does a call inside a
-// testing/synctest bubble without [WithInMemoryNetwork], which would
-// otherwise hang the test until go test's timeout.
+// An invalid [Option] fails the test with tb.Fatalf, and so does a call
+// inside a testing/synctest bubble without [WithInMemoryNetwork].
 func NewServer(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	c := newConfig(opts)
@@ -190,13 +186,11 @@ func (s *Server) Client(opts ...plantstore.Option) *plantstore.Client {
 }
 
 // Close shuts s down before the test ends, for tests of a server that goes
-// away: it closes the Handler, which releases requests held by a [Fault],
-// stops the listener and drops every connection, so a request still in
-// progress fails as it would against a server that died. It returns once
-// every request's handler has returned, which a request body that never
-// arrives cannot hold up. Requests sent after Close fail to connect. Close
-// may be called more than once; the cleanup registered by [NewServer] calls
-// it too.
+// away: it closes the Handler ([Handler.Close]), stops the listener and
+// drops every connection, so a request in progress fails as against a
+// server that died. It returns once every request's handler has returned.
+// Requests sent after Close fail to connect. Close may be called more than
+// once; the cleanup registered by [NewServer] calls it too.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.h.Close()
