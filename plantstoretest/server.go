@@ -30,28 +30,21 @@
 //
 // The fake is not the real service. It keeps plants in memory only, for the
 // life of one Handler, and at most [WithMaxPlants] of them; it serves no
-// operation but creating a plant (nothing lists, reads or deletes plants
-// over HTTP); it has no quotas or timeouts of its own, and a rate limit only
-// when [WithRateLimit] asks for one, whose numbers are the test's, not the
-// service's; it accepts exactly one token, which never expires; and the
-// error codes in its bodies ([CodeInvalidJSON] and the rest) are its own,
-// because the specification does not say which values the real service uses.
-// Branch on the HTTP status in production code, not on these codes. Package
+// operation but creating a plant; it has no quotas or timeouts of its own,
+// and a rate limit only when [WithRateLimit] asks for one; it accepts
+// exactly one token, which never expires; and the error codes in its bodies
+// ([CodeInvalidJSON] and the rest) are its own. Package
 // plantstoretest/conformance shows where a deployment answers differently,
-// and [WithProfile] makes the fake answer a repeated id and refused
-// credentials as the deployment does.
+// and [WithProfile] makes the fake answer as the deployment does.
 //
 // # Fake time
 //
 // A test of retries and timeouts with production settings waits as long as
 // production does: a 503 with "Retry-After: 30" costs half a minute. Inside
 // a testing/synctest bubble (Go 1.25 or later) time is fake and such waits
-// cost nothing, but loopback sockets never count as blocked there, so a
-// loopback Server would hang synctest.Test, and NewServer without
-// [WithInMemoryNetwork] fails the test there at once. WithInMemoryNetwork
-// serves the fake on an in-memory network instead, and
-// [Server.ProductionClient] returns a client with the SDK's production retry
-// settings:
+// cost nothing, once the fake is served on an in-memory network
+// ([WithInMemoryNetwork]) and the client retries as production does
+// ([Server.ProductionClient]):
 //
 //	func TestCreateWaitsForRetryAfter(t *testing.T) {
 //		synctest.Test(t, func(t *testing.T) {
