@@ -12,12 +12,10 @@ const errLoopbackInBubble = "plantstoretest: NewServer inside a testing/synctest
 	"once fake time must advance (a Retry-After, a backoff)"
 
 // inBubble reports whether the calling goroutine runs inside a
-// testing/synctest bubble (Go 1.25 or later). Package synctest has no
-// function that says so, but the runtime names the bubble in the goroutine's
+// testing/synctest bubble, which the runtime names in the goroutine's
 // header, the first line of runtime.Stack: "goroutine 7 [running, synctest
-// bubble 1]:". Go 1.25 to 1.27 write it so, and
-// TestNewServerRefusesLoopbackInBubble checks it on each Go the module is
-// tested with; a Go that stopped would make this report false, never true.
+// bubble 1]:" (checked by TestNewServerRefusesLoopbackInBubble). A Go that
+// stopped would make this report false, never true.
 func inBubble() bool {
 	var buf [256]byte
 	header, _, _ := bytes.Cut(buf[:runtime.Stack(buf[:], false)], []byte("\n"))

@@ -35,13 +35,9 @@ func callSite() string {
 }
 
 // report writes msg to the test's log, and fails the test if fail is set,
-// at the test's line at, a [callSite]: for what the server's goroutines
-// see, where tb.Helper cannot lead a report to the test, and for a Fault
-// left unused, which the cleanup reports (there tb.Helper leads to the line
-// of NewServer, or, in a synctest bubble, into package testing). Where tb
-// has Output (Go 1.25 or later), at is written in place of the location
-// testing would give; otherwise tb.Logf or tb.Errorf locates msg as
-// tb.Helper allows.
+// at the test's line at, a [callSite], where tb.Helper cannot reach it (from
+// the server's goroutines, or the cleanup). Without tb.Output (before Go
+// 1.25), tb.Logf or tb.Errorf locates msg as tb.Helper allows.
 func (h *Handler) report(at string, fail bool, msg string) {
 	h.tb.Helper()
 	if o, ok := h.tb.(interface{ Output() io.Writer }); ok && at != "" {

@@ -31,10 +31,8 @@ func (rej *rejection) reply() reply {
 }
 
 // check routes the request and runs the stateless checks documented on
-// Handler, in order. It returns the request's operation and what the
-// request carries to it (its path values and the plant its body holds),
-// or, if a check failed, why (with the operation when the request was
-// routed).
+// Handler, in order. It returns the request's operation (if routed), and
+// what the request carries to it, or why a check failed.
 func (h *Handler) check(r *http.Request, body []byte, readErr error) (*operation, input, *rejection) {
 	op, values, rej := h.route(r)
 	if rej == nil {
@@ -86,9 +84,8 @@ func checkNoBody(r *http.Request, body []byte, readErr error) *rejection {
 	return nil
 }
 
-// applyRule runs a [WithRule] rule. A panic in it fails the test (it would
-// otherwise vanish into net/http's recovery, and the client would only see
-// a dropped connection) and is answered with 500; see [Handler.callback].
+// applyRule runs a [WithRule] rule; a panic in it is answered with 500 (see
+// [Handler.callback]).
 func (h *Handler) applyRule(rule func(plantstore.NewPlant) *ErrorBody, p plantstore.NewPlant) *rejection {
 	var e *ErrorBody
 	what := func() string { return fmt.Sprintf("a WithRule rule panicked on %+v", p) }
@@ -158,17 +155,11 @@ func checkContentType(header http.Header) string {
 }
 
 // readBody reads at most [wire.MaxBodyBytes] of r's body, and
-// [wire.ErrBodyTooLarge] if there was more. The buffer grows with the bytes
-// that actually arrive, never by the length the request announces (see
-// [wire.ReadBody]): a client that declares 1 MiB and sends 7 bytes costs a
-// small buffer, not 1 MiB. A short announced length only makes the first
-// buffer smaller, with a byte to spare for reading the end.
-//
-// It does not use http.MaxBytesReader, which would make the server close
-// the connection after the reply: net/http then lingers half a second
-// before closing a connection with a body unread, and Server.Close waits
-// for that. Without it, net/http reads and discards up to 256 KiB of what
-// is left and keeps the connection; only a body longer than that closes it.
+// [wire.ErrBodyTooLarge] if there was more, with a buffer that grows with
+// the bytes that arrive (see [wire.ReadBody]); a short announced length
+// makes the first buffer smaller, with a byte to spare for reading the end.
+// Unlike http.MaxBytesReader, it lets net/http keep the connection after a
+// body a little too long.
 func readBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil

@@ -2,13 +2,11 @@ package plantstoretest
 
 import "github.com/plantstore/plantstore-go/internal/wire"
 
-// The codes the fake puts in the "error" field of its [ErrorBody] bodies. They are
-// the fake's own: the specification does not say which values the real
-// service uses, so code under test must not hard-code them. It should branch
-// on the HTTP status, or take a code its deployment documents as
-// configuration (as examples/inventory does); tests compare these codes to
-// check which rule the fake applied. They run from 1 to 12, in this order,
-// and never change: api/plantstoretest.txt records each value.
+// The codes the fake puts in the "error" field of its [ErrorBody] bodies, for
+// tests to check which rule the fake applied. They are the fake's own (the
+// specification does not say which values the real service uses), so code
+// under test must branch on the HTTP status, or on a code its deployment
+// documents, not on these. Their values never change.
 const (
 	// CodeInvalidJSON means the body is empty, not valid UTF-8, not valid JSON,
 	// not a JSON object, has a repeated field name, or has data after the
@@ -31,23 +29,18 @@ const (
 	CodeUnauthorized
 	// CodeNotFound means the path is not /plants. The status is 404.
 	CodeNotFound
-	// CodeMethodNotAllowed means the path is /plants but the method is not POST.
-	// The status is 405.
+	// CodeMethodNotAllowed means the method is not allowed on the path. The
+	// status is 405.
 	CodeMethodNotAllowed
 	// CodeFault is in the default body of a reply scripted with [Fault].
 	CodeFault
-	// CodeCallbackPanic means a [WithRule] rule panicked. The status is 500, and
-	// the test that owns the [Server] fails with the panic's value. (A
-	// Handler from [NewHandler] lets the panic go on instead.)
+	// CodeCallbackPanic means a [WithRule] rule panicked. The status is 500.
 	CodeCallbackPanic
 	// CodeStoreFull means the store already holds as many plants as
-	// [WithMaxPlants] allows (cmd/plantstore-mock: -max-plants); nothing is
-	// stored. The status is 400.
+	// [WithMaxPlants] allows. The status is 400.
 	CodeStoreFull
 	// CodeRateLimited means the request came over the rate [WithRateLimit]
-	// allows (cmd/plantstore-mock: -rate-limit); nothing is stored. The
-	// status is 429, with a Retry-After header that says in how many whole
-	// seconds the next request will be let through.
+	// allows. The status is 429.
 	CodeRateLimited
 )
 
@@ -57,9 +50,8 @@ const maxBodyBytes = wire.MaxBodyBytes
 
 // ErrorBody is the body of every response from the fake other than 200, in
 // the wire shape the specification gives: {"error": code, "message": text}.
-// Rules added with [WithRule] return one to reject a plant. It is a body
-// shape, not a Go error: a method that fails returns an error, such as a
-// [*SeedError], which may carry an ErrorBody.
+// Rules added with [WithRule] return one to reject a plant. It is not a Go
+// error; a [*SeedError] carries one.
 type ErrorBody struct {
 	// Code is a machine-readable code: one of the Code constants, or the
 	// value a rule chose.

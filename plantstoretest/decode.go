@@ -14,18 +14,11 @@ import (
 	"github.com/plantstore/plantstore-go/internal/strictjson"
 )
 
-// decodePlant decodes body as a NewPlant, strictly, as documented on
-// Handler. encoding/json alone is too lenient for a fake: it replaces
-// invalid UTF-8 and unpaired surrogates with U+FFFD, keeps the last of
-// repeated fields, matches field names without regard to case, and turns
-// 1.0 into an int64.
-//
-// It runs on every request, so it is built to be cheap: json.Valid checks
-// the syntax and nesting depth of the whole body in one pass without
-// allocating, and then a walk over the top-level object, which can trust
-// the syntax, finds the fields by their offsets in body. Only the rare
-// bodies that need it go through encoding/json's decoder: it explains
-// syntax errors, and decodes strings that contain escapes.
+// decodePlant decodes body as a NewPlant, as strictly as [Handler] says,
+// which encoding/json alone is not. It runs on every request, so json.Valid
+// checks the syntax in one pass without allocating, and a walk over the
+// object, which can trust it, finds the fields; encoding/json's decoder
+// only explains syntax errors and decodes strings with escapes.
 func decodePlant(body []byte) (plantstore.NewPlant, *ErrorBody) {
 	if i := invalidUTF8(body); i >= 0 {
 		return plantstore.NewPlant{}, invalidJSON("body is not valid UTF-8 (at byte %d)", i)
@@ -116,12 +109,9 @@ type plantFields struct {
 	id, name, tag []byte
 }
 
-// objectFields finds the NewPlant fields in obj, a JSON object in a body
-// that json.Valid accepted, and rejects a field name that appears twice:
-// JSON leaves the meaning of repeated names undefined, and servers differ on
-// which one wins. Names are compared as they decode, so "n\u0061me" repeats
-// "name". It trusts the syntax, and so expects, for example, a field name
-// wherever it finds no closing brace.
+// objectFields finds the NewPlant fields in obj, a JSON object that
+// json.Valid accepted, and rejects a field name that appears twice,
+// compared as they decode: "n\u0061me" repeats "name".
 func objectFields(obj []byte) (plantFields, *ErrorBody) {
 	var (
 		fields plantFields

@@ -29,23 +29,17 @@ import (
 //
 // The fake sees a client give up only once it has read the request's whole
 // body, so a request held by Hang or Delay whose body was over the 1 MiB
-// limit waits until the Handler is closed or the delay ends.
-//
-// So Store and Drop together are the case that matters most for retrying a
-// create: the plant is stored, then the connection drops before the
-// response, and the client cannot tell whether its create took effect.
+// limit waits until the Handler is closed or the delay ends. Store with Drop
+// is a create that took effect without the client knowing.
 type Fault struct {
 	// Match selects the requests the Fault answers; nil matches every
-	// request. It sees the whole [Request], checked or not (see
-	// [Request.Invalid]): its Method and Path select an operation
-	// (r.Method == "POST" && r.Path == "/plants"), its Plant a create by
-	// what it stores, its RetryCount an attempt of a call. Faults are tried
-	// in the order they were injected, so Match is called with an arriving
-	// request only if no earlier Fault took it. It runs while the Handler's
-	// state is locked, so it must be quick, must not modify the Request and
-	// must not call the Handler's methods. A panic in Match fails the test
-	// and counts as no match; in a Handler from [NewHandler], which has no
-	// test to fail, it goes on out of ServeHTTP.
+	// request. It sees the whole [Request], checked or not, its Plant not
+	// cut: Method and Path select an operation, Plant a create, RetryCount
+	// an attempt of a call. It is called only if no earlier Fault took the
+	// request (see [Handler.Inject]), while the Handler's state is locked,
+	// so it must be quick and must not modify the Request or call the
+	// Handler's methods. A panic in Match fails the test and counts as no
+	// match; in a Handler from [NewHandler] it goes on out of ServeHTTP.
 	Match func(Request) bool
 
 	// Times is how many matching requests the Fault answers before it is
@@ -80,9 +74,7 @@ type Fault struct {
 	Store bool
 
 	// Note is the caller's own, kept with the Fault and given back by
-	// [Handler.Faults]; the fake does nothing with it. cmd/plantstore-mock
-	// keeps there, as JSON, the match a fault was posted with, which
-	// Match, a func, cannot show.
+	// [Handler.Faults]; the fake does nothing with it.
 	Note string
 }
 
@@ -200,13 +192,9 @@ type InjectedFault struct {
 // is offered to the waiting faults in the order they were injected and is
 // answered by the first whose Match accepts it; that fault then has one
 // reply fewer, and is removed when it has none left. A fault that can never
-// act as written (see [Fault]) is misuse: a [Server] fails the test with
-// tb.Fatalf, reported at the test's line that called Inject, and a Handler
-// from [NewHandler] panics. Inject copies f's Header and Body, so the caller
-// may reuse them. [Handler.AddFault] is the same with an error instead.
-//
-// A [Server] reports through the test every fault with replies left when the
-// test ends; see [NewServer].
+// act as written is misuse, as an invalid [Option] is. A [Server] fails the
+// test for every fault with replies left when the test ends; see
+// [NewServer]. Inject copies f's Header and Body.
 func (h *Handler) Inject(f Fault) {
 	if h.tb != nil {
 		h.tb.Helper()
@@ -216,12 +204,9 @@ func (h *Handler) Inject(f Fault) {
 	}
 }
 
-// AddFault is [Handler.Inject] for callers without a test to fail, such as
-// the control API of cmd/plantstore-mock: it adds f to the faults waiting
-// for requests and returns its ID (see [InjectedFault]), or, for a fault that
-// can never act as written, an error with the very message Inject reports,
-// such as "plantstoretest: invalid Fault: Body needs a Status", and adds
-// nothing. It copies f's Header and Body. It is safe for concurrent use.
+// AddFault is [Handler.Inject] for callers without a test to fail: it
+// returns the fault's ID (see [InjectedFault]), or, for a fault that can
+// never act as written, the error Inject reports, and adds nothing.
 func (h *Handler) AddFault(f Fault) (id int, err error) {
 	if err := f.check(); err != nil {
 		return 0, err

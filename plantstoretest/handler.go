@@ -34,15 +34,11 @@ import (
 //     matched without regard to case, one or more spaces and the token
 //     (RFC 7235); the token is compared in constant time.
 //   - A Content-Type other than application/json, optionally with
-//     charset=utf-8, is 400 with [CodeContentType]. The fake answers 400 and
-//     not 415 because the specification answers every failed create with
-//     400; it never invents statuses the specification does not list,
-//     except 401, 404 and 405 above.
-//   - A body over 1 MiB is 400 with [CodeTooLarge], for the same reason not
-//     413. The fake reads no more of it. The server it is mounted in keeps
-//     the connection if little is left (net/http discards up to 256 KiB),
-//     and otherwise closes it half a second later (net/http's lingering
-//     close), which [Server.Close] waits for.
+//     charset=utf-8, is 400 with [CodeContentType]: not 415, as the
+//     specification answers every failed create with 400.
+//   - A body over 1 MiB is 400 with [CodeTooLarge], not 413. The fake reads
+//     no more of it; net/http then keeps the connection if at most 256 KiB
+//     is left, and otherwise closes it half a second later.
 //   - The body must be exactly one JSON object, in valid UTF-8, with no
 //     repeated field names (which JSON leaves undefined), and nothing but
 //     whitespace after it; otherwise 400 with [CodeInvalidJSON]. Deeply
@@ -51,11 +47,9 @@ import (
 //     "id" is required and must be an integer literal that fits in int64:
 //     "1", 1.5, 1.0, 1e3 and 1e100 are all rejected, so a client that sends
 //     a float is caught even where a lenient server would accept it. "name"
-//     is required and must be a non-empty string (the plantstore client
-//     never sends an empty one). "tag" is optional, but when present it must
-//     be a string: null is rejected, as the specification does not make it
-//     nullable. Strings must not contain unpaired surrogate escapes such as
-//     "\ud800", which a decoder would silently replace, so a stored name is
+//     is required and must be a non-empty string. "tag" is optional, but
+//     when present it must be a string, not null. Strings must not contain
+//     unpaired surrogate escapes such as "\ud800", so a stored name is
 //     exactly the name that was sent. Field names match case-sensitively,
 //     and unknown fields are ignored.
 //   - Each rule added with [WithRule] may reject the plant with 400.
@@ -108,12 +102,9 @@ type Handler struct {
 }
 
 // NewHandler returns a fake Plant Store with no plants stored (or those of
-// [WithPlants]). It accepts the options of [NewServer] except [WithTLS],
-// [WithInMemoryNetwork] and [WithLogging], which only a server can honour:
-// given one, or an invalid option (an empty token, a negative limit, a
-// [WithPlants] plant that fails its checks), it panics with a message that
-// starts with "plantstoretest:". Call [Handler.Close] before shutting down the server it
-// is mounted in.
+// [WithPlants]). It panics on an invalid [Option], and on [WithTLS],
+// [WithInMemoryNetwork] and [WithLogging], which only a server can honour.
+// Call [Handler.Close] before shutting down the server it is mounted in.
 func NewHandler(opts ...Option) *Handler {
 	c := newConfig(opts)
 	if len(c.serverOnly) > 0 {
@@ -170,10 +161,8 @@ func newHandler(c *config) *Handler {
 	return h
 }
 
-// misuse reports that the caller used the fake wrongly: under [NewServer]
-// it fails the test with tb.Fatalf, at the line of the test that called the
-// exported function (each function on the way calls tb.Helper); without a
-// test it panics.
+// misuse reports that the caller used the fake wrongly, as [Option] says:
+// each function on the way calls tb.Helper.
 func (h *Handler) misuse(msg string) {
 	if h.tb == nil {
 		panic(msg)
@@ -184,11 +173,8 @@ func (h *Handler) misuse(msg string) {
 
 // callback calls f, which runs a callback of the test's (a [WithRule] rule
 // or a [Fault.Match]), and returns what the callback panicked with, or nil.
-// Under [NewServer] a panic fails the test, reported at the test's line at
-// that gave the callback (see [Handler.report]), with what it was and the
-// value. Without a test the panic goes on at once, with that message: out
-// of ServeHTTP, as any handler's would (ServeHTTP journals the request as
-// dropped), or out of Seed.
+// Under [NewServer] a panic fails the test at the line at that gave the
+// callback; without a test it goes on, with the message what returns.
 func (h *Handler) callback(at string, what func() string, f func()) (panicked any) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -214,11 +200,9 @@ func (h *Handler) Plants() []plantstore.NewPlant {
 
 // Reset forgets the stored plants, the recorded requests and the injected
 // faults not yet used (without reporting them), so that subtests can share a
-// server. A request still held by a [Fault]'s Delay when Reset runs is
-// answered as it would have been, but stores nothing in the state after
-// Reset. Reset leaves the rest as it is: [Request.Seq] and fault IDs go on
-// counting, the bucket of [WithRateLimit] is not refilled, and [WithChaos]
-// goes on with its sequence of choices rather than starting it again.
+// server. A request held by a [Fault]'s Delay across Reset is answered as it
+// would have been, but stores nothing. [Request.Seq] and fault IDs go on
+// counting, and the states of [WithRateLimit] and [WithChaos] go on.
 func (h *Handler) Reset() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -231,11 +215,10 @@ func (h *Handler) Reset() {
 	h.faults = nil
 }
 
-// Close releases every request held by a [Fault] with Hang or Delay, which
-// then ends by dropping its connection, so that http.Server.Shutdown and
-// httptest.Server.Close do not wait for them. Requests that arrive later are
-// served as usual, except that hangs and delays end at once. Close does not
-// stop a server the Handler is mounted in, and may be called more than once.
+// Close releases every request held by a [Fault] with Hang or Delay, by
+// dropping its connection, so that http.Server.Shutdown does not wait for
+// them; later, hangs and delays end at once. Close does not stop a server
+// the Handler is mounted in, and may be called more than once.
 func (h *Handler) Close() {
 	h.closeOnce.Do(func() { close(h.done) })
 }
@@ -313,11 +296,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rep.write(w, f.Header)
 }
 
-// begin records in the journal that the reply to the request numbered seq,
-// which arrived at start, is about to be written with status, and returns
-// status and the request's Duration. It comes before the write, so that a
-// client that has the status in hand finds it in the journal, even while
-// a large body is still on its way.
+// begin journals the reply to the request numbered seq, which arrived at
+// start, before it is written with status (see [OutcomeSent]), and returns
+// status and the request's Duration.
 func (h *Handler) begin(seq uint64, status int, start time.Time) (int, time.Duration) {
 	d := h.now().Sub(start)
 	h.mu.Lock()
@@ -327,9 +308,8 @@ func (h *Handler) begin(seq uint64, status int, start time.Time) (int, time.Dura
 }
 
 // journalBody is the part of body that the journal keeps, and whether it
-// was cut. It is a copy when it is cut, or when body's buffer has more room
-// than the byte readBody keeps to spare (a body of unannounced length), so
-// that the journal holds no more than it shows.
+// was cut: a copy, unless body's buffer has no more room than the byte
+// readBody keeps to spare, so that the journal holds no more than it shows.
 func (h *Handler) journalBody(body []byte, readErr error) ([]byte, bool) {
 	truncated := errors.Is(readErr, wire.ErrBodyTooLarge)
 	switch {
@@ -353,10 +333,7 @@ type answer struct {
 
 // arrive numbers and records req, and decides in ans who answers it: the
 // rate limit, the first injected fault that matches, chaos, or the fake
-// itself. Unless a fault takes over without Store, it also processes the
-// request: it does its operation op (storing the plant of a create) or
-// decides how to reject it. A Match that panics without a test (see
-// callback) leaves req recorded with ans.seq set.
+// itself, which then processes it, as does a fault with Store.
 func (h *Handler) arrive(ans *answer, req Request, op *operation, in input, rej *rejection) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -386,8 +363,7 @@ func (h *Handler) arrive(ans *answer, req Request, op *operation, in input, rej 
 }
 
 // process works out the reply to a checked request: its rejection, or what
-// its operation op does with in; with commit false, op changes nothing
-// (see [operation]). h.mu must be held.
+// op does with in (see [operation]). h.mu must be held.
 func (h *Handler) process(op *operation, in input, rej *rejection, commit bool) reply {
 	if rej != nil {
 		return rej.reply()

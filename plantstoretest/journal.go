@@ -38,9 +38,7 @@ type Request struct {
 	BodyTruncated bool
 	// Plant is the decoded body when the request passed every check
 	// (Invalid is nil), and the zero NewPlant otherwise. Its Name and Tag
-	// are cut like Body, at the journal's body limit and on a character
-	// boundary ([Handler.Plants] and [Fault.Match] see them whole), so that
-	// the journal's memory stays within its limits.
+	// are cut like Body, on a character boundary.
 	Plant plantstore.NewPlant
 	// Invalid is the error the fake's checks found, or nil if the request
 	// passed them all: path, method, token, content type, body and the
@@ -109,13 +107,9 @@ func retryCount(header http.Header) int {
 }
 
 // Requests returns the journal: every request that reached the fake, in
-// the order they arrived, whatever the reply, with what became of each
-// (rejected requests, those a [Fault] answered and those still held
-// included). Under [WithJournalLimit] it returns only the most recent
-// ones. The slice and the requests' headers and bodies are copies that the
-// caller may modify. It is safe to call while requests are served; an entry
-// read while its request is held reads [OutcomeHeld], and a later call
-// shows its outcome.
+// the order they arrived, whatever the reply, with what became of each so
+// far, within [WithJournalLimit]. The slice and the requests' headers and
+// bodies are copies that the caller may modify.
 func (h *Handler) Requests() []Request {
 	return h.RequestsSince(0)
 }
@@ -148,9 +142,8 @@ func (h *Handler) RequestsSince(seq uint64) []Request {
 }
 
 // ClearRequests empties the journal, leaving the plants and the faults as
-// they are. Seq goes on counting: the next request recorded gets the Seq
-// it would have had anyway. A request held when ClearRequests runs is not
-// recorded again when it ends.
+// they are. Seq goes on counting. A request held when ClearRequests runs is
+// not recorded again when it ends.
 func (h *Handler) ClearRequests() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -168,16 +161,12 @@ func (h *Handler) entry(i int) *Request {
 	return &h.requests[(h.head+i)%len(h.requests)]
 }
 
-// record keeps req, which arrive numbered, for [Handler.Requests], within
-// [WithJournalLimit]'s limit. Under a limit n, h.requests is a ring of at
-// most n requests whose oldest is at h.head: once full, each request takes
-// the place of the oldest, so recording is O(1) and the journal never holds
-// more than n bodies. h.mu must be held.
+// record keeps req, which arrive numbered, for [Handler.Requests]. Under
+// [WithJournalLimit] n, h.requests is a ring of at most n requests whose
+// oldest is at h.head. req is a copy: Fault.Match sees the plant whole.
+// h.mu must be held.
 func (h *Handler) record(req Request) {
 	req.Outcome = OutcomeHeld
-	// The decoded plant is bounded like the body it came from, so that the
-	// journal's memory follows its limits whatever the names sent. Faults
-	// still match the whole plant: req was passed by value.
 	req.Plant.Name = cutText(req.Plant.Name, h.bodyLimit)
 	req.Plant.Tag = cutText(req.Plant.Tag, h.bodyLimit)
 	switch {
@@ -191,9 +180,9 @@ func (h *Handler) record(req Request) {
 	h.requests = append(h.requests, req)
 }
 
-// cutText returns s if it has at most n bytes, and otherwise a copy of its
-// longest prefix of at most n bytes that ends on a character boundary (a
-// slice of s would keep all of s alive).
+// cutText returns s if it has at most n bytes, and otherwise a copy (not to
+// keep s alive) of its longest prefix of at most n bytes that ends on a
+// character boundary.
 func cutText(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -205,8 +194,8 @@ func cutText(s string, n int) string {
 }
 
 // complete records the outcome of the request numbered seq, if the journal
-// still holds it: status 0 means the connection was dropped. Finding it is
-// O(1), as the journal's Seqs are consecutive. h.mu must be held.
+// still holds it: status 0 means the connection was dropped. h.mu must be
+// held.
 func (h *Handler) complete(seq uint64, status int, d time.Duration) {
 	if len(h.requests) == 0 {
 		return

@@ -9,60 +9,40 @@ import (
 	"sync"
 )
 
-// MemoryAddr is the address of a [Server] started with [WithInMemoryNetwork]:
-// its URL is "http://" + MemoryAddr (or "https://" + MemoryAddr with
-// [WithTLS]). It is a loopback address so that plantstore.NewClient takes it
-// without plantstore.WithInsecureHTTP, and port 1 so that a client that is
-// not wired to the in-memory network fails to connect rather than reaching
-// a real server: no ordinary server listens on port 1. Every in-memory
-// Server has this address; each is reached only through its own clients.
+// MemoryAddr is the address of every [Server] started with
+// [WithInMemoryNetwork]: its URL is "http://" + MemoryAddr (or "https://"
+// with [WithTLS]). It is a loopback address so that plantstore.NewClient
+// takes it without plantstore.WithInsecureHTTP, and port 1, where no
+// ordinary server listens, so that a client not wired to the in-memory
+// network, such as http.DefaultClient, fails to connect rather than reaching
+// a real server.
 const MemoryAddr = "127.0.0.1:1"
 
 // WithInMemoryNetwork makes [NewServer] serve on an in-memory network of its
-// own instead of a loopback socket, so that the fake works inside a
-// testing/synctest bubble (Go 1.25 and later), where a wait of 30 seconds
-// costs no time. Loopback sockets never count as durably blocked there, so a
-// loopback Server would make synctest.Test hang once fake time must advance;
-// inside a bubble NewServer without this option fails the test at once,
-// with a message that names it.
+// own, at [MemoryAddr], instead of a loopback socket, so that the fake works
+// inside a testing/synctest bubble (Go 1.25 and later), where a wait of 30
+// seconds costs no time. A loopback socket never counts as durably blocked
+// there, so inside a bubble NewServer without this option fails the test at
+// once rather than hang it.
 //
-// Only these clients reach the in-memory network: [Server.Client],
-// [Server.ProductionClient], and an http.Client from [Server.HTTPClient],
-// which code that builds its own plantstore.Client takes with
-// plantstore.WithHTTPClient(srv.HTTPClient()), or whose Transport it wraps.
-// Server.URL is then "http://127.0.0.1:1" ([MemoryAddr]), and those clients
-// dial the in-memory listener when they connect to that address; to any
-// other address they fail to connect. http.DefaultClient, or a client with
-// a transport of its own, does not reach the fake: it dials the real port 1,
-// where nothing listens.
-//
-// Call NewServer inside the bubble (inside the function given to
-// synctest.Test), so that its goroutines, channels and timers belong to it:
-// then its cleanup runs inside the bubble too, and closes every connection,
-// so synctest.Test finds no goroutine left behind. Every feature of the fake
-// works there: each kind of [Fault], [WithRateLimit] (its clock is the
-// bubble's) and [WithChaos]. With [WithTLS] the server speaks TLS over the
-// in-memory network, with the certificate that Server.Client trusts, and
-// Server.URL starts with "https://".
+// Only [Server.Client], [Server.ProductionClient] and [Server.HTTPClient]
+// reach the in-memory network. Call NewServer inside the function given to
+// synctest.Test, so that its goroutines and timers belong to the bubble and
+// its cleanup leaves none behind. Every feature of the fake works there,
+// [WithTLS] included; the clock of [WithRateLimit] is the bubble's.
 //
 // Under the race detector on Go 1.25 and 1.26, a bubble whose goroutines
 // fire timers at the same instant on two threads can crash the runtime
 // (SIGSEGV in runtime.(*timer).maybeRunChan, or "ThreadSanitizer: CHECK
-// failed"), and a client retrying in many goroutines at once does so: the
-// Go runtime's bug, fixed in Go 1.27, not this package's. Run such tests
-// with GOMAXPROCS 1 there (go test -race -cpu 1, or runtime.GOMAXPROCS(1)
-// while they run).
+// failed"), as a client retrying in many goroutines at once does: a Go bug,
+// fixed in Go 1.27. Run such tests with go test -race -cpu 1 there.
 //
-// The option works outside a bubble too, in real time, with no port to
-// allocate. The loopback default is still what to use when the fake
-// must be reached by something other than a client from the Server: a
-// client whose transport cannot be replaced, another process (curl, a
-// program under test started with exec), or a test of real network
-// behaviour such as dialling, proxies or socket errors.
-//
-// [NewHandler], which has no listener, refuses this option (it panics); to
-// serve a Handler in memory on Go 1.27 or later, mount it in
-// httptest.NewTestServer, as the package documentation shows.
+// Outside a bubble the option works in real time, with no port to allocate.
+// Keep the loopback default when something other than the Server's clients
+// must reach the fake: another process, a client whose transport cannot be
+// replaced, or a test of dialling, proxies or socket errors. [NewHandler]
+// refuses this option; on Go 1.27 or later, mount a Handler in
+// httptest.NewTestServer instead.
 func WithInMemoryNetwork() Option {
 	return func(c *config) {
 		c.inMemory = true
@@ -71,16 +51,11 @@ func WithInMemoryNetwork() Option {
 }
 
 // memListener is a net.Listener on an in-memory network: each connection
-// is a net.Pipe, whose ends block on channels only, which synctest counts
-// as durably blocked, and buffer nothing: a Write waits for the peer's
-// Read, so a peer that stops reading holds no memory. Its dial method is
-// the other side of Accept.
-//
-// Because a Write waits for the peer, Close drops the connections it made
-// itself rather than leave them to the http.Server: under TLS, closing a
-// connection writes a close_notify first, which on a net.Pipe would wait
-// up to 5 seconds for a client that is not reading (one that holds a
-// response's body unread), where a socket's buffer takes it at once.
+// is a net.Pipe, which synctest counts as durably blocked and which buffers
+// nothing. Its dial method is the other side of Accept. Close drops the
+// connections itself: under TLS the http.Server would write a close_notify
+// first, which on a net.Pipe waits up to 5 seconds for a client that is not
+// reading.
 type memListener struct {
 	conns     chan net.Conn // unbuffered: a dial returns once Accept has its end
 	done      chan struct{} // closed by Close
@@ -183,9 +158,8 @@ func (a memAddr) String() string  { return string(a) }
 
 // startInMemory starts an httptest.Server for h on a new in-memory
 // listener, with TLS when tls is set, and returns it and a copy of its
-// client's transport that dials the listener. No socket is opened:
-// httptest.NewUnstartedServer would open one, so the Server is built by
-// hand, as its documentation allows.
+// client's transport that dials the listener. It builds the Server by hand:
+// httptest.NewUnstartedServer would open a socket.
 func startInMemory(h http.Handler, tls bool, configure func(*http.Server)) (*httptest.Server, *http.Transport) {
 	l := newMemListener()
 	ts := &httptest.Server{Listener: l, Config: &http.Server{Handler: h}}

@@ -15,7 +15,10 @@ import (
 const DefaultToken = "plantstoretest-token"
 
 // An Option configures a [Server] or a [Handler]. Options apply in order, and
-// when two set the same thing the last one wins.
+// when two set the same thing the last one wins. An invalid option is
+// misuse: [NewServer] fails the test with tb.Fatalf, at the test's line that
+// called it, and [NewHandler] panics, each with a message that starts with
+// "plantstoretest:".
 type Option func(*config)
 
 // config is what the options build.
@@ -91,15 +94,13 @@ func (c *config) check() error {
 
 // WithToken sets the one bearer token the fake accepts. The default is
 // [DefaultToken]. The token must be non-empty visible ASCII, as
-// plantstore.WithToken requires; otherwise [NewServer] fails the test and
-// [NewHandler] panics.
+// [plantstore.WithToken] requires.
 func WithToken(token string) Option {
 	return func(c *config) { c.token = token }
 }
 
 // WithTLS makes [NewServer] serve HTTPS with a self-signed certificate that
-// [Server.Client] trusts. [NewHandler] refuses it (it panics): TLS is a
-// property of the server a Handler is mounted in.
+// [Server.Client] trusts. [NewHandler] refuses it.
 func WithTLS() Option {
 	return func(c *config) {
 		c.tls = true
@@ -108,14 +109,10 @@ func WithTLS() Option {
 }
 
 // WithAllowDuplicateIDs makes the fake store a plant whose id is already
-// stored, next to the earlier one.
-//
-// By default a second create with an id already stored is rejected with 400
-// and [CodeDuplicateID] ("plant 7 already exists"), and nothing is stored.
-// The specification is silent on duplicate ids; rejecting them makes the
-// client-chosen id an idempotency key, which is what a test of retrying a
-// create needs to observe: after a [Fault] with Store and Drop, the retry is
-// answered with the duplicate error.
+// stored, next to the earlier one. By default such a create is rejected with
+// [CodeDuplicateID] ("plant 7 already exists"), which makes the id an
+// idempotency key: after a [Fault] with Store and Drop, the retry gets that
+// error.
 func WithAllowDuplicateIDs() Option {
 	return func(c *config) { c.allowDupIDs = true }
 }
@@ -123,29 +120,22 @@ func WithAllowDuplicateIDs() Option {
 // WithJournalLimit keeps only the n most recent requests for
 // [Handler.Requests], so that a fake that runs for long, such as
 // cmd/plantstore-mock, holds bounded memory: each recorded request keeps its
-// body, up to [WithJournalBodyLimit] (by default 1 MiB). With n = 0 nothing
-// is recorded. The default, right for a test, keeps every request. Keeping
-// the journal within n costs O(1) per request: each new request takes the
-// place of the oldest, so the journal never holds more than n. A negative n
-// is invalid: [NewServer] fails the test and [NewHandler] panics. Stored
-// plants are not affected.
+// body, up to [WithJournalBodyLimit]. With n = 0 nothing is recorded; a
+// negative n is invalid. The default keeps every request. Each new request
+// takes the place of the oldest, at O(1). Stored plants are not affected.
 func WithJournalLimit(n int) Option {
 	return func(c *config) { c.maxRequests = &n }
 }
 
-// WithRule adds a domain rule, such as "tag must be one of …" or "names
-// must not contain digits". Each rule is called with every plant that passed
-// the fake's own checks, before it is stored; a non-nil *ErrorBody rejects the
-// plant with 400 and that ErrorBody as the body, and nothing is stored. Rules run
-// in the order given and the first rejection wins. A rule is called from the
-// server's goroutines, possibly concurrently, and must not call the Handler's
-// methods. A nil rule is ignored.
-//
-// A rule that panics is a bug in the test. Under [NewServer] it fails the
-// test, and the request is answered with 500 and [CodeCallbackPanic]. A
-// Handler from [NewHandler] has no test to fail, so the panic goes on out of
-// ServeHTTP, as any handler's would: net/http logs it and drops the
-// connection.
+// WithRule adds a domain rule, such as "tag must be one of …". Each rule is
+// called with every plant that passed the fake's own checks, before it is
+// stored; a non-nil *ErrorBody rejects the plant with 400 and that body, and
+// nothing is stored. Rules run in the order given and the first rejection
+// wins. A rule is called from the server's goroutines, possibly
+// concurrently, and must not call the Handler's methods. A nil rule is
+// ignored. A rule that panics fails the test under [NewServer], and the
+// request is answered with 500 and [CodeCallbackPanic]; in a Handler from
+// [NewHandler] the panic goes on out of ServeHTTP, as any handler's would.
 func WithRule(rule func(plantstore.NewPlant) *ErrorBody) Option {
 	return func(c *config) {
 		if rule != nil {
@@ -163,10 +153,9 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // WithLogging makes [NewServer] log one line per request to the test's log,
-// with the same fields as [WithLogger], and log the server's own errors
-// (such as failed TLS handshakes) the same way, each at the test's line that
-// called NewServer (on Go 1.25 or later; see [NewServer]). [NewHandler],
-// having no test to log to, refuses it (it panics); use [WithLogger] there.
+// with the fields of [WithLogger], and the server's own errors (such as
+// failed TLS handshakes), at the test's line that called NewServer (see
+// [NewServer]). [NewHandler] refuses it; use WithLogger there.
 func WithLogging() Option {
 	return func(c *config) {
 		c.logToTB = true
@@ -174,42 +163,31 @@ func WithLogging() Option {
 	}
 }
 
-// WithPlants makes the fake start with plants stored, in the order given, as
-// if each had been created with POST /plants: each is checked as
-// [Handler.Seed] checks it (a non-empty name, valid UTF-8, the [WithRule]
-// rules, no duplicate id unless [WithAllowDuplicateIDs], at most
-// [WithMaxPlants]), whatever the order of the options. A plant that fails a
-// check is misuse: [NewServer] fails the test with tb.Fatalf, naming the
-// plant's index, and [NewHandler] panics. Repeated WithPlants options add
-// their plants after those of the earlier ones. [Handler.Reset] forgets
-// these plants too. The slice is copied.
+// WithPlants makes the fake start with plants stored, in the order given,
+// each checked as [Handler.Seed] checks it, whatever the order of the
+// options; a plant that fails is an invalid option, named by its index.
+// Repeated WithPlants options add their plants after those of the earlier
+// ones. [Handler.Reset] forgets these plants too. The slice is copied.
 func WithPlants(plants ...plantstore.NewPlant) Option {
 	return func(c *config) { c.plants = append(c.plants, plants...) }
 }
 
 // WithMaxPlants bounds how many plants the fake stores, so that a fake that
-// runs for long, such as cmd/plantstore-mock, cannot run out of memory. A
-// create past the bound is answered with 400 and [CodeStoreFull], and
-// nothing is stored; [Handler.Seed] and [WithPlants] refuse the same way.
-// The default is [DefaultMaxPlants] (1,000,000), for [NewServer] and
-// [NewHandler] alike; with n = 0 every create is refused. Each stored plant
-// costs at most about 100 bytes besides its name and tag (measured by
-// TestMemoryPerStoredPlant). A negative n is invalid: [NewServer] fails the
-// test and [NewHandler] panics.
+// runs for long cannot run out of memory. A create past the bound is
+// answered with 400 and [CodeStoreFull], and nothing is stored; [Handler.Seed]
+// and [WithPlants] refuse the same way. The default is [DefaultMaxPlants];
+// with n = 0 every create is refused; a negative n is invalid. Each stored
+// plant costs at most about 100 bytes besides its name and tag.
 func WithMaxPlants(n int) Option {
 	return func(c *config) { c.maxPlants = n }
 }
 
 // WithJournalBodyLimit makes [Handler.Requests] keep at most n bytes of each
-// request's body; [Request.BodyTruncated] says when a body was cut. The
-// default, 1 MiB, keeps every body the fake accepts. With n = 0 no body is
-// kept. The limit affects only the journal: every body is still read and
-// checked in full, up to the 1 MiB the fake accepts. Together with
-// [WithJournalLimit] it bounds the bodies the journal holds to their
-// product; headers are kept whole, within the limit of the server the
-// Handler is mounted in (http.Server.MaxHeaderBytes, by default 1 MiB).
-// A negative n is invalid: [NewServer] fails the test and [NewHandler]
-// panics.
+// request's body (see [Request.BodyTruncated]). The default, 1 MiB, keeps
+// every body the fake accepts; with n = 0 no body is kept; a negative n is
+// invalid. Every body is still read and checked in full. With
+// [WithJournalLimit] it bounds the journal's bodies to their product;
+// headers are kept whole, within http.Server.MaxHeaderBytes.
 func WithJournalBodyLimit(n int) Option {
 	return func(c *config) { c.bodyLimit = n }
 }
@@ -224,9 +202,8 @@ func WithJournalBodyLimit(n int) Option {
 // nothing and uses up no injected [Fault]. Retry-After is the number of
 // whole seconds, rounded up, after which the next token is there: a client
 // that waits that long is not refused for the rate, unless other requests
-// took the token first. By default there is no limit. n < 1 or per <= 0 is
-// invalid (as is a rate over one request per nanosecond): [NewServer] fails
-// the test and [NewHandler] panics.
+// took the token first. By default there is no limit. n < 1, per <= 0 and a
+// rate over one request per nanosecond are invalid.
 func WithRateLimit(n int, per time.Duration) Option {
 	return func(c *config) { c.rateN, c.ratePer = n, per }
 }
@@ -242,8 +219,7 @@ func WithRateLimit(n int, per time.Duration) Option {
 // [Fault] answers first takes no part in the decision. A chaos reply is
 // recorded with a [Request.Fault] that starts with "chaos: ", such as
 // "chaos: 503 Retry-After". fraction 0 turns chaos off and 1 answers every
-// request with a fault; outside 0 to 1 (or NaN) is invalid: [NewServer]
-// fails the test and [NewHandler] panics.
+// request with a fault; outside 0 to 1 (or NaN) is invalid.
 func WithChaos(fraction float64, seed int64) Option {
 	return func(c *config) { c.chaos, c.chaosSeed, c.chaosSet = fraction, seed, true }
 }

@@ -72,19 +72,13 @@ type ProfileReply struct {
 
 // MaxProfileBody bounds the body of a [ProfileReply], MaxProfileField a
 // [Profile]'s Source and each reply's ContentType and Challenge, and
-// MaxProfileSize the JSON [ParseProfile] reads, in bytes. They are chosen so
-// that any profile [Profile.Check] accepts, a report's included, loads again
-// however encoding/json writes it: escaped, a byte takes at most 6 (a
-// control character as \u0001, markup as \u003c), so the largest profile,
-// a source and four replies at the limits, takes about 440 KiB.
+// MaxProfileSize the JSON [ParseProfile] reads, in bytes: any profile
+// [Profile.Check] accepts loads again however encoding/json escapes it.
 //
 // MaxProfileReply bounds a DuplicateID reply once the plant's id and name
-// are put in for its placeholders: 1 MiB, the most the fake reads of a
-// request and the client of a reply. The fake works the length out before
-// it builds the reply, so that memory follows the bytes received however
-// many placeholders the body holds; a repeated create whose reply would be
-// longer gets the fake's own reply instead (400 with [CodeDuplicateID]),
-// whose message says so. Nothing is stored either way.
+// are put in for its placeholders: 1 MiB, the most the client reads. A
+// repeated create whose reply would be longer gets the fake's own reply
+// instead (400 with [CodeDuplicateID]), whose message says so.
 const (
 	MaxProfileBody  = 16 << 10
 	MaxProfileField = 1 << 10
@@ -101,11 +95,8 @@ const (
 )
 
 // WithProfile makes the fake answer a repeated id and refused credentials
-// as p says (see [Profile]). An invalid p (a status outside 400 to 499, a
-// body over [MaxProfileBody], a source or header value over
-// [MaxProfileField], text that is not UTF-8, a header value with a control
-// character) is misuse: [NewServer] fails the test and [NewHandler]
-// panics, with the message [Profile.Check] returns. p is copied.
+// as p says. A p that [Profile.Check] refuses is an invalid [Option]. p is
+// copied.
 func WithProfile(p Profile) Option {
 	p = p.clone()
 	return func(c *config) { c.profile = &p }
@@ -155,7 +146,8 @@ func ParseProfile(data []byte) (Profile, error) {
 // or repeated field, which comes first, is an error.
 const maxProfileValues = 64
 
-// Check reports what makes p unusable, or nil.
+// Check reports what makes p unusable, or nil: a status outside 400 to 499,
+// text over its limit or not UTF-8, a header value with a control character.
 func (p *Profile) Check() error {
 	if err := checkText(p.Source, MaxProfileField); err != nil {
 		return fmt.Errorf("plantstoretest: profile: source %v", err)
@@ -244,9 +236,8 @@ type profiled struct {
 // expand returns body, a DuplicateID body, with p's id and name put in for
 // its placeholders, and ok true; or, when that would be over
 // [MaxProfileReply] bytes, ok false and a length the reply would at least
-// have. It works the length out before it builds anything, so that what it
-// holds is never more than the reply and a piece of the name, however many
-// placeholders body has.
+// have. It works the length out first, so that memory follows the bytes
+// received however many placeholders body has.
 func expand(body string, p *plantstore.NewPlant) (_ string, n int64, ok bool) {
 	id := strconv.FormatInt(p.ID, 10)
 	ids := int64(strings.Count(body, IDPlaceholder))

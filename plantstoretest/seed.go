@@ -17,10 +17,8 @@ type SeedError struct {
 	// input as a whole is malformed (SeedJSON's input is not a JSON array).
 	Index int
 	// Body is the error body POST /plants would have answered the plant
-	// with, as in a reply: [CodeInvalidPlant] for an empty name,
-	// [CodeDuplicateID] for an id already stored or repeated in the batch,
-	// [CodeStoreFull] past [WithMaxPlants], a [WithRule] rule's own body,
-	// and so on.
+	// with, such as [CodeDuplicateID] for an id already stored or repeated
+	// in the batch.
 	Body ErrorBody
 }
 
@@ -45,55 +43,27 @@ func (e *SeedError) Error() string {
 // up no faults; it is safe for concurrent use, and atomic with respect to
 // requests being served. The plants are copied.
 func (h *Handler) Seed(plants []plantstore.NewPlant) error {
-	for i, p := range plants {
-		if e := h.checkPlant(p); e != nil {
-			return &SeedError{Index: i, Body: *e}
-		}
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.seed(plants)
+	return h.seed(plants, false)
 }
 
 // SeedJSON is [Handler.Seed] for a JSON array of plants, such as the file
-// given to cmd/plantstore-mock -seed, and returns how many it stored: the
-// length of the array. Each element is decoded exactly as a POST /plants
-// body is (an object with an integer-literal id and a non-empty name, a
-// string tag if any, no repeated fields, at most 1 MiB; see [Handler]),
-// then checked as Seed checks it. All or nothing: the error is a
-// [*SeedError] naming the first bad element, or with Index -1 when data is
-// not a JSON array, and then nothing is stored.
+// given to cmd/plantstore-mock -seed, and returns how many it stored. Each
+// element is decoded as a POST /plants body is (see [Handler]). The
+// [*SeedError] has Index -1 when data is not a JSON array.
 func (h *Handler) SeedJSON(data []byte) (int, error) {
 	plants, err := decodeSeed(data)
 	if err != nil {
 		return 0, err
 	}
-	for i, p := range plants {
-		if e := h.checkPlant(p); e != nil {
-			return 0, &SeedError{Index: i, Body: *e}
-		}
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if len(h.plants) == 0 {
-		// The slice is SeedJSON's own: the store can keep it rather than
-		// a copy, which a large seed into an empty store would double.
-		err = h.seedOwned(plants)
-	} else {
-		err = h.seed(plants)
-	}
-	if err != nil {
+	if err := h.seed(plants, true); err != nil {
 		return 0, err
 	}
 	return len(plants), nil
 }
 
 // decodeSeed decodes a JSON array of plants, each element as a POST /plants
-// body. Its memory follows what it keeps: it checks every element before it
-// allocates the plants, so a seed refused at its last element costs no more
-// than one refused at its first, and the elements are decoded where they lie
-// in data, never copied. The slice it returns is exactly as long as the
-// array.
+// body. It checks every element before it allocates the plants, which it
+// decodes in place, so its memory follows what it keeps.
 func decodeSeed(data []byte) ([]plantstore.NewPlant, error) {
 	whole := func(e *ErrorBody) error { return &SeedError{Index: -1, Body: *e} }
 	if !json.Valid(data) {
@@ -130,9 +100,8 @@ func decodeSeed(data []byte) ([]plantstore.NewPlant, error) {
 	return plants, nil
 }
 
-// eachElement calls f with each element of the array at data[start], in a
-// body that json.Valid accepted, and its index, until f returns an error,
-// which it returns.
+// eachElement calls f with the index and text of each element of the array
+// at data[start], which json.Valid accepted, until f returns an error.
 func eachElement(data []byte, start int, f func(i int, elem []byte) error) error {
 	i := skipSpace(data, start+1) // after the opening bracket
 	for n := 0; data[i] != ']'; n++ {
@@ -184,14 +153,29 @@ func (h *Handler) checkPlant(p plantstore.NewPlant) *ErrorBody {
 	return nil
 }
 
-// seed stores plants, which passed checkPlant, if their ids and the room
-// in the store allow, and otherwise stores nothing. h.mu must be held.
-func (h *Handler) seed(plants []plantstore.NewPlant) error {
+// seed stores plants, all or none. An empty store keeps plants itself when
+// owned says no one else holds them, rather than a copy.
+func (h *Handler) seed(plants []plantstore.NewPlant, owned bool) error {
+	for i, p := range plants {
+		if e := h.checkPlant(p); e != nil {
+			return &SeedError{Index: i, Body: *e}
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	if err := h.seedCheck(plants); err != nil {
 		return err
 	}
-	h.plants = append(h.plants, plants...)
-	h.addIDs(plants)
+	if owned && len(h.plants) == 0 {
+		h.plants = plants
+	} else {
+		h.plants = append(h.plants, plants...)
+	}
+	if h.ids != nil {
+		for _, p := range plants {
+			h.ids[p.ID] = struct{}{}
+		}
+	}
 	return nil
 }
 
@@ -247,25 +231,4 @@ func (h *Handler) seedCheckIDs(plants []plantstore.NewPlant) error {
 		}
 	}
 	return nil
-}
-
-// seedOwned is seed for a store that is empty, keeping plants, which no
-// one else holds, as the store. h.mu must be held.
-func (h *Handler) seedOwned(plants []plantstore.NewPlant) error {
-	if err := h.seedCheck(plants); err != nil {
-		return err
-	}
-	h.plants = plants
-	h.addIDs(plants)
-	return nil
-}
-
-// addIDs records the ids of plants, just stored. h.mu must be held.
-func (h *Handler) addIDs(plants []plantstore.NewPlant) {
-	if h.ids == nil {
-		return
-	}
-	for _, p := range plants {
-		h.ids[p.ID] = struct{}{}
-	}
 }

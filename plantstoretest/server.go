@@ -30,28 +30,21 @@
 //
 // The fake is not the real service. It keeps plants in memory only, for the
 // life of one Handler, and at most [WithMaxPlants] of them; it serves no
-// operation but creating a plant (nothing lists, reads or deletes plants
-// over HTTP); it has no quotas or timeouts of its own, and a rate limit only
-// when [WithRateLimit] asks for one, whose numbers are the test's, not the
-// service's; it accepts exactly one token, which never expires; and the
-// error codes in its bodies ([CodeInvalidJSON] and the rest) are its own,
-// because the specification does not say which values the real service uses.
-// Branch on the HTTP status in production code, not on these codes. Package
+// operation but creating a plant; it has no quotas or timeouts of its own,
+// and a rate limit only when [WithRateLimit] asks for one; it accepts
+// exactly one token, which never expires; and the error codes in its bodies
+// ([CodeInvalidJSON] and the rest) are its own. Package
 // plantstoretest/conformance shows where a deployment answers differently,
-// and [WithProfile] makes the fake answer a repeated id and refused
-// credentials as the deployment does.
+// and [WithProfile] makes the fake answer as the deployment does.
 //
 // # Fake time
 //
 // A test of retries and timeouts with production settings waits as long as
 // production does: a 503 with "Retry-After: 30" costs half a minute. Inside
 // a testing/synctest bubble (Go 1.25 or later) time is fake and such waits
-// cost nothing, but loopback sockets never count as blocked there, so a
-// loopback Server would hang synctest.Test, and NewServer without
-// [WithInMemoryNetwork] fails the test there at once. WithInMemoryNetwork
-// serves the fake on an in-memory network instead, and
-// [Server.ProductionClient] returns a client with the SDK's production retry
-// settings:
+// cost nothing, once the fake is served on an in-memory network
+// ([WithInMemoryNetwork]) and the client retries as production does
+// ([Server.ProductionClient]):
 //
 //	func TestCreateWaitsForRetryAfter(t *testing.T) {
 //		synctest.Test(t, func(t *testing.T) {
@@ -81,10 +74,9 @@ import (
 )
 
 // Server is a running fake Plant Store: a [Handler] served by an
-// httptest.Server. Its methods inspect the fake ([Server.Plants],
-// [Server.Requests], [Server.Faults]) and script it ([Server.Inject],
-// [Server.Seed], [Server.Reset]); each is the Handler method of the same
-// name. A Server is safe for concurrent use.
+// httptest.Server. It has every method of a Handler, which inspect and
+// script the fake, but ServeHTTP and Close ([Server.Close] closes both). A
+// Server is safe for concurrent use.
 type Server struct {
 	// URL is the base URL of the fake, "http://127.0.0.1:port" or, with
 	// [WithTLS], "https://127.0.0.1:port", with no trailing slash. Under
@@ -119,11 +111,8 @@ type Server struct {
 // this package: tb.Helper cannot reach the test from the server's
 // goroutines.
 //
-// An invalid option (an empty token, a negative limit, a [WithPlants] plant
-// that fails its checks) fails the test with tb.Fatalf, reported at the
-// test's line that called NewServer; so does a call inside a
-// testing/synctest bubble without [WithInMemoryNetwork], which would
-// otherwise hang the test until go test's timeout.
+// An invalid [Option] fails the test with tb.Fatalf, and so does a call
+// inside a testing/synctest bubble without [WithInMemoryNetwork].
 func NewServer(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	c := newConfig(opts)
@@ -190,13 +179,11 @@ func (s *Server) Client(opts ...plantstore.Option) *plantstore.Client {
 }
 
 // Close shuts s down before the test ends, for tests of a server that goes
-// away: it closes the Handler, which releases requests held by a [Fault],
-// stops the listener and drops every connection, so a request still in
-// progress fails as it would against a server that died. It returns once
-// every request's handler has returned, which a request body that never
-// arrives cannot hold up. Requests sent after Close fail to connect. Close
-// may be called more than once; the cleanup registered by [NewServer] calls
-// it too.
+// away: it closes the Handler ([Handler.Close]), stops the listener and
+// drops every connection, so a request in progress fails as against a
+// server that died. It returns once every request's handler has returned.
+// Requests sent after Close fail to connect. Close may be called more than
+// once; the cleanup registered by [NewServer] calls it too.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.h.Close()
