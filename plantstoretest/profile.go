@@ -1,11 +1,13 @@
 package plantstoretest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -126,10 +128,19 @@ func ParseProfile(data []byte) (Profile, error) {
 	}
 	if err := json.Unmarshal(data, &p); err != nil {
 		var syntax *json.SyntaxError
-		if errors.As(err, &syntax) { // Offset counts the byte at fault
+		var typeErr *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syntax): // Offset counts the byte at fault
 			return Profile{}, fmt.Errorf("plantstoretest: profile: %v (at byte %d)", err, syntax.Offset-1)
+		case errors.As(err, &typeErr) && typeErr.Field == "":
+			return Profile{}, fmt.Errorf("plantstoretest: profile: want one JSON object, got JSON %s", typeErr.Value)
+		case errors.As(err, &typeErr): // in JSON's terms, for plantstore-mock -profile
+			return Profile{}, fmt.Errorf("plantstoretest: profile: field %q: want %s, got JSON %s", typeErr.Field, jsonKinds[typeErr.Type.Kind()], typeErr.Value)
 		}
 		return Profile{}, fmt.Errorf("plantstoretest: profile: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("null")) { // Unmarshal leaves p as it was
+		return Profile{}, errors.New("plantstoretest: profile: want one JSON object, got JSON null")
 	}
 	var strict *strictjson.Error
 	if err := strictjson.CheckFor(data, maxProfileValues, &p); errors.As(err, &strict) {
@@ -140,6 +151,9 @@ func ParseProfile(data []byte) (Profile, error) {
 	}
 	return p, nil
 }
+
+// jsonKinds names the kinds of a Profile's fields as JSON does.
+var jsonKinds = map[reflect.Kind]string{reflect.Int: "an integer", reflect.String: "a string", reflect.Struct: "an object"}
 
 // maxProfileValues bounds the JSON values of a profile: it has at most 22
 // (the object, the source, and four replies of four fields), and an unknown

@@ -135,7 +135,14 @@ func TestParseProfile(t *testing.T) {
 		{"trailing brace", good + `}`, "after top-level value (at byte 59)"},
 		{"not JSON", `{"source":x}`, "invalid character 'x' looking for beginning of value (at byte 10)"},
 		{"too large", strings.Repeat(" ", plantstoretest.MaxProfileSize+1), "more than the"},
-		{"wrong type", `{"duplicate_id":{"status":"409","body":""}}`, "duplicate_id.status"},
+		// Told in JSON's terms, for plantstore-mock -profile's users: no Go
+		// struct or type names.
+		{"wrong type", `{"duplicate_id":{"status":"409","body":""}}`, `field "duplicate_id.status": want an integer, got JSON string`},
+		{"fraction", `{"duplicate_id":{"status":409.5,"body":""}}`, `field "duplicate_id.status": want an integer, got JSON number 409.5`},
+		{"body a number", `{"duplicate_id":{"status":409,"body":1}}`, `field "duplicate_id.body": want a string, got JSON number`},
+		{"reply a string", `{"auth_missing":"401"}`, `field "auth_missing": want an object, got JSON string`},
+		{"an array", `[]`, "want one JSON object, got JSON array"},
+		{"null", ` null`, "want one JSON object, got JSON null"},
 		// One JSON rule for every body the project reads (internal/strictjson).
 		{"repeated field", `{"duplicate_id":{"status":409,"status":410,"body":""}}`, `field "status" appears more than once (at byte 30)`},
 		// encoding/json merged the second into the first: 410, text/plain, "second".
@@ -146,7 +153,8 @@ func TestParseProfile(t *testing.T) {
 		{"another case, nested", `{"duplicate_id":{"Status":409,"body":""}}`, `unknown field "Status" (at byte 17)`},
 	} {
 		_, err := plantstoretest.ParseProfile([]byte(tt.json))
-		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "plantstoretest: ") {
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "plantstoretest: ") ||
+			strings.Contains(err.Error(), "Go ") {
 			t.Errorf("%s: error %v, want one containing %q", tt.name, err, tt.want)
 		}
 	}
