@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/url"
@@ -88,6 +89,11 @@ func (f levelFlag) String() string {
 	return strings.ToLower(f.level.String())
 }
 
+// Set takes a level as slog.Level's UnmarshalText does, and says what a
+// level is in the flag's terms, not slog's.
 func (f levelFlag) Set(s string) error {
-	return f.level.UnmarshalText([]byte(s))
+	if f.level.UnmarshalText([]byte(s)) != nil {
+		return errors.New("want debug, info, warn or error")
+	}
+	return nil
 }

@@ -138,7 +138,8 @@ func TestRunRejectsBadUsage(t *testing.T) {
 		{"help", []string{"-h"}, 0, "Usage: plantstore-mock"},
 		{"empty token", []string{"-token", ""}, 2, "token must not be empty"},
 		{"token with space", []string{"-token", "a b"}, 2, "-token has an invalid character at byte 1"},
-		{"log level unknown", []string{"-log-level", "loud"}, 2, `invalid value "loud" for flag -log-level`},
+		// Told in the flag's terms, not slog's ("slog: level string ...").
+		{"log level unknown", []string{"-log-level", "loud"}, 2, "invalid value \"loud\" for flag -log-level: want debug, info, warn or error\n"},
 		{"unknown flag", []string{"-port", "80"}, 2, "flag provided but not defined"},
 		{"extra argument", []string{"serve"}, 2, "unexpected arguments"},
 		{"bad address", []string{"-addr", "127.0.0.1:99999"}, 1, "invalid port"},
