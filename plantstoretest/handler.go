@@ -173,7 +173,7 @@ func (h *Handler) misuse(msg string) {
 
 // callback calls f, which runs a callback of the test's (a [WithRule] rule
 // or a [Fault.Match]), and returns what the callback panicked with, or nil.
-// Under [NewServer] a panic fails the test at the line at that gave the
+// Under [NewServer] a panic fails the test at the test's line that gave the
 // callback; without a test it goes on, with the message what returns.
 func (h *Handler) callback(at string, what func() string, f func()) (panicked any) {
 	defer func() {
