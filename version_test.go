@@ -258,3 +258,24 @@ func TestREADMEOrder(t *testing.T) {
 		t.Errorf("README.md sections begin %q, want %q", got, want)
 	}
 }
+
+// TestChangelogLinksTheVersion checks the link definitions at the bottom of
+// CHANGELOG.md that RELEASING.md's first step asks for: the newest release's
+// heading, "## [X.Y.Z] - …", links to its tag, and "[Unreleased]" compares
+// from it. Without them the heading renders with bare brackets and
+// "Unreleased" shows the changes of a release already made.
+func TestChangelogLinksTheVersion(t *testing.T) {
+	data, err := os.ReadFile("CHANGELOG.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const repo = "https://github.com/plantstore/plantstore-go"
+	for _, want := range []string{
+		"\n[Unreleased]: " + repo + "/compare/v" + version + "...HEAD\n",
+		"\n[" + version + "]: " + repo + "/releases/tag/v" + version + "\n",
+	} {
+		if !strings.Contains(string(data)+"\n", want) {
+			t.Errorf("CHANGELOG.md has no line %q", strings.TrimSpace(want))
+		}
+	}
+}

@@ -46,10 +46,11 @@
 // [Report.Profile] turns the target's answers to a repeated id and to
 // refused credentials into a plantstoretest.Profile. Give it to
 // plantstoretest.WithProfile (or, written out, to plantstoretest.ParseProfile
-// or plantstore-mock -profile), and the fake answers those like the target:
-// a run against the calibrated fake marks those checks
-// [CheckResult.Calibrated]. The other observed answers are reported, not calibrated: the
-// fake keeps its own limits, codes and checks. The profile's
+// or plantstore-mock -profile), and the fake answers those like the target.
+// The report of the run against the target marks the checks whose answers
+// the profile holds [CheckResult.Calibrated]. The other observed answers are
+// reported, not calibrated: the fake keeps its own limits, codes and checks.
+// The profile's
 // plantstoretest.Profile.DuplicateIDError gives the status and code with
 // which the target refuses a repeated id, which is what settling a create
 // that may have stored its plant needs (see plantstore.ErrMaybeCreated, and
