@@ -44,7 +44,7 @@ type Profile struct {
 	// DuplicateID is the reply to a create whose id is already stored. Its
 	// body may hold [IDPlaceholder] and [NamePlaceholder], which are
 	// replaced by the id and by the name of the plant sent (escaped as in a
-	// JSON string), up to [MaxProfileReply] bytes.
+	// JSON string), within the bound [MaxProfileReply] describes.
 	DuplicateID *ProfileReply `json:"duplicate_id,omitempty"`
 	// AuthMissing is the reply to a request without an Authorization
 	// header.
@@ -78,9 +78,12 @@ type ProfileReply struct {
 // [Profile.Check] accepts loads again however encoding/json escapes it.
 //
 // MaxProfileReply bounds a DuplicateID reply once the plant's id and name
-// are put in for its placeholders: 1 MiB, the most the client reads. A
-// repeated create whose reply would be longer gets the fake's own reply
-// instead (400 with [CodeDuplicateID]), whose message says so.
+// are put in for its placeholders: 1 MiB, the most the client reads. Within
+// it, the reply may be at most MaxProfileBody and twice the id and the
+// escaped name longer, so that what it holds follows the bytes received: a
+// short name may fill many placeholders, a long one two. A repeated create
+// whose reply would be longer gets the fake's own reply instead (400 with
+// [CodeDuplicateID]), whose message says so.
 const (
 	MaxProfileBody  = 16 << 10
 	MaxProfileField = 1 << 10
@@ -248,25 +251,26 @@ type profiled struct {
 }
 
 // expand returns body, a DuplicateID body, with p's id and name put in for
-// its placeholders, and ok true; or, when that would be over
-// [MaxProfileReply] bytes, ok false and a length the reply would at least
-// have. It works the length out first, so that memory follows the bytes
-// received however many placeholders body has.
-func expand(body string, p *plantstore.NewPlant) (_ string, n int64, ok bool) {
+// its placeholders, and ok true; or, when that would be over the limit
+// [MaxProfileReply] describes, ok false, a length the reply would at least
+// have and the limit. It works the length out first, so that memory follows
+// the bytes received however many placeholders body has.
+func expand(body string, p *plantstore.NewPlant) (_ string, n, limit int64, ok bool) {
 	id := strconv.FormatInt(p.ID, 10)
 	ids := int64(strings.Count(body, IDPlaceholder))
 	names := int64(strings.Count(body, NamePlaceholder))
 	base := int64(len(body)) + ids*int64(len(id)-len(IDPlaceholder)) - names*int64(len(NamePlaceholder))
 	// An escaped name is never shorter than the name.
-	if n = base + names*int64(len(p.Name)); n > MaxProfileReply {
-		return "", n, false
+	if n, limit = base+names*int64(len(p.Name)), MaxProfileReply; n > limit {
+		return "", n, limit, false
 	}
+	var escaped int64
 	if names > 0 {
-		var escaped int64
 		escapeName(p.Name, func(b []byte) { escaped += int64(len(b)) })
-		if n = base + names*escaped; n > MaxProfileReply {
-			return "", n, false
-		}
+	}
+	n, limit = base+names*escaped, min(limit, MaxProfileBody+2*(int64(len(id))+escaped))
+	if n > limit {
+		return "", n, limit, false
 	}
 	var b strings.Builder
 	b.Grow(int(n))
@@ -274,7 +278,7 @@ func expand(body string, p *plantstore.NewPlant) (_ string, n int64, ok bool) {
 		i := strings.IndexByte(body, '{')
 		if i < 0 {
 			b.WriteString(body)
-			return b.String(), n, true
+			return b.String(), n, limit, true
 		}
 		b.WriteString(body[:i])
 		body = body[i:]
@@ -338,10 +342,10 @@ func (h *Handler) duplicateReply(p plantstore.NewPlant) reply {
 		return rep
 	}
 	r := h.profile.DuplicateID
-	body, n, ok := expand(r.Body, &p)
+	body, n, limit, ok := expand(r.Body, &p)
 	if !ok {
 		rep.body.Message += fmt.Sprintf("; the profile's duplicate_id reply, with the id and name put in, "+
-			"would be %d bytes or more, over the %d a profiled reply may hold", n, MaxProfileReply)
+			"would be %d bytes or more, over the %d it may hold (16 KiB and twice the id and name, at most 1 MiB)", n, limit)
 		return rep
 	}
 	rep.profiled = &profiled{reply: r, body: body}

@@ -235,7 +235,7 @@ func ExampleWithProfile() {
 // name put in; a longer one is the fake's own 400, which says why.
 func TestWithProfileReplyBound(t *testing.T) {
 	t.Parallel()
-	const max = plantstoretest.MaxProfileReply
+	const max, body = plantstoretest.MaxProfileReply, plantstoretest.MaxProfileBody
 	over := func(id int) string {
 		return fmt.Sprintf(`{"error":5,"message":"plant %d already exists; the profile's duplicate_id reply, with the id and name put in, would be `, id)
 	}
@@ -253,9 +253,16 @@ func TestWithProfileReplyBound(t *testing.T) {
 		{"placeholders kept apart from other braces", "{{id}}{nam{name}{", "a\"b<", `{1}{nam` + `a\"b\u003c{`},
 		// Escaped a piece at a time, cut inside a character: as a whole.
 		{"a long name escaped", "{name}", long, quoted(long)},
-		{"at the bound", "{id}" + strings.Repeat("{name}", 3), strings.Repeat("n", (max-1)/3), "1" + strings.Repeat("n", max-1)},
-		{"just over", "{id}" + strings.Repeat("{name}", 3), strings.Repeat("n", (max-1)/3+1), over(1)},
-		{"many placeholders", strings.Repeat("{name}", 2730), strings.Repeat("n", 50_000), over(1)},
+		{"a short name many times", "{id}" + strings.Repeat("{name}", 2730), "Fern", "1" + strings.Repeat("Fern", 2730)},
+		// A name of 0.2 MiB, 1 MiB escaped: 1 + 6·174,762 + 3 bytes.
+		{"at the bound", "{id}{name}", strings.Repeat("<", 174_762) + "nnn", "1" + strings.Repeat(`\u003c`, 174_762) + "nnn"},
+		{"just over", "{id}{name}", strings.Repeat("<", 174_762) + "nnnn", over(1)},
+		// 16 KiB and twice the id ("1") and the name: a long name three times is too much.
+		{"a long name three times, within", "{name}{name}{name}", strings.Repeat("n", body-2), strings.Repeat("n", 3*(body-2))},
+		{"a long name three times, over", "{name}{name}{name}", strings.Repeat("n", body+3), over(1)},
+		// 523 bytes received would make a reply of 1 MB.
+		{"many placeholders", strings.Repeat("{name}", 2730), strings.Repeat("n", 380), over(1)},
+		{"many placeholders, a longer name", strings.Repeat("{name}", 2730), strings.Repeat("n", 50_000), over(1)},
 		// The name fits as it is, not escaped: \u003c is 6 bytes.
 		{"over once escaped", "{name}", strings.Repeat("<", max/2), over(1)},
 	}
@@ -280,7 +287,7 @@ func TestWithProfileReplyBound(t *testing.T) {
 			wantStatus := 409
 			if strings.HasSuffix(tt.want, "would be ") {
 				wantStatus = 400
-				if !strings.HasPrefix(got.Body, tt.want) || !strings.HasSuffix(got.Body, fmt.Sprintf(" bytes or more, over the %d a profiled reply may hold\"}", max)) {
+				if !strings.HasPrefix(got.Body, tt.want) || !strings.Contains(got.Body, " bytes or more, over the ") {
 					t.Errorf("repeated create: body %.300s, want the fake's own, saying why", got.Body)
 				}
 			} else if got.Body != tt.want {
