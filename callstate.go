@@ -40,16 +40,16 @@ type callState struct {
 	cancel context.CancelFunc
 	// last is the last attempt, as the retry policy judged it: it stays
 	// open until [Client.send] has read its answer, and its RetryAfter
-	// and RetryDenied are the call's. (It takes the state from the 288-
-	// to the 352-byte size class: BenchmarkCreatePlantCanned, 2,680 to
-	// 2,744 B a call, 30 allocations and the time within noise either way.)
+	// and RetryDenied are the call's. (It takes the state from 248 to 312
+	// bytes, the 320-byte size class: BenchmarkCreatePlantCanned, 2,712 B
+	// a call and 30 allocations.)
 	last Attempt
 
 	// info is the call as hooks, logs, WithCallInfo and the CallError see
 	// it.
 	info CallInfo
-	// start and attemptStart are set only when someone reads durations.
-	start, attemptStart time.Time
+	// attemptStart is set only when the log reads it.
+	attemptStart time.Time
 
 	// tokens are the bearer tokens the call has sent, to be redacted from
 	// the server's text: one, or more if a token func changed it between

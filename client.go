@@ -214,16 +214,12 @@ func (c *Client) do(ctx context.Context, op operation, values []string, opts []C
 	if st.info.RequestID == "" {
 		st.info.RequestID = newRequestID()
 	}
-	timed := capture != nil || len(c.hooks) > 0
-	if timed {
-		st.start = time.Now()
-	}
+	start := time.Now()
 
 	callCtx, err := c.send(ctx, op, st, extra, encode, decode)
 
-	if timed {
-		st.info.Duration = time.Since(st.start)
-	}
+	// Set whoever reads it: a CallError's Call is as WithCallInfo records it.
+	st.info.Duration = time.Since(start)
 	if err != nil {
 		ce := &CallError{Call: st.info, Err: err}
 		// A plant refused before sending reads as its ValidationError.

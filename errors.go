@@ -113,11 +113,12 @@ type CallError struct {
 // followed by " (after 3 attempts)" when the call made several, then by
 // " (not retried: the client's retry budget is exhausted)" and " (the
 // plant may have been created)" when e matches [ErrRetryBudgetExhausted]
-// and [ErrMaybeCreated]. A call refused before it ran reads as its cause
-// alone. The request id is left out (log it from Call). No error of a call
-// holds the token: where the server's text or a redirect's URL holds a
-// token of 8 bytes or more that the call sent, as written, JSON-escaped,
-// percent-encoded or HTML-escaped, it reads REDACTED.
+// and [ErrMaybeCreated]. A call refused for an invalid plant or
+// CallOption reads as its cause alone. The request id is left out (log it
+// from Call). No error of a call holds the token: where the server's text
+// or a redirect's URL holds a token that the call sent, as written,
+// JSON-escaped, percent-encoded or HTML-escaped, it reads REDACTED (one
+// shorter than 8 bytes only where "Bearer " precedes it).
 func (e *CallError) Error() string {
 	if e.op == "" {
 		return e.Err.Error()

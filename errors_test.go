@@ -272,6 +272,14 @@ func TestErrorsRedactEchoedToken(t *testing.T) {
 					if errors.As(err, &apiErr) && strings.Contains(apiErr.Message, token) {
 						t.Errorf("APIError.Message = %q, contains the token", apiErr.Message)
 					}
+					// A caller that looks into a transport error, as net/http's
+					// *url.Error, reads its text too.
+					var urlErr *url.Error
+					if errors.As(err, &urlErr) {
+						if s := urlErr.Error(); strings.Contains(s, token) || strings.Contains(s, form.encode(token)) {
+							t.Errorf("the *url.Error in the chain reads %q, contains the token (%s)", s, form.name)
+						}
+					}
 				})
 			}
 		}

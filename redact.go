@@ -7,13 +7,16 @@ import (
 	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
-// redactURLError redacts tokens from the URL of a *url.Error in err's
-// chain: after a redirect it is the URL the server chose, which may carry
-// the token in its query.
+// redactURLError redacts tokens from a *url.Error in err's chain, which a
+// caller reaches with errors.As and prints: from its URL, after a redirect
+// the URL the server chose, which may carry the token in its query; and
+// from its cause, which may quote what the server sent (a Location that
+// net/http could not parse).
 func redactURLError(err error, tokens []string) {
 	var urlErr *url.Error
 	if len(tokens) > 0 && errors.As(err, &urlErr) {
 		urlErr.URL = redact(urlErr.URL, tokens)
+		urlErr.Err = redactError(urlErr.Err, tokens)
 	}
 }
 

@@ -127,6 +127,11 @@ func TestErrorsCarryRequestID(t *testing.T) {
 			if want := [3]any{srv.lastRequestID(t), tt.fromServer, tt.wantAttempts}; got != want {
 				t.Errorf("CallError.Call {RequestID, ServerRequestID, Attempts} = %q, want %q", got, want)
 			}
+			// The Call is as WithCallInfo records it, though the call had
+			// neither that nor hooks.
+			if callErr.Call.Duration <= 0 {
+				t.Errorf("CallError.Call.Duration = %v, want > 0", callErr.Call.Duration)
+			}
 			var apiErr *APIError
 			if got := errors.As(err, &apiErr); got != tt.wantAPIError {
 				t.Fatalf("errors.As(%v, *APIError) = %v, want %v", err, got, tt.wantAPIError)
