@@ -378,7 +378,7 @@ func ExampleHooks_attemptDeadline() {
 
 	hooks := plantstore.Hooks{
 		AttemptStart: func(ctx context.Context, _ *plantstore.CallInfo, a plantstore.Attempt) context.Context {
-			ctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+			ctx, cancel := context.WithTimeout(ctx, time.Second)
 			return context.WithValue(ctx, attemptCancel{}, cancel)
 		},
 		AttemptEnd: func(ctx context.Context, _ *plantstore.CallInfo, a plantstore.Attempt) {
