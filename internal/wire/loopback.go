@@ -23,11 +23,13 @@ func IsLoopbackHost(host string) bool {
 // DialHost returns the host a client on this machine dials to reach a
 // listener bound to host (no port, no brackets): host itself, or, for a
 // listener on every interface, a loopback one. An empty host or 0.0.0.0
-// becomes 127.0.0.1, which such a listener always serves; :: becomes
-// localhost, which resolves to ::1 and 127.0.0.1, so that it works whether
-// the IPv6 listener is dual-stack or not.
+// (also as ::ffff:0.0.0.0, on which Go listens everywhere too) becomes
+// 127.0.0.1, which such a listener always serves; :: becomes localhost,
+// which resolves to ::1 and 127.0.0.1, so that it works whether the IPv6
+// listener is dual-stack or not.
 func DialHost(host string) string {
 	ip, err := netip.ParseAddr(host)
+	ip = ip.Unmap()
 	switch {
 	case host == "" || (err == nil && ip.Is4() && ip.IsUnspecified()):
 		return "127.0.0.1"

@@ -40,6 +40,9 @@ func TestDialHost(t *testing.T) {
 		{"", "127.0.0.1"},
 		{"0.0.0.0", "127.0.0.1"},
 		{"::", "localhost"},
+		// Go listens on every interface for it, as for [::]; the health
+		// check and ClientURL asked 127.0.0.1 before the rule moved here.
+		{"::ffff:0.0.0.0", "127.0.0.1"},
 		{"127.0.0.1", "127.0.0.1"},
 		{"::1", "::1"},
 		{"localhost", "localhost"},
