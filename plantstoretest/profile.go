@@ -79,9 +79,10 @@ type ProfileReply struct {
 //
 // MaxProfileReply bounds a DuplicateID reply once the plant's id and name
 // are put in for its placeholders: 1 MiB, the most the client reads. Within
-// it, the reply may be at most MaxProfileBody and twice the id and the
-// escaped name longer, so that what it holds follows the bytes received: a
-// short name may fill many placeholders, a long one two. A repeated create
+// it, the reply may be at most MaxProfileBody plus twice the length of the
+// id and of the escaped name, whatever the body's own length, so that what
+// it holds follows the bytes received: a short name may fill many
+// placeholders, a long one two. A repeated create
 // whose reply would be longer gets the fake's own reply instead (400 with
 // [CodeDuplicateID]), whose message says so.
 const (

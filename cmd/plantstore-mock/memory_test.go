@@ -187,8 +187,8 @@ func post(t *testing.T, url string, body []byte) int {
 // duplicate_id body puts the plant's name in, creates a plant, sends the
 // same create again, and measures the process's peak resident memory from
 // outside (VmHWM) across the repeated create: however many {name}
-// placeholders the body holds, it may rise by at most 3× the request and
-// the runtime slack of TestControlBodyMemory, and a reply that would be
+// placeholders the body holds, it may rise by at most 4× the request and
+// twice the runtime slack of TestControlBodyMemory, and a reply that would be
 // over plantstoretest.MaxProfileReply is the fake's own 400. Each case gets
 // a fresh process, as VmHWM only grows. Linux only.
 func TestProfiledReplyMemory(t *testing.T) {
