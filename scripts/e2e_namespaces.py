@@ -150,8 +150,10 @@ def test_readme_fixture():
         exec(code.replace("http://127.0.0.1:8080", m.url), scope)
         assert scope["journal"] == [], scope["journal"]
         assert scope["ns"]["label"] == "test_create", scope["ns"]
-        # Ended on exit, and its fault with it: the default namespace has none.
+        # Ended on exit, its fault with it; the fault was its alone.
         assert call("GET", m.url + "/__plantstore/namespaces") == (200, [])
+        status, err = call("GET", scope["control"] + "faults", token=scope["ns"]["token"])
+        assert status == 404 and "no namespace" in err["message"], (status, err)
         assert call("GET", m.url + "/__plantstore/faults") == (200, [])
 
 

@@ -211,7 +211,7 @@ func TestProfiledReplyMemory(t *testing.T) {
 		// made a 130 MiB reply.
 		{"2,730 names, a 50 KB name", strings.Repeat(plantstoretest.NamePlaceholder, 2730), strings.Repeat("n", 50_000), 400,
 			`{"error":5,"message":"plant 1 already exists; the profile's duplicate_id reply`},
-		// 523 bytes received, a reply of 1 MB were it built: 16 KiB and the name twice at most.
+		// 398 bytes received, a reply of 1 MB were it built: 16 KiB and the name twice at most.
 		{"2,730 names, a 380-byte name", strings.Repeat(plantstoretest.NamePlaceholder, 2730), strings.Repeat("n", 380), 400,
 			`{"error":5,"message":"plant 1 already exists; the profile's duplicate_id reply`},
 		{"one name, the longest that fits", echo, strings.Repeat("n", fits), 409, `{"error":1009,"message":"nnnn`},
