@@ -104,7 +104,7 @@ func matchToken[T string | []byte](s T, token string) int {
 		return len(token)
 	}
 	for _, esc := range escapes {
-		if n := matchEscaped(s, token, esc); n > 0 {
+		if n, _ := matchEscaped(s, token, esc); n > 0 {
 			return n
 		}
 	}
@@ -118,32 +118,11 @@ const maxEscape = 12
 
 // startsToken reports whether s, all of it, could be the start of token as
 // written or escaped in one of the ways of [escapes], the rest of it cut
-// off: an escape character near the end of s that does not start an escape
-// counts as an escape the cut may have cut short. As in matchEscaped, a
-// character other than the escape character is taken as written.
+// off (see matchEscaped).
 func startsToken[T string | []byte](s T, token string) bool {
 	for _, esc := range escapes {
-		j := 0
-		for i := 0; i < len(token); i++ {
-			if j == len(s) {
-				return true
-			}
-			if s[j] == esc {
-				if c, n := unescape(s[j:]); n > 0 {
-					if c != token[i] {
-						break
-					}
-					j += n
-					continue
-				}
-				if len(s)-j < maxEscape {
-					return true
-				}
-			}
-			if s[j] != token[i] {
-				break
-			}
-			j++
+		if _, partial := matchEscaped(s, token, esc); partial {
+			return true
 		}
 	}
 	return false
@@ -152,28 +131,32 @@ func startsToken[T string | []byte](s T, token string) bool {
 // matchEscaped is matchToken for text escaped one way, the one whose
 // escapes start with esc. There an escape is tried before the character
 // itself, because the escape character is itself escaped in such text; any
-// other character is only taken as written.
-func matchEscaped[T string | []byte](s T, token string, esc byte) int {
+// other character is only taken as written. partial reports that s could
+// be the start of token cut short: s ran out first, or holds, near its end,
+// an escape character that starts no escape, which a cut may have
+// shortened (it is then taken as written, for n).
+func matchEscaped[T string | []byte](s T, token string, esc byte) (n int, partial bool) {
 	j := 0
 	for i := 0; i < len(token); i++ {
 		if j == len(s) {
-			return 0
+			return 0, true
 		}
 		if s[j] == esc {
-			if c, n := unescape(s[j:]); n > 0 {
+			if c, w := unescape(s[j:]); w > 0 {
 				if c != token[i] {
-					return 0
+					return 0, partial
 				}
-				j += n
+				j += w
 				continue
 			}
+			partial = partial || len(s)-j < maxEscape
 		}
 		if s[j] != token[i] {
-			return 0
+			return 0, partial
 		}
 		j++
 	}
-	return j
+	return j, partial
 }
 
 // unescape decodes the ASCII character that a JSON, percent or HTML escape
@@ -202,7 +185,7 @@ func unescape[T string | []byte](s T) (c byte, n int) {
 // &#x2F;.
 func unescapeHTML[T string | []byte](s T) (c byte, n int) {
 	end := 1
-	for end < len(s) && end < 12 && s[end] != ';' {
+	for end < len(s) && end < maxEscape && s[end] != ';' {
 		end++
 	}
 	if end == len(s) || s[end] != ';' {
