@@ -347,7 +347,7 @@ func (c *Client) send(ctx context.Context, op operation, st *callState, extra ht
 		return callCtx, readErr
 	}
 	if err := decode(data); err != nil {
-		return callCtx, fmt.Errorf("decode response: %w (body: %q)", err, snippet(redact(data, st.tokens)))
+		return callCtx, fmt.Errorf("decode response: %w (body: %q)", err, snippet(wire.Redact(data, st.tokens)))
 	}
 	return callCtx, nil
 }

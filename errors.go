@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 // ErrMaybeCreated matches the error of a failed create, such as
@@ -168,16 +170,17 @@ func newAPIError(resp *http.Response, data []byte, tokens []string, retryAfter t
 		Message *string `json:"message"`
 	}
 	// The token is redacted from the body as the server wrote it, and from
-	// the message as JSON decoded it: decoding can turn a form redact knows
-	// (an HTML escape written into JSON by hand, say) into one it does not.
-	data = redact(data, tokens)
+	// the message as JSON decoded it: decoding can turn a form wire.Redact
+	// knows (an HTML escape written into JSON by hand, say) into one it
+	// does not.
+	data = wire.Redact(data, tokens)
 	if json.Unmarshal(data, &body) == nil && body.Code != nil && body.Message != nil {
-		e.Code, e.Message = *body.Code, printable(redact(*body.Message, tokens), messageBytes)
+		e.Code, e.Message = *body.Code, printable(wire.Redact(*body.Message, tokens), messageBytes)
 	} else {
 		e.Message = snippet(data)
 	}
 	if loc := resp.Header.Get("Location"); e.Message == "" && loc != "" && resp.StatusCode/100 == 3 {
-		e.Message = "redirect to " + printable(redact(loc, tokens), snippetBytes)
+		e.Message = "redirect to " + printable(wire.Redact(loc, tokens), snippetBytes)
 	}
 	return e
 }

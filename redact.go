@@ -15,13 +15,14 @@ import (
 func redactURLError(err error, tokens []string) {
 	var urlErr *url.Error
 	if len(tokens) > 0 && errors.As(err, &urlErr) {
-		urlErr.URL = redact(urlErr.URL, tokens)
+		urlErr.URL = wire.Redact(urlErr.URL, tokens)
 		urlErr.Err = redactError(urlErr.Err, tokens)
 	}
 }
 
 // redactError returns err, or, when its text holds one of tokens in a form
-// [redact] knows, an error that wraps err and reads the same but REDACTED.
+// [wire.Redact] knows, an error that wraps err and reads the same but
+// REDACTED.
 // net/http quotes what the server sent in some of its errors (a Location it
 // could not parse, a malformed status line), so a transport error's text
 // can hold an echoed token as much as a body can.
@@ -30,7 +31,7 @@ func redactError(err error, tokens []string) error {
 		return err
 	}
 	text := err.Error()
-	if r := redact(text, tokens); r != text {
+	if r := wire.Redact(text, tokens); r != text {
 		return &redactedError{text: r, err: err}
 	}
 	return err
@@ -44,9 +45,3 @@ type redactedError struct {
 
 func (e *redactedError) Error() string { return e.text }
 func (e *redactedError) Unwrap() error { return e.err }
-
-// redact is [wire.Redact]: the client's errors, its request ids and the
-// conformance kit's reports redact with one rule.
-func redact[T string | []byte](text T, tokens []string) T {
-	return wire.Redact(text, tokens)
-}

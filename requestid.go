@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"math/rand/v2"
+
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 // The correlation headers. Their names are fixed: the service's operators,
@@ -54,13 +56,13 @@ func requestIDProblem(id string) string {
 // print, or "" when it has none.
 //
 // Any of tokens the response's id holds, as written or escaped the ways
-// [redact] knows, reads REDACTED: a server that echoes the bearer token as
-// its request id must not get it into a log line or an error the caller
-// prints.
+// [wire.Redact] knows, reads REDACTED: a server that echoes the bearer
+// token as its request id must not get it into a log line or an error the
+// caller prints.
 func serverRequestID(h map[string][]string, tokens []string) string {
 	v := h[headerRequestID]
 	if len(v) == 0 {
 		return ""
 	}
-	return printable(redact(v[0], tokens), maxRequestIDBytes)
+	return printable(wire.Redact(v[0], tokens), maxRequestIDBytes)
 }
