@@ -172,10 +172,9 @@ func refusedAnswer(err error) bool {
 }
 
 // certainlyNotSent reports whether err proves that the request never reached
-// the server: no connection was made or the TLS handshake failed. A redirect
-// that was not followed counts too: its request was answered without
-// storing anything. The retry policy asks only when the transport gave no
-// trace events to go by.
+// the server: no connection was made or the TLS handshake failed. The
+// retry policy asks only when the transport gave no trace events to go by,
+// and not of a redirect it did not follow (see judge).
 func certainlyNotSent(err error) bool {
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		switch e := e.(type) {
@@ -185,7 +184,7 @@ func certainlyNotSent(err error) bool {
 			}
 		case *net.DNSError, *tls.CertificateVerificationError, tls.RecordHeaderError,
 			tls.AlertError, x509.UnknownAuthorityError, x509.HostnameError,
-			x509.CertificateInvalidError, *redirectError:
+			x509.CertificateInvalidError:
 			return true
 		}
 	}
