@@ -40,9 +40,8 @@ type callState struct {
 	cancel context.CancelFunc
 	// last is the last attempt, as the retry policy judged it: it stays
 	// open until [Client.send] has read its answer, and its RetryAfter
-	// and RetryDenied are the call's. (It takes the state from 248 to 312
-	// bytes, the 320-byte size class: BenchmarkCreatePlantCanned, 2,712 B
-	// a call and 30 allocations.)
+	// and RetryDenied are the call's. (With it the state is 312 bytes, in
+	// the 320-byte size class.)
 	last Attempt
 
 	// info is the call as hooks, logs, WithCallInfo and the CallError see
