@@ -453,7 +453,7 @@ func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, body []
 	}
 	opts := append(s.ns.Options[:len(s.ns.Options):len(s.ns.Options)],
 		plantstoretest.WithToken(s.ns.APIToken), plantstoretest.WithMaxPlants(ns.maxPlants))
-	ns.srv = &Server{fake: plantstoretest.NewHandler(opts...), listenAddr: s.listenAddr}
+	ns.srv = &Server{fake: plantstoretest.NewHandler(opts...)}
 	ns.created = now
 	ns.lastUsed.Store(now.UnixNano())
 	s.ns.watch(ns, ns.ttl+time.Millisecond)
