@@ -18,6 +18,11 @@ import traceback
 import urllib.error
 import urllib.request
 
+# The checks are assert statements, which -O (or PYTHONOPTIMIZE) drops: this
+# script, and any that imports it, refuses to run without them.
+if not __debug__:
+    sys.exit(f"{os.path.basename(sys.argv[0])}: its checks are assert statements, which -O (or PYTHONOPTIMIZE) drops; run it without")
+
 API_TOKEN = "e2e-api-token"
 ADMIN_TOKEN = "e2e-admin-token"
 EXE = None
@@ -281,14 +286,14 @@ def test_openapi_documents():
         assert "/__plantstore/faults:" in doc
 
 
-def main():
+def run_tests(label, scope):
+    """Runs the test_* functions of scope against the binary the command line
+    names; prints "LABEL: N passed, M failed" last and exits 1 if any failed."""
     global EXE
-    if not __debug__:
-        sys.exit("e2e_mock.py: its checks are assert statements, which -O (or PYTHONOPTIMIZE) drops; run it without")
     if len(sys.argv) != 2:
-        sys.exit("usage: e2e_mock.py PATH_TO_PLANTSTORE_MOCK")
+        sys.exit(f"usage: {os.path.basename(sys.argv[0])} PATH_TO_PLANTSTORE_MOCK")
     EXE = os.path.abspath(sys.argv[1])
-    tests = [(n, f) for n, f in globals().items() if n.startswith("test_") and callable(f)]
+    tests = [(n, f) for n, f in scope.items() if n.startswith("test_") and callable(f)]
     passed = failed = 0
     for name, fn in tests:
         try:
@@ -299,9 +304,9 @@ def main():
         else:
             passed += 1
             print(f"ok   {name}")
-    print(f"e2e: {passed} passed, {failed} failed")
+    print(f"{label}: {passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 
 
 if __name__ == "__main__":
-    main()
+    run_tests("e2e", globals())

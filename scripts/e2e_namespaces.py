@@ -9,20 +9,19 @@ Usage:
       of its own; with "root", its creates go to the mock's root with the
       namespace's token. Exits 1 at the first thing outside its namespace.
 
-Python 3.9+ with the standard library only. The last line of the checks
-is "e2e namespaces: N passed, M failed".
+Python 3.9+ with the standard library only; the mock and the test runner
+are e2e_mock.py's. The last line of the checks is "e2e namespaces: N
+passed, M failed".
 """
 
 import json
 import os
-import subprocess
 import sys
-import tempfile
-import traceback
 import urllib.error
 import urllib.request
 
-API_TOKEN = "e2e-api-token"
+import e2e_mock
+from e2e_mock import API_TOKEN, Mock
 
 
 def call(method, url, body=None, token=None):
@@ -82,26 +81,6 @@ def job(mock_url, rounds, root=False):
             assert ns.control("POST", "reset")[0] == 204, i
 
 
-class Mock:
-    """A running plantstore-mock: started on enter, stopped on exit."""
-
-    def __init__(self, *args):
-        self.args = ["-addr", "127.0.0.1:0", "-token", API_TOKEN] + list(args)
-
-    def __enter__(self):
-        self.stderr = tempfile.TemporaryFile(mode="w+")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PLANTSTORE_")}
-        self.proc = subprocess.Popen([EXE] + self.args, stdout=subprocess.PIPE, stderr=self.stderr, env=env, text=True)
-        self.url = self.proc.stdout.readline().strip().removeprefix("listening on ")
-        assert self.url.startswith("http://"), self.url
-        return self
-
-    def __exit__(self, *exc):
-        self.proc.terminate()
-        assert self.proc.wait(timeout=30) == 0
-        self.proc.stdout.close()
-
-
 def test_fixture_and_isolation():
     with Mock() as m:
         job(m.url, 20)
@@ -157,33 +136,8 @@ def test_readme_fixture():
         assert call("GET", m.url + "/__plantstore/faults") == (200, [])
 
 
-def main():
-    global EXE
-    try:
-        assert False
-    except AssertionError:
-        pass
-    else:
-        print("e2e namespaces: the checks are assert statements; run without python3 -O", file=sys.stderr)
-        return 2
-    if len(sys.argv) >= 4 and sys.argv[1] == "job":
-        job(sys.argv[2], int(sys.argv[3]), root=sys.argv[4:] == ["root"])
-        return 0
-    EXE = sys.argv[1]
-    passed = failed = 0
-    for name, fn in sorted((n, f) for n, f in globals().items() if n.startswith("test_")):
-        try:
-            fn()
-            passed += 1
-            print("ok  ", name)
-        except Exception:
-            failed += 1
-            print("FAIL", name)
-            traceback.print_exc()
-    print("e2e namespaces: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
-
-
-EXE = None
 if __name__ == "__main__":
-    sys.exit(main())
+    if sys.argv[1:2] == ["job"] and len(sys.argv) in (4, 5):
+        job(sys.argv[2], int(sys.argv[3]), root=sys.argv[4:] == ["root"])
+    else:
+        e2e_mock.run_tests("e2e namespaces", globals())

@@ -213,66 +213,74 @@ func withoutToken(env []string) []string {
 	return out
 }
 
-// TestRunServesUntilCancelled runs the command in-process, so that the
-// serve and shutdown paths count in coverage: it serves a create, then a
-// cancelled context (what SIGINT and SIGTERM do) shuts it down with status 0.
-func TestRunServesUntilCancelled(t *testing.T) {
-	t.Parallel()
+// runToEnd runs the command in-process with args, calls use with the URL
+// it listens on, stops it as SIGINT and SIGTERM would, checks that it
+// exits 0, and returns what it wrote to stderr.
+func runToEnd(t *testing.T, use func(t *testing.T, ctx context.Context, url string), args ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stdoutR, stdoutW := io.Pipe()
 	var stderr syncbuf.Buffer
 	status := make(chan int, 1)
 	go func() {
-		status <- run(ctx, []string{"-addr", "127.0.0.1:0", "-token", "in-process-token"}, func(string) string { return "" }, stdoutW, &stderr)
+		status <- run(ctx, args, func(string) string { return "" }, stdoutW, &stderr)
 		stdoutW.Close()
 	}()
-
 	line, err := bufio.NewReader(stdoutR).ReadString('\n')
 	if err != nil {
-		t.Fatalf("reading the URL line: %v; stderr:\n%s", err, stderr.String())
+		t.Fatalf("run(%q): no URL line: %v; stderr:\n%s", args, err, stderr.String())
 	}
-	url := strings.TrimSpace(strings.TrimPrefix(line, "listening on "))
 	go io.Copy(io.Discard, stdoutR) // nothing more is expected; don't block run
-
-	c, err := plantstore.NewClient(url, plantstore.WithToken("in-process-token"))
-	if err != nil {
-		t.Fatalf("NewClient(%q) error: %v", url, err)
-	}
-	defer c.CloseIdleConnections()
-	if _, err := c.CreatePlant(ctx, plantstore.NewPlant{ID: 1, Name: "Fern"}); err != nil {
-		t.Fatalf("CreatePlant against %s error: %v", url, err)
-	}
-	// Each journal entry keeps its request's headers, so their size is
-	// bounded at the door.
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/plants", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("X-Padding", strings.Repeat("x", maxHeaderBytes+8<<10))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("POST with a %d-byte header: %v", maxHeaderBytes+8<<10, err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
-		t.Errorf("POST with a %d-byte header: status %d, want 431", maxHeaderBytes+8<<10, resp.StatusCode)
-	}
+	use(t, ctx, strings.TrimSpace(strings.TrimPrefix(line, "listening on ")))
 	cancel()
 	select {
 	case got := <-status:
 		if got != 0 {
-			t.Errorf("run after cancel = %d, want 0; stderr:\n%s", got, stderr.String())
+			t.Errorf("run(%q) after cancel = %d, want 0; stderr:\n%s", args, got, stderr.String())
 		}
 	case <-time.After(30 * time.Second):
-		t.Fatal("run did not return 30s after its context was cancelled")
+		t.Fatalf("run(%q) did not return 30s after its context was cancelled", args)
 	}
-	if logs := stderr.String(); !strings.Contains(logs, "shutting down") || strings.Contains(logs, "in-process-token") {
+	return stderr.String()
+}
+
+// TestRunServesUntilCancelled runs the command in-process, so that the
+// serve and shutdown paths count in coverage: it serves a create, then a
+// cancelled context (what SIGINT and SIGTERM do) shuts it down with status 0.
+func TestRunServesUntilCancelled(t *testing.T) {
+	t.Parallel()
+	logs := runToEnd(t, func(t *testing.T, ctx context.Context, url string) {
+		c, err := plantstore.NewClient(url, plantstore.WithToken("in-process-token"))
+		if err != nil {
+			t.Fatalf("NewClient(%q) error: %v", url, err)
+		}
+		defer c.CloseIdleConnections()
+		if _, err := c.CreatePlant(ctx, plantstore.NewPlant{ID: 1, Name: "Fern"}); err != nil {
+			t.Fatalf("CreatePlant against %s error: %v", url, err)
+		}
+		// Each journal entry keeps its request's headers, so their size is
+		// bounded at the door.
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/plants", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-Padding", strings.Repeat("x", maxHeaderBytes+8<<10))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("POST with a %d-byte header: %v", maxHeaderBytes+8<<10, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+			t.Errorf("POST with a %d-byte header: status %d, want 431", maxHeaderBytes+8<<10, resp.StatusCode)
+		}
+	}, "-addr", "127.0.0.1:0", "-token", "in-process-token")
+	if !strings.Contains(logs, "shutting down") || strings.Contains(logs, "in-process-token") {
 		t.Errorf("stderr = %q, want a shutdown line and no token", logs)
 	}
 	// At the default level, info, requests are not logged: under load the
 	// log costs throughput. Start-up and shutdown lines stay.
-	if logs := stderr.String(); strings.Contains(logs, "plantstoretest request") || !strings.Contains(logs, "control API at /__plantstore/ is open") {
+	if strings.Contains(logs, "plantstoretest request") || !strings.Contains(logs, "control API at /__plantstore/ is open") {
 		t.Errorf("stderr at the default log level = %q, want the start-up line and no request lines", logs)
 	}
 }

@@ -72,10 +72,13 @@ func (c *limitConn) Close() error {
 // ClientURL is the http URL a client on this machine can use to reach a
 // listener at addr: an unspecified address (0.0.0.0, or [::] as "-addr :0"
 // gives) becomes a loopback one by [wire.DialHost].
-func ClientURL(addr net.Addr) string {
-	host, port, err := net.SplitHostPort(addr.String())
+func ClientURL(addr net.Addr) string { return clientURL(addr.String()) }
+
+// clientURL is [ClientURL] of an address as a string.
+func clientURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return "http://" + addr.String()
+		return "http://" + addr
 	}
 	return "http://" + net.JoinHostPort(wire.DialHost(host), port)
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
-	"net"
 	"net/http"
 	"sort"
 	"strconv"
@@ -454,7 +453,7 @@ func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, body []
 	}
 	opts := append(s.ns.Options[:len(s.ns.Options):len(s.ns.Options)],
 		plantstoretest.WithToken(s.ns.APIToken), plantstoretest.WithMaxPlants(ns.maxPlants))
-	ns.srv = &Server{fake: plantstoretest.NewHandler(opts...), listenAddr: s.listenAddr}
+	ns.srv = &Server{fake: plantstoretest.NewHandler(opts...)}
 	ns.created = now
 	ns.lastUsed.Store(now.UnixNano())
 	s.ns.watch(ns, ns.ttl+time.Millisecond)
@@ -500,11 +499,7 @@ func (s *Server) mockURL(r *http.Request) string {
 	if r.Host != "" {
 		return "http://" + r.Host
 	}
-	host, port, err := net.SplitHostPort(s.listenAddr)
-	if err != nil {
-		return "http://" + s.listenAddr
-	}
-	return "http://" + net.JoinHostPort(wire.DialHost(host), port)
+	return clientURL(s.listenAddr)
 }
 
 func (s *Server) listNamespaces(w http.ResponseWriter, r *http.Request, _ []byte) (int, *controlError) {

@@ -118,6 +118,22 @@ func TestNamespaceCreate(t *testing.T) {
 	}
 }
 
+// TestNamespaceBaseURLWithoutHost checks that a create without a Host
+// (HTTP/1.0) gets a base_url on the listener's address, an unspecified one
+// made dialable as the "listening on" line makes it.
+func TestNamespaceBaseURLWithoutHost(t *testing.T) {
+	srv, _ := newMock(t, nsConfig(Config{AdminToken: adminToken, ListenAddr: "0.0.0.0:8080"}, 10))
+	req := httptest.NewRequest("POST", namespacesPath, nil)
+	req.Host = ""
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	w := httptest.NewRecorder()
+	srv.Config.Handler.ServeHTTP(w, req)
+	nb := decode[namespaceBody](t, reply{w.Code, w.Header(), w.Body.Bytes()})
+	if want := "http://127.0.0.1:8080" + nsPrefix + nb.Namespace; w.Code != http.StatusCreated || nb.BaseURL != want {
+		t.Errorf("create without a Host = %d, base_url %q; want 201 and %q", w.Code, nb.BaseURL, want)
+	}
+}
+
 // TestNamespaceIsolates runs jobs in namespaces of their own, and one on
 // the default namespace, concurrently, each seeding, queueing a fault,
 // creating, reading its journal and resetting: each sees only its own.
@@ -308,13 +324,20 @@ func TestNamespaceEnd(t *testing.T) {
 	}
 }
 
+// fakeClock makes s's namespaces read a clock that stands still until
+// advance moves it; now reads it.
+func fakeClock(s *Server) (now func() time.Time, advance func(time.Duration)) {
+	t := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	now = func() time.Time { mu.Lock(); defer mu.Unlock(); return t }
+	s.ns.now = now
+	return now, func(d time.Duration) { mu.Lock(); t = t.Add(d); mu.Unlock() }
+}
+
 func TestNamespaceTTL(t *testing.T) {
 	srv, _ := nsMock(t, 10)
 	s := srv.Config.Handler.(*Server)
-	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	var mu sync.Mutex
-	s.ns.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	now, advance := fakeClock(s)
 	used := createNS(t, srv, []byte(`{"ttl":"1m"}`), "")
 	idle := createNS(t, srv, []byte(`{"ttl":"1m"}`), "")
 	for i := 0; i < 3; i++ {
@@ -328,7 +351,7 @@ func TestNamespaceTTL(t *testing.T) {
 	if len(list) != 1 || list[0].Namespace != used.Namespace {
 		t.Errorf("list = %+v, want the used namespace alone", list)
 	}
-	if got, want := list[0].ExpiresAt, now.Add(time.Minute); !got.Equal(want) {
+	if got, want := list[0].ExpiresAt, now().Add(time.Minute); !got.Equal(want) {
 		t.Errorf("expires_at = %v, want %v", got, want)
 	}
 }
@@ -556,10 +579,7 @@ func TestNamespacesOff(t *testing.T) {
 func TestNamespaceInUseDoesNotExpire(t *testing.T) {
 	srv, _ := nsMock(t, 10)
 	s := srv.Config.Handler.(*Server)
-	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	var mu sync.Mutex
-	s.ns.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	_, advance := fakeClock(s)
 	ns := createNS(t, srv, []byte(`{"ttl":"1m"}`), "")
 
 	// A create whose client reads nothing stays in flight.
