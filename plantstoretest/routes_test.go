@@ -167,6 +167,20 @@ func TestMatch(t *testing.T) {
 	}
 }
 
+// TestMatchAllocations guards the route table's cost on every request: a
+// path matched against a pattern without {name} segments, as a create's
+// is, costs no allocation.
+func TestMatchAllocations(t *testing.T) {
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, ok := match("/plants", "/plants"); !ok {
+			t.Fatal(`match("/plants", "/plants") did not match`)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf(`match("/plants", "/plants") made %v allocations, want 0`, allocs)
+	}
+}
+
 // TestFaultsMatchByMethodAndPath checks that a Fault's Match selects an
 // operation by the Request's Method and Path, and that a Fault with Store
 // on an operation that cannot create processes it and stores nothing.

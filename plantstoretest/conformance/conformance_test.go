@@ -495,24 +495,33 @@ func TestRunFailsChild(t *testing.T) {
 	conformance.Run(t, conformance.Target{URL: srv.URL, Token: "child-secret"})
 }
 
+// runFailingChild runs the test named name again, in a child process of
+// the test binary with env set to 1, and returns its output, which it
+// expects to be that of a failed run. It skips under -short.
+func runFailingChild(t *testing.T, name, env string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the test binary again")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.v")
+	cmd.Env = append(os.Environ(), env+"=1")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		t.Fatalf("the child passed or did not run: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
 // TestRunFails checks that Run fails the test in the subtest of each spec
 // check that does not hold, with the exchange, and in no other; and that
 // what it reports (failures, logs, skips) is located at the test's line
 // that called Run, not in the kit.
 func TestRunFails(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs the test binary again")
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestRunFailsChild$", "-test.v")
-	cmd.Env = append(os.Environ(), runChildEnv+"=1")
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) {
-		t.Fatalf("the child passed or did not run: %v\n%s", err, out)
-	}
+	out := runFailingChild(t, "TestRunFailsChild", runChildEnv)
 	var failed []string
-	for _, line := range strings.Split(string(out), "\n") {
+	for _, line := range strings.Split(out, "\n") {
 		if name, ok := strings.CutPrefix(strings.TrimSpace(line), "--- FAIL: TestRunFailsChild/"); ok {
 			failed = append(failed, strings.Fields(name)[0])
 		}
@@ -523,18 +532,18 @@ func TestRunFails(t *testing.T) {
 		t.Errorf("failed subtests (-want +got):\n%s\n%s", diff, out)
 	}
 	for _, want := range []string{`conformance: spec check create (`, `the body has an "id"`, "> Authorization: Bearer REDACTED", `< "{\"id\":1,\"name\":\"wrong\"}"`} {
-		if !strings.Contains(string(out), want) {
+		if !strings.Contains(out, want) {
 			t.Errorf("the output lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(string(out), "child-secret") {
+	if strings.Contains(out, "child-secret") {
 		t.Errorf("the output shows the token")
 	}
-	at := regexp.MustCompile(`(?m)^RUN AT (\S+)$`).FindStringSubmatch(string(out))
+	at := regexp.MustCompile(`(?m)^RUN AT (\S+)$`).FindStringSubmatch(out)
 	if at == nil {
 		t.Fatalf("the child did not say where it calls Run:\n%s", out)
 	}
-	located := regexp.MustCompile(`(?m)^\s+(\S+\.go:\d+): `).FindAllStringSubmatch(string(out), -1)
+	located := regexp.MustCompile(`(?m)^\s+(\S+\.go:\d+): `).FindAllStringSubmatch(out, -1)
 	if len(located) < len(failed) {
 		t.Errorf("%d located lines, want one per failed check at least:\n%s", len(located), out)
 	}

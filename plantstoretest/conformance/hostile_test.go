@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -211,33 +209,24 @@ func TestHostileLogChild(t *testing.T) {
 // terminal, nor a line of its own.
 func TestHostileLog(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs the test binary again")
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHostileLogChild$", "-test.v")
-	cmd.Env = append(os.Environ(), hostileChildEnv+"=1")
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) {
-		t.Fatalf("the child passed or did not run: %v\n%s", err, out)
-	}
+	out := runFailingChild(t, "TestHostileLogChild", hostileChildEnv)
 	for _, form := range echoForms {
-		if !strings.Contains(string(out), "--- FAIL: TestHostileLogChild/"+strings.ReplaceAll(form.name, " ", "_")) {
+		if !strings.Contains(out, "--- FAIL: TestHostileLogChild/"+strings.ReplaceAll(form.name, " ", "_")) {
 			t.Errorf("the run against the target that echoes the token %s did not fail", form.name)
 		}
-		if enc := form.encode(hostileToken); strings.Contains(string(out), enc) {
+		if enc := form.encode(hostileToken); strings.Contains(out, enc) {
 			t.Errorf("the log shows the token %s: %q", form.name, enc)
 		}
 	}
-	if !strings.Contains(string(out), "refused Bearer REDACTED") {
+	if !strings.Contains(out, "refused Bearer REDACTED") {
 		t.Errorf("the log does not show the echoed token as REDACTED:\n%s", out)
 	}
 	for _, tt := range terminalTargets {
-		if !strings.Contains(string(out), "--- FAIL: TestHostileLogChild/terminal_"+tt.name) {
+		if !strings.Contains(out, "--- FAIL: TestHostileLogChild/terminal_"+tt.name) {
 			t.Errorf("the run against the target that sends control characters in its %s did not fail", tt.name)
 		}
 	}
-	checkTerminalSafe(t, "Run's log", string(out))
+	checkTerminalSafe(t, "Run's log", out)
 }
 
 // TestTokenAtTheReadLimit runs the kit against a target whose answers
