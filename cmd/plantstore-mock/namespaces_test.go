@@ -280,20 +280,24 @@ func TestNamespaceMemory(t *testing.T) {
 	if status != http.StatusConflict || !bytes.Contains(b, []byte("-max-namespaces")) {
 		t.Errorf("create past -max-namespaces = %d %s, want 409 naming the flag", status, b)
 	}
-	for _, id := range ids {
-		if status, b, err := c.do("DELETE", m.url+"/__plantstore/namespaces/"+id, "", ""); err != nil || status != 204 {
-			t.Fatalf("DELETE: %d %s %v", status, b, err)
+	// Ended namespaces are garbage the collector takes when the heap has
+	// grown by as much again, so one refill may raise the peak by a part of
+	// the first rise; memory that was not given back would raise it by the
+	// whole rise at each refill. Two refills tell the two apart.
+	for round := 1; round <= 2; round++ {
+		for _, id := range ids {
+			if status, b, err := c.do("DELETE", m.url+"/__plantstore/namespaces/"+id, "", ""); err != nil || status != 204 {
+				t.Fatalf("DELETE: %d %s %v", status, b, err)
+			}
 		}
+		if ids = fillAll(); len(ids) != n {
+			t.Fatalf("made %d namespaces after ending %d, want %d", len(ids), n, n)
+		}
+		t.Logf("ended them all and made %d more (round %d): VmHWM %.1f MiB (+%.1f MiB over the first peak), VmRSS %.1f MiB",
+			len(ids), round, mib(vmHWM(t, pid)), mib(vmHWM(t, pid)-peak), mib(vmRSS(t, pid)))
 	}
-	ids = fillAll()
-	again := vmHWM(t, pid)
-	t.Logf("ended them all and made %d more: VmHWM %.1f MiB (+%.1f MiB over the first peak), VmRSS %.1f MiB",
-		len(ids), mib(again), mib(again-peak), mib(vmRSS(t, pid)))
-	if len(ids) != n {
-		t.Errorf("made %d namespaces after ending %d, want %d", len(ids), n, n)
-	}
-	if again-peak > (peak-before)/4 {
-		t.Errorf("the second 10,000 raised the peak by %.1f MiB: the ended namespaces' memory was not given back", mib(again-peak))
+	if again := vmHWM(t, pid); again-peak >= peak-before {
+		t.Errorf("two refills raised the peak by %.1f MiB, as much as the first 10,000: the ended namespaces' memory was not given back", mib(again-peak))
 	}
 }
 
