@@ -1,0 +1,40 @@
+package mockserver
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"net/http"
+
+	"github.com/plantstore/plantstore-go/internal/wire"
+)
+
+// The access rule of a namespace's control API.
+
+// namespaceAccess is the access rule of ns's control API: its token, or
+// the mock's own control access; never another namespace's token.
+func (s *Server) namespaceAccess(ns *namespace) func(*http.Request) *controlError {
+	return func(r *http.Request) *controlError {
+		if token, problem := wire.ParseBearer(r.Header); problem == wire.BearerOK {
+			if ns.owns(token) {
+				return nil
+			}
+			if s.ns.withToken(token) != nil {
+				return unauthorized("invalid_token", "another namespace's token: a namespace's token opens only its own namespace")
+			}
+		}
+		if s.access == accessOff {
+			return unauthorized("", "this namespace's control API needs its token: Authorization: Bearer <the token its create answered>")
+		}
+		err := s.checkAccess(r)
+		if err != nil && err.status == http.StatusUnauthorized {
+			err.body.Message += "; a namespace's control API also takes the namespace's token"
+		}
+		return err
+	}
+}
+
+// owns reports, in constant time, whether token is ns's.
+func (ns *namespace) owns(token string) bool {
+	h := sha256.Sum256([]byte(token))
+	return subtle.ConstantTimeCompare(h[:], ns.tokenHash[:]) == 1
+}

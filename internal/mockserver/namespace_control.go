@@ -1,0 +1,168 @@
+package mockserver
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/plantstore/plantstore-go/plantstoretest"
+)
+
+// The mock's control endpoints of namespaces: create, list and end.
+
+// namespaceBody describes a namespace: the reply of its create, with its
+// token, and an element of the list, without.
+type namespaceBody struct {
+	Namespace string    `json:"namespace"`
+	Token     string    `json:"token,omitempty"`
+	BaseURL   string    `json:"base_url"`
+	Label     string    `json:"label"`
+	TTL       string    `json:"ttl"`
+	MaxPlants int       `json:"max_plants"`
+	CreatedAt time.Time `json:"created_at"`
+	ExpiresAt time.Time `json:"expires_at"` // if unused until then
+}
+
+// noNamespaces is the 404 of the namespace endpoints where there are none.
+func noNamespaces() *controlError {
+	return errorf(http.StatusNotFound, plantstoretest.CodeNotFound,
+		"no namespaces here: they are made by the mock's own control API, %s, when -max-namespaces is above 0", namespacesPath)
+}
+
+func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, body []byte) (int, *controlError) {
+	if s.ns == nil {
+		return 0, noNamespaces()
+	}
+	var req struct { // the optional body; a nil field keeps its default
+		TTL       *string `json:"ttl"`
+		MaxPlants *int    `json:"max_plants"`
+		Label     *string `json:"label"`
+	}
+	if len(body) > 0 {
+		if err := decodeStrict(body, &req); err != nil {
+			return 0, err
+		}
+	}
+	ns := &namespace{ttl: DefaultNamespaceTTL, maxPlants: s.ns.MaxPlants}
+	if req.TTL != nil {
+		d, err := time.ParseDuration(*req.TTL)
+		if err != nil || d < MinNamespaceTTL || d > MaxNamespaceTTL {
+			return 0, badRequest("ttl %q: want a duration from %v to %v, such as \"10m\" or \"90s\"", *req.TTL, MinNamespaceTTL, MaxNamespaceTTL)
+		}
+		ns.ttl = d
+	}
+	if req.MaxPlants != nil {
+		if m := *req.MaxPlants; m < 0 || m > s.ns.MaxPlants {
+			return 0, badRequest("max_plants %d: want 0 to %d, the mock's -max-plants", m, s.ns.MaxPlants)
+		}
+		ns.maxPlants = *req.MaxPlants
+	}
+	if req.Label != nil {
+		if msg := labelProblem(*req.Label); msg != "" {
+			return 0, badRequest("label %s", msg)
+		}
+		ns.label = *req.Label
+	}
+	var secret [idBytes + 32]byte
+	if _, err := rand.Read(secret[:]); err != nil {
+		return 0, errorf(http.StatusInternalServerError, CodeBadControlRequest, "reading crypto/rand: %v", err)
+	}
+	ns.id = hex.EncodeToString(secret[:idBytes])
+	token := hex.EncodeToString(secret[idBytes:])
+	ns.tokenHash = sha256.Sum256([]byte(token))
+	now := s.ns.now()
+	if !s.ns.reserve() {
+		return 0, errorf(http.StatusConflict, CodeNamespaceLimit,
+			"%d namespaces live, the most -max-namespaces allows; end one (DELETE %s/{id}), let one idle past its ttl, "+
+				"or restart the mock with a larger -max-namespaces", s.ns.Max, namespacesPath)
+	}
+	opts := append(s.ns.Options[:len(s.ns.Options):len(s.ns.Options)],
+		plantstoretest.WithToken(s.ns.APIToken), plantstoretest.WithMaxPlants(ns.maxPlants))
+	ns.srv = &Server{fake: plantstoretest.NewHandler(opts...)}
+	ns.created = now
+	ns.lastUsed.Store(now.UnixNano())
+	s.ns.watch(ns, ns.ttl+time.Millisecond)
+	s.ns.byToken.Store(ns.tokenHash, ns)
+	s.ns.byID.Store(ns.id, ns)
+	reply := s.describe(r, ns)
+	reply.Token = token
+	writeJSON(w, http.StatusCreated, reply)
+	return http.StatusCreated, nil
+}
+
+// labelProblem reports what is wrong with a label, or "".
+func labelProblem(label string) string {
+	if utf8.RuneCountInString(label) > MaxNamespaceLabel {
+		return "is longer than " + strconv.Itoa(MaxNamespaceLabel) + " characters"
+	}
+	for _, c := range label {
+		if unicode.IsControl(c) || c == unicode.ReplacementChar {
+			return "must be printable text, without control characters"
+		}
+	}
+	return ""
+}
+
+// describe is ns as its create and the list show it, without its token.
+func (s *Server) describe(r *http.Request, ns *namespace) namespaceBody {
+	return namespaceBody{
+		Namespace: ns.id,
+		BaseURL:   s.mockURL(r) + nsPrefix + ns.id,
+		Label:     ns.label,
+		TTL:       ns.ttl.String(),
+		MaxPlants: ns.maxPlants,
+		CreatedAt: ns.created.UTC(),
+		ExpiresAt: time.Unix(0, ns.lastUsed.Load()+int64(ns.ttl)).UTC(),
+	}
+}
+
+// mockURL is the mock's URL as the control request r reached it: its Host,
+// so that a job that reaches the mock by a name of the network it runs in
+// (a compose service, a Kubernetes Service) gets a base_url by that name.
+// A request without a Host (HTTP/1.0) gets the listener's address.
+func (s *Server) mockURL(r *http.Request) string {
+	if r.Host != "" {
+		return "http://" + r.Host
+	}
+	return clientURL(s.listenAddr)
+}
+
+func (s *Server) listNamespaces(w http.ResponseWriter, r *http.Request, _ []byte) (int, *controlError) {
+	if s.ns == nil {
+		return 0, noNamespaces()
+	}
+	var list []namespaceBody
+	s.ns.byID.Range(func(_, v any) bool {
+		if ns := s.ns.alive(v.(*namespace)); ns != nil {
+			list = append(list, s.describe(r, ns))
+		}
+		return true
+	})
+	sort.Slice(list, func(i, j int) bool {
+		a, b := list[i], list[j]
+		return a.CreatedAt.Before(b.CreatedAt) || a.CreatedAt.Equal(b.CreatedAt) && a.Namespace < b.Namespace
+	})
+	writeJSONArray(w, len(list), func(i int) any { return list[i] })
+	return http.StatusOK, nil
+}
+
+func (s *Server) endNamespace(w http.ResponseWriter, r *http.Request, _ []byte) (int, *controlError) {
+	if s.ns == nil {
+		return 0, noNamespaces()
+	}
+	id := strings.TrimPrefix(r.URL.Path, namespacesPath+"/")
+	ns := s.ns.lookup(namespacesPath+"/", id, r.URL.EscapedPath())
+	if ns == nil || !s.ns.end(ns) {
+		return 0, errorf(http.StatusNotFound, plantstoretest.CodeNotFound,
+			"no namespace %q: it ended (DELETE, or idle past its ttl) or never existed", truncate(id, 64))
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return http.StatusNoContent, nil
+}

@@ -1,0 +1,139 @@
+package mockserver
+
+import (
+	"crypto/sha256"
+	"net/http"
+	"strings"
+
+	"github.com/plantstore/plantstore-go/internal/wire"
+	"github.com/plantstore/plantstore-go/plantstoretest"
+)
+
+// The routing of namespaces: which requests are a namespace's, and which
+// namespace a path or a token names.
+
+// serveNamespaces serves r if it is a namespace's: a path under
+// /__plantstore/ns/, or a request with a namespace's token. It reports
+// whether it did.
+func (s *Server) serveNamespaces(w http.ResponseWriter, r *http.Request) bool {
+	path := r.URL.Path
+	if strings.HasPrefix(path, nsPrefix) {
+		s.serveNamespace(w, r)
+		return true
+	}
+	if s.ns.live.Load() == 0 {
+		return false // as without namespaces
+	}
+	ns := s.ns.byBearer(r.Header)
+	switch {
+	case ns == nil || path == Prefix+"health":
+		return false
+	case !isControl(path):
+		if !s.ns.enter(ns) {
+			return false // it ended since: the token is nobody's
+		}
+		defer s.ns.leave(ns)
+		ns.serveAPI(w, r, s.ns.APIToken)
+		return true
+	}
+	err := unauthorized("invalid_token", "a namespace's token does not open the mock's control API; "+
+		"it opens the namespace's own, at its base_url followed by /__plantstore/")
+	writeError(w, err)
+	s.logControl(r, path, err.status)
+	return true
+}
+
+// serveNamespace serves a request under /__plantstore/ns/: the API or the
+// control API of the namespace the path names.
+func (s *Server) serveNamespace(w http.ResponseWriter, r *http.Request) {
+	id, sub, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, nsPrefix), "/")
+	ns := s.ns.lookup(nsPrefix, id, r.URL.EscapedPath())
+	if ns == nil || !s.ns.enter(ns) {
+		err := errorf(http.StatusNotFound, plantstoretest.CodeNotFound,
+			"no namespace %q: it ended (DELETE, or idle past its ttl) or never existed; POST %s creates one",
+			truncate(id, 64), namespacesPath)
+		writeError(w, err)
+		s.logControl(r, r.URL.Path, err.status)
+		return
+	}
+	defer s.ns.leave(ns)
+	inner := withPath(r, "/"+sub)
+	if isControl(inner.URL.Path) {
+		s.logControl(r, r.URL.Path, ns.srv.control(w, inner, s.namespaceAccess(ns)))
+		return
+	}
+	ns.serveAPI(w, inner, s.ns.APIToken)
+}
+
+// serveAPI serves r, a request to ns's API. Its token stands for the API
+// token, which ns's fake takes: the journal shows neither.
+func (ns *namespace) serveAPI(w http.ResponseWriter, r *http.Request, apiToken string) {
+	if token, problem := wire.ParseBearer(r.Header); problem == wire.BearerOK && ns.owns(token) {
+		v := r.Header["Authorization"][0] // ParseBearer found exactly one, ending with the token
+		r.Header["Authorization"] = []string{v[:len(v)-len(token)] + apiToken}
+	}
+	ns.srv.fake.ServeHTTP(w, r)
+}
+
+// lookup returns the live namespace id names, or nil. prefix+id must
+// begin escaped, the request's path as sent, and end it or a segment of it:
+// an id is never taken from an encoded path, so an encoded slash or dot
+// cannot move the split.
+func (n *namespaces) lookup(prefix, id, escaped string) *namespace {
+	if !validID(id) || !strings.HasPrefix(escaped, prefix+id) {
+		return nil
+	}
+	if rest := escaped[len(prefix+id):]; rest != "" && rest[0] != '/' {
+		return nil
+	}
+	v, _ := n.byID.Load(id)
+	ns, _ := v.(*namespace)
+	return n.alive(ns)
+}
+
+// withToken returns the live namespace whose token is token, or nil.
+func (n *namespaces) withToken(token string) *namespace {
+	v, _ := n.byToken.Load(sha256.Sum256([]byte(token)))
+	ns, _ := v.(*namespace)
+	return n.alive(ns)
+}
+
+// byBearer returns the live namespace whose token header carries, or nil.
+func (n *namespaces) byBearer(header http.Header) *namespace {
+	token, problem := wire.ParseBearer(header)
+	if problem != wire.BearerOK {
+		return nil
+	}
+	return n.withToken(token)
+}
+
+// validID reports whether id has the form of the ids the mock makes.
+func validID(id string) bool {
+	if len(id) != 2*idBytes {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// truncate cuts s to n bytes, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// withPath is r with its URL's path replaced.
+func withPath(r *http.Request, path string) *http.Request {
+	r2 := new(http.Request)
+	*r2 = *r
+	u := *r.URL
+	u.Path, u.RawPath = path, ""
+	r2.URL = &u
+	return r2
+}
