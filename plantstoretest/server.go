@@ -71,6 +71,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/bubble"
 )
 
 // Server is a running fake Plant Store: a [Handler] served by an
@@ -119,7 +120,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	if err := c.check(); err != nil {
 		tb.Fatalf("%v", err)
 	}
-	if !c.inMemory && inBubble() {
+	if !c.inMemory && bubble.Inside() {
 		tb.Fatalf("%s", errLoopbackInBubble)
 	}
 	c.tb, c.site = tb, callSite()

@@ -93,7 +93,7 @@ func goJob(c *nsClient, mockURL string, rounds int, root bool) error {
 			{"POST", api, plant, "503"},
 			{"POST", api, plant, fmt.Sprintf(`200 {"name":"p%d"}`, i)},
 			{"GET", ctl + "requests", "", "200"},
-			{"GET", ctl + "plants", "", fmt.Sprintf(`200 [{"id":%d,"name":"seed"},`+"\n"+`{"id":%d,"name":"p%d"}]`, 100000+i, i, i)},
+			{"GET", ctl + "plants", "", fmt.Sprintf(`200 [{"id":%d,"name":"seed"},{"id":%d,"name":"p%d"}]`, 100000+i, i, i)},
 			{"GET", ctl + "faults", "", "200 []"},
 			{"POST", ctl + "reset", "", "204 "},
 		}
@@ -118,7 +118,7 @@ func goJob(c *nsClient, mockURL string, rounds int, root bool) error {
 			}
 		}
 	}
-	if status, b, err := c.do("DELETE", mockURL+"/__plantstore/namespaces/"+ns.Namespace, "", ""); err != nil || status != 204 {
+	if status, b, err := c.do("DELETE", mockURL+"/__plantstore/namespaces/"+ns.Namespace, "", ns.Token); err != nil || status != 204 {
 		return fmt.Errorf("go job: DELETE: %d %s %v", status, b, err)
 	}
 	return nil

@@ -21,6 +21,9 @@ import (
 //     namespace's token is the namespace's too.
 //   - {base_url}/__plantstore/… is its control API, opened by its token or
 //     by the mock's own control access; never by another namespace's token.
+//   - DELETE /__plantstore/namespaces/{id} ends it, opened by the mock's
+//     control access or by its own token, which opens no other path of the
+//     mock's control API.
 //
 // Lookups go through sync.Maps keyed by id and by the SHA-256 of the token
 // (so a lookup's timing tells nothing of a token's bytes), and a

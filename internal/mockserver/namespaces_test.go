@@ -324,6 +324,48 @@ func TestNamespaceEnd(t *testing.T) {
 	}
 }
 
+// TestNamespaceEndsItself checks that a namespace's token ends its own
+// namespace with the mock's DELETE /__plantstore/namespaces/{id}, so that
+// a job's teardown needs no admin token; and that it opens nothing else of
+// the mock's control API: not another namespace's end, nor the same path
+// by another method or spelling.
+func TestNamespaceEndsItself(t *testing.T) {
+	for _, mode := range []string{"open", "admin token"} {
+		t.Run(mode, func(t *testing.T) {
+			c, creator := Config{Loopback: true}, ""
+			if mode == "admin token" {
+				c, creator = Config{AdminToken: adminToken, ListenAddr: "192.0.2.1:8080"}, adminToken
+			}
+			srv, _ := newMock(t, nsConfig(c, 10))
+			a := createNS(t, srv, nil, creator)
+			b := createNS(t, srv, nil, creator)
+			own := namespacesPath + "/" + a.Namespace
+			for _, tt := range []struct {
+				name, method, path, token string
+			}{
+				{"b's token, a's end", "DELETE", own, b.Token},
+				{"a's token, b's end", "DELETE", namespacesPath + "/" + b.Namespace, a.Token},
+				{"a's token, its end by GET", "GET", own, a.Token},
+				{"a's token, its end with a slash", "DELETE", own + "/", a.Token},
+				{"a's token, its end with an escaped digit", "DELETE", namespacesPath + "/%" + fmt.Sprintf("%X", a.Namespace[0]) + a.Namespace[1:], a.Token},
+				{"a's token, the list", "GET", namespacesPath, a.Token},
+			} {
+				wantError(t, tt.name, call(t, srv, tt.method, tt.path, nil, tt.token), http.StatusUnauthorized, plantstoretest.CodeUnauthorized, "namespace's token")
+			}
+			if n := len(listNS(t, srv, creator)); n != 2 {
+				t.Fatalf("%d namespaces after the refusals, want both", n)
+			}
+			if rep := call(t, srv, "DELETE", own, nil, a.Token); rep.status != http.StatusNoContent || len(rep.body) != 0 {
+				t.Fatalf("DELETE %s with its own token = %d %s, want 204", own, rep.status, rep.body)
+			}
+			wantError(t, "a's API after its end", call(t, srv, "POST", a.path+"/plants", plantJSON(1), a.Token), 404, plantstoretest.CodeNotFound, "no namespace")
+			if list := listNS(t, srv, creator); len(list) != 1 || list[0].Namespace != b.Namespace {
+				t.Errorf("list after a ended itself = %+v, want b alone", list)
+			}
+		})
+	}
+}
+
 // fakeClock makes s's namespaces read a clock that stands still until
 // advance moves it; now reads it.
 func fakeClock(s *Server) (now func() time.Time, advance func(time.Duration)) {
