@@ -21,10 +21,10 @@ import (
 //     its headers;
 //   - a fault as 512 bytes, plus its body, its headers and twice its Note
 //     (what its Match keeps is not seen);
-//   - headers as 112 bytes a name, plus the name, and 32 bytes a value,
+//   - headers as 144 bytes a name, plus the name, and 32 bytes a value,
 //     plus the value.
 //
-// That is at least what the Go heap holds for them (0.25 to 0.85 of it,
+// That is at least what the Go heap holds for them (0.25 to 0.7 of it,
 // measured), so a full Budget bounds the live heap; the process's memory
 // adds the garbage collector's headroom, up to as much again. A create, a [Handler.Seed], a fault or the
 // journal entry of a request that would take the Budget past its limit is
@@ -76,7 +76,7 @@ const (
 	plantCost       = 128
 	requestCost     = 512
 	faultCost       = 512
-	headerNameCost  = 112
+	headerNameCost  = 144
 	headerValueCost = 32
 )
 

@@ -136,7 +136,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 	fs.IntVar(&f.maxPlants, "max-plants", plantstoretest.DefaultMaxPlants, "store at most `N` plants in each namespace; a create past it is a 400")
 	fs.IntVar(&f.maxStored, "max-stored-mib", defaultMaxStoredMiB, "keep at most `N` MiB of plants, journal entries and faults, every namespace's together, "+
 		"counted as their bytes and a fixed cost each; past it a create, seed, fault or API request is a 400 (code 11). "+
-		"With it full, peak RSS stays within 2×N+128 MiB (measured 1.9 GiB at most for the default)")
+		"With it full, peak RSS stays within 2×N+128 MiB (measured 1.6 GiB at most for the default)")
 	fs.IntVar(&f.maxNS, "max-namespaces", mockserver.DefaultMaxNamespaces, "let at most `N` namespaces (POST /__plantstore/namespaces) live at once; 0 turns them off")
 	fs.IntVar(&f.maxConns, "max-conns", mockserver.DefaultMaxConns, "serve at most `N` connections at once; more wait their turn")
 	fs.Var(&f.rate, "rate-limit", "answer API requests over `RATE` (N/s, N/m, N/h or N/duration, like 50/s or 10/1500ms) with 429 (default no limit)")
