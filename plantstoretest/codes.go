@@ -37,7 +37,8 @@ const (
 	// CodeCallbackPanic means a [WithRule] rule panicked. The status is 500.
 	CodeCallbackPanic
 	// CodeStoreFull means the store already holds as many plants as
-	// [WithMaxPlants] allows. The status is 400.
+	// [WithMaxPlants] allows, or that its [Budget] has no room for what the
+	// request would keep. The status is 400.
 	CodeStoreFull
 	// CodeRateLimited means the request came over the rate [WithRateLimit]
 	// allows. The status is 429.

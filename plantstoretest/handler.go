@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -55,13 +56,15 @@ import (
 //   - Each rule added with [WithRule] may reject the plant with 400.
 //   - A plant whose id is already stored is 400 with [CodeDuplicateID],
 //     unless [WithAllowDuplicateIDs] is set.
-//   - A plant that would take the store past [WithMaxPlants] is 400 with
-//     [CodeStoreFull].
+//   - A plant that would take the store past [WithMaxPlants], or its
+//     [Budget] past its limit, is 400 with [CodeStoreFull].
 //
-// Before all of these, a request over the rate of [WithRateLimit], if set,
-// is answered with 429 and [CodeRateLimited] (it is still checked, for
-// [Request.Invalid]); then an injected [Fault] that matches, or else, under
-// [WithChaos], a random fault, may take over the reply.
+// Before all of these, a request that the [Budget] of [WithBudget] has no
+// room to record is 400 with [CodeStoreFull], and is not recorded; then a
+// request over the rate of [WithRateLimit], if set, is answered with 429
+// and [CodeRateLimited] (it is still checked, for [Request.Invalid]); then
+// an injected [Fault] that matches, or else, under [WithChaos], a random
+// fault, may take over the reply.
 //
 // A plant that passes is stored and answered with 200 and a Plant body:
 // its name, and its tag when not empty, without the id.
@@ -98,7 +101,9 @@ type Handler struct {
 	requests []Request          // the journal: see record
 	head     int                // the index of the oldest request in requests
 	faults   []*scriptedFault
-	faultSeq int // numbers faults in the order they were injected
+	faultSeq int     // numbers faults in the order they were injected
+	budget   *Budget // WithBudget; nil without one, and once closed
+	kept     kept    // what the state above holds of budget
 }
 
 // NewHandler returns a fake Plant Store with no plants stored (or those of
@@ -139,6 +144,7 @@ func newHandler(c *config) *Handler {
 		now:         time.Now,
 		profile:     c.profile,
 		done:        make(chan struct{}),
+		budget:      c.budget,
 	}
 	if !c.allowDupIDs {
 		h.ids = make(map[int64]struct{})
@@ -208,19 +214,30 @@ func (h *Handler) Reset() {
 	defer h.mu.Unlock()
 	h.gen++
 	h.plants = nil
+	h.giveBack(&h.kept.plants)
 	if h.ids != nil {
 		h.ids = make(map[int64]struct{})
 	}
 	h.clearJournal()
-	h.faults = nil
+	h.clearFaults()
 }
 
 // Close releases every request held by a [Fault] with Hang or Delay, by
 // dropping its connection, so that http.Server.Shutdown does not wait for
-// them; later, hangs and delays end at once. Close does not stop a server
-// the Handler is mounted in, and may be called more than once.
+// them; later, hangs and delays end at once. It gives back all the Handler
+// holds of its [Budget], which no longer counts what it keeps after. Close
+// does not stop a server the Handler is mounted in, and may be called more
+// than once.
 func (h *Handler) Close() {
-	h.closeOnce.Do(func() { close(h.done) })
+	h.closeOnce.Do(func() {
+		close(h.done)
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.giveBack(&h.kept.plants)
+		h.giveBack(&h.kept.journal)
+		h.giveBack(&h.kept.faults)
+		h.budget = nil
+	})
 }
 
 // ServeHTTP answers r as described on [Handler].
@@ -229,8 +246,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, readErr := readBody(r)
 	req := Request{
 		Time:       start,
-		Method:     r.Method,
-		Path:       r.URL.Path,
+		Method:     strings.Clone(r.Method), // not to keep the request line
+		Path:       strings.Clone(r.URL.Path),
 		Header:     redact(r.Header),
 		RequestID:  r.Header.Get("X-Request-Id"),
 		RetryCount: retryCount(r.Header),
@@ -249,7 +266,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				h.seq++
 				req.Seq, ans.seq = h.seq, h.seq
 				req.Invalid = &ErrorBody{Code: CodeCallbackPanic, Message: "a WithRule rule panicked"}
-				h.record(req)
+				if entry := h.journaled(req); h.admit(&entry) {
+					h.record(entry)
+				}
 			}
 			h.complete(ans.seq, 0, d)
 			h.mu.Unlock()
@@ -333,16 +352,23 @@ type answer struct {
 
 // arrive numbers and records req, and decides in ans who answers it: the
 // rate limit, the first injected fault that matches, chaos, or the fake
-// itself, which then processes it, as does a fault with Store.
+// itself, which then processes it, as does a fault with Store. A request
+// that its [Budget] has no room to record is refused, before all of these,
+// and not numbered.
 func (h *Handler) arrive(ans *answer, req Request, op *operation, in input, rej *rejection) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	entry := h.journaled(req)
+	if !h.admit(&entry) {
+		ans.rep, ans.processed = h.budgetFullReply(costOfRequest(&entry)), true
+		return
+	}
 	h.seq++
-	req.Seq = h.seq
+	req.Seq, entry.Seq = h.seq, h.seq
 	ans.seq, ans.gen = h.seq, h.gen
 	defer func() {
-		req.Fault = ans.fault
-		h.record(req)
+		entry.Fault = ans.fault
+		h.record(entry)
 	}()
 
 	if h.limiter != nil {

@@ -153,6 +153,7 @@ func (h *Handler) ClearRequests() {
 // clearJournal empties the journal. h.mu must be held.
 func (h *Handler) clearJournal() {
 	h.requests, h.head = nil, 0
+	h.giveBack(&h.kept.journal)
 }
 
 // entry returns the i-th oldest request in the journal, which holds more
@@ -161,14 +162,33 @@ func (h *Handler) entry(i int) *Request {
 	return &h.requests[(h.head+i)%len(h.requests)]
 }
 
-// record keeps req, which arrive numbered, for [Handler.Requests]. Under
-// [WithJournalLimit] n, h.requests is a ring of at most n requests whose
-// oldest is at h.head. req is a copy: Fault.Match sees the plant whole.
-// h.mu must be held.
-func (h *Handler) record(req Request) {
-	req.Outcome = OutcomeHeld
+// journaled is req as the journal keeps it: a copy, for Fault.Match sees
+// the plant whole.
+func (h *Handler) journaled(req Request) Request {
 	req.Plant.Name = cutText(req.Plant.Name, h.bodyLimit)
 	req.Plant.Tag = cutText(req.Plant.Tag, h.bodyLimit)
+	return req
+}
+
+// admit takes the room the journal entry req (see [Handler.journaled])
+// needs in h's [Budget], less that of the entry it pushes out of a full
+// journal, and reports whether there was room. h.mu must be held.
+func (h *Handler) admit(req *Request) bool {
+	if h.budget == nil || h.maxRequests == 0 {
+		return true
+	}
+	need := costOfRequest(req)
+	if h.maxRequests > 0 && len(h.requests) == h.maxRequests {
+		need -= costOfRequest(h.entry(0))
+	}
+	return h.charge(&h.kept.journal, need)
+}
+
+// record keeps req, which arrive numbered and [Handler.admit] admitted,
+// for [Handler.Requests]. Under [WithJournalLimit] n, h.requests is a ring
+// of at most n requests whose oldest is at h.head. h.mu must be held.
+func (h *Handler) record(req Request) {
+	req.Outcome = OutcomeHeld
 	switch {
 	case h.maxRequests == 0:
 		return

@@ -146,6 +146,24 @@ class env:
             os.environ[self.name] = self.saved
 
 
+def test_stored_bound():
+    """-max-stored-mib bounds what every namespace keeps together."""
+    with Mock("-max-stored-mib", "1") as m, Namespace(m.url) as a, Namespace(m.url) as b:
+        name, kept = "n" * 100_000, 0
+        for i in range(100):
+            status, err = call("POST", (a, b)[i % 2].base_url + "/plants", {"id": i, "name": name}, (a, b)[i % 2].token)
+            if status != 200:
+                break
+            kept += len(name)
+        assert status == 400 and err["error"] == 11 and "-max-stored-mib" in err["message"], (status, err)
+        assert 512 * 1024 < kept <= 1024 * 1024, kept
+        status, err = b.control("POST", "faults", {"status": 503, "body": name})
+        assert status == 400 and err["error"] == 11 and "-max-stored-mib" in err["message"], (status, err)
+        # A reset gives the room back.
+        assert a.control("POST", "reset")[0] == 204
+        assert call("POST", b.base_url + "/plants", {"id": 1000, "name": name}, b.token)[0] == 200
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["job"] and len(sys.argv) in (4, 5):
         job(sys.argv[2], int(sys.argv[3]), root=sys.argv[4:] == ["root"])

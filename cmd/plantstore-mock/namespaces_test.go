@@ -36,9 +36,17 @@ func newNSClient() *nsClient {
 
 // do sends a request; body is JSON when not "".
 func (c *nsClient) do(method, url, body, token string) (int, []byte, error) {
+	return c.doHeader(method, url, body, token, nil)
+}
+
+// doHeader is do with header added to the request.
+func (c *nsClient) doHeader(method, url, body, token string, header http.Header) (int, []byte, error) {
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		return 0, nil, err
+	}
+	for name, values := range header {
+		req.Header[name] = values
 	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
