@@ -118,22 +118,6 @@ func TestNamespaceCreate(t *testing.T) {
 	}
 }
 
-// TestNamespaceBaseURLWithoutHost checks that a create without a Host
-// (HTTP/1.0) gets a base_url on the listener's address, an unspecified one
-// made dialable as the "listening on" line makes it.
-func TestNamespaceBaseURLWithoutHost(t *testing.T) {
-	srv, _ := newMock(t, nsConfig(Config{AdminToken: adminToken, ListenAddr: "0.0.0.0:8080"}, 10))
-	req := httptest.NewRequest("POST", namespacesPath, nil)
-	req.Host = ""
-	req.Header.Set("Authorization", "Bearer "+adminToken)
-	w := httptest.NewRecorder()
-	srv.Config.Handler.ServeHTTP(w, req)
-	nb := decode[namespaceBody](t, reply{w.Code, w.Header(), w.Body.Bytes()})
-	if want := "http://127.0.0.1:8080" + nsPrefix + nb.Namespace; w.Code != http.StatusCreated || nb.BaseURL != want {
-		t.Errorf("create without a Host = %d, base_url %q; want 201 and %q", w.Code, nb.BaseURL, want)
-	}
-}
-
 // TestNamespaceIsolates runs jobs in namespaces of their own, and one on
 // the default namespace, concurrently, each seeding, queueing a fault,
 // creating, reading its journal and resetting: each sees only its own.
