@@ -66,10 +66,12 @@ func (s *Server) serveNamespace(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveAPI serves r, a request to ns's API. Its token stands for the API
-// token, which ns's fake takes: the journal shows neither.
+// token, which ns's fake takes: the journal shows neither. The swap is
+// made in a copy of r's header: the caller's request keeps its own.
 func (ns *namespace) serveAPI(w http.ResponseWriter, r *http.Request, apiToken string) {
 	if token, problem := wire.ParseBearer(r.Header); problem == wire.BearerOK && ns.owns(token) {
 		v := r.Header["Authorization"][0] // ParseBearer found exactly one, ending with the token
+		r = r.Clone(r.Context())
 		r.Header["Authorization"] = []string{v[:len(v)-len(token)] + apiToken}
 	}
 	ns.srv.fake.ServeHTTP(w, r)
