@@ -132,8 +132,8 @@ func TestNamespaceBaseURLFromHost(t *testing.T) {
 					wantError(t, call, rep, http.StatusForbidden, CodeForeignRequest)
 				case !tt.usable:
 					wantError(t, call, rep, http.StatusBadRequest, CodeBadControlRequest, fmt.Sprintf("Host %q", tt.host), "base_url")
-					if n := s.ns.live.Load(); n != 0 {
-						t.Errorf("a refused create left %d namespaces", n)
+					if s.ns.any() {
+						t.Errorf("a refused create left a namespace")
 					}
 					wantError(t, "list with the same Host", serveWithHost(s, "GET", namespacesPath, tt.host, setup.token),
 						http.StatusBadRequest, CodeBadControlRequest, fmt.Sprintf("Host %q", tt.host))
@@ -180,7 +180,7 @@ func FuzzNamespaceBaseURL(f *testing.F) {
 			t.Fatalf("create with Host %q: %v", host, err)
 		}
 		checkBaseURL(t, nb.BaseURL)
-		if ns := s.ns.lookup(nsPrefix, nb.Namespace, nsPrefix+nb.Namespace); ns != nil {
+		if ns := s.ns.byIDAlive(nb.Namespace); ns != nil {
 			s.ns.end(ns)
 		}
 	})

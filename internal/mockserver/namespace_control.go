@@ -91,13 +91,10 @@ func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, body []
 	opts := append(s.ns.Options[:len(s.ns.Options):len(s.ns.Options)],
 		plantstoretest.WithToken(s.ns.APIToken), plantstoretest.WithMaxPlants(ns.maxPlants))
 	ns.srv = &Server{fake: plantstoretest.NewHandler(opts...)}
-	ns.created = now
-	ns.lastUsed.Store(now.UnixNano())
-	s.ns.watch(ns, ns.ttl+time.Millisecond)
-	s.ns.byToken.Store(ns.tokenHash, ns)
-	s.ns.byID.Store(ns.id, ns)
+	ns.created, ns.lastUsed = now, now
 	reply := describe(base, ns)
 	reply.Token = token
+	s.ns.add(ns)
 	writeJSON(w, http.StatusCreated, reply)
 	return http.StatusCreated, nil
 }
@@ -125,7 +122,7 @@ func describe(base string, ns *namespace) namespaceBody {
 		TTL:       ns.ttl.String(),
 		MaxPlants: ns.maxPlants,
 		CreatedAt: ns.created.UTC(),
-		ExpiresAt: time.Unix(0, ns.lastUsed.Load()+int64(ns.ttl)).UTC(),
+		ExpiresAt: ns.lastUsed.Add(ns.ttl).UTC(),
 	}
 }
 
@@ -201,12 +198,7 @@ func (s *Server) listNamespaces(w http.ResponseWriter, r *http.Request, _ []byte
 		return 0, err
 	}
 	var list []namespaceBody
-	s.ns.byID.Range(func(_, v any) bool {
-		if ns := s.ns.alive(v.(*namespace)); ns != nil {
-			list = append(list, describe(base, ns))
-		}
-		return true
-	})
+	s.ns.each(func(ns *namespace) { list = append(list, describe(base, ns)) })
 	sort.Slice(list, func(i, j int) bool {
 		a, b := list[i], list[j]
 		return a.CreatedAt.Before(b.CreatedAt) || a.CreatedAt.Equal(b.CreatedAt) && a.Namespace < b.Namespace

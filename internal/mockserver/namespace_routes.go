@@ -21,7 +21,7 @@ func (s *Server) serveNamespaces(w http.ResponseWriter, r *http.Request) bool {
 		s.serveNamespace(w, r)
 		return true
 	}
-	if s.ns.live.Load() == 0 {
+	if !s.ns.any() {
 		return false // as without namespaces
 	}
 	ns := s.ns.byBearer(r.Header)
@@ -88,16 +88,12 @@ func (n *namespaces) lookup(prefix, id, escaped string) *namespace {
 	if rest := escaped[len(prefix+id):]; rest != "" && rest[0] != '/' {
 		return nil
 	}
-	v, _ := n.byID.Load(id)
-	ns, _ := v.(*namespace)
-	return n.alive(ns)
+	return n.byIDAlive(id)
 }
 
 // withToken returns the live namespace whose token is token, or nil.
 func (n *namespaces) withToken(token string) *namespace {
-	v, _ := n.byToken.Load(sha256.Sum256([]byte(token)))
-	ns, _ := v.(*namespace)
-	return n.alive(ns)
+	return n.byTokenAlive(sha256.Sum256([]byte(token)))
 }
 
 // byBearer returns the live namespace whose token header carries, or nil.

@@ -596,18 +596,20 @@ func TestNamespaceIdleEndsUnasked(t *testing.T) {
 	srv, _ := nsMock(t, 10)
 	s := srv.Config.Handler.(*Server)
 	ns := createNS(t, srv, []byte(`{"ttl":"1s"}`), "")
-	v, _ := s.ns.byID.Load(ns.Namespace)
-	fake := v.(*namespace).srv.fake
+	fake := s.ns.byIDAlive(ns.Namespace).srv.fake
 	if err := fake.Seed([]plantstore.NewPlant{{ID: 1, Name: "Fern"}}); err != nil {
 		t.Fatal(err)
 	}
 	// The bound only detects the defect; a correct mock ends it after 1s.
-	for deadline := time.Now().Add(10 * time.Second); s.ns.live.Load() != 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); s.ns.any(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("a namespace idle 10s past its ttl of 1s still lives, nobody having asked for it since")
 		}
 	}
-	if _, ok := s.ns.byID.Load(ns.Namespace); ok {
+	s.ns.mu.Lock()
+	_, ok := s.ns.byID[ns.Namespace]
+	s.ns.mu.Unlock()
+	if ok {
 		t.Errorf("the ended namespace is still stored by id")
 	}
 }
