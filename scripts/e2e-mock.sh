@@ -19,7 +19,8 @@ CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$work/plantstore-mock" ./c
 python3 scripts/e2e_mock.py "$work/plantstore-mock"
 # Namespaces (issue 23) from python3: the fixture of
 # cmd/plantstore-mock/NAMESPACES.md as printed, on an open mock and on one
-# with -admin-token; isolation, the cap, path tricks.
+# with -admin-token; isolation, the cap, path tricks, the base_url of a
+# create without a Host or with one that makes no URL.
 python3 scripts/e2e_namespaces.py "$work/plantstore-mock"
 # Its checks are assert statements, which python3 -O drops: it must refuse
 # to run that way rather than pass without checking.

@@ -16,6 +16,7 @@ passed, M failed".
 
 import json
 import os
+import socket
 import sys
 
 import e2e_mock
@@ -162,6 +163,43 @@ def test_stored_bound():
         # A reset gives the room back.
         assert a.control("POST", "reset")[0] == 204
         assert call("POST", b.base_url + "/plants", {"id": 1000, "name": name}, b.token)[0] == 200
+
+
+def raw_create(mock_url, host, token):
+    """Sends a create as raw HTTP/1.0 with Host host (none when None);
+    returns (status, parsed JSON body)."""
+    addr = mock_url.removeprefix("http://")
+    head = "POST /__plantstore/namespaces HTTP/1.0\r\n"
+    if host is not None:
+        head += "Host: " + host + "\r\n"
+    if token:
+        head += "Authorization: Bearer " + token + "\r\n"
+    with socket.create_connection(addr.rsplit(":", 1), timeout=10) as conn:
+        conn.sendall((head + "Content-Length: 0\r\n\r\n").encode())
+        reply = b""
+        while chunk := conn.recv(65536):
+            reply += chunk
+    status_line, _, rest = reply.partition(b"\r\n")
+    return int(status_line.split()[1]), json.loads(rest.partition(b"\r\n\r\n")[2])
+
+
+def test_base_url_from_host():
+    """NAMESPACES.md: without a Host, the listener's address; a Host that
+    cannot make a URL, 400 naming it; open on loopback and with an admin
+    token alike."""
+    for args, token in [((), None), (("-admin-token", ADMIN_TOKEN), ADMIN_TOKEN)]:
+        with Mock(*args) as m:
+            status, ns = raw_create(m.url, None, token)
+            assert status == 201 and ns["base_url"] == m.url + "/__plantstore/ns/" + ns["namespace"], (args, status, ns)
+            assert call("POST", ns["base_url"] + "/plants", {"id": 1, "name": "Fern"}, ns["token"])[0] == 200
+            bad = ["localhost:99999", "127.0.0.1:0", "localhost:"]  # loopback names, served while open
+            if token:
+                bad += ["x%2F..", "[::1", "evil.example:99999", "evil.example:80x", ":8080"]
+            for host in bad:
+                status, err = raw_create(m.url, host, token)
+                assert status == 400 and json.dumps(host) in err["message"], (args, host, status, err)
+            status, listed = call("GET", m.url + "/__plantstore/namespaces", None, token)
+            assert status == 200 and len(listed) == 1, (args, listed)
 
 
 if __name__ == "__main__":

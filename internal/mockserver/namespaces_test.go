@@ -118,22 +118,6 @@ func TestNamespaceCreate(t *testing.T) {
 	}
 }
 
-// TestNamespaceBaseURLWithoutHost checks that a create without a Host
-// (HTTP/1.0) gets a base_url on the listener's address, an unspecified one
-// made dialable as the "listening on" line makes it.
-func TestNamespaceBaseURLWithoutHost(t *testing.T) {
-	srv, _ := newMock(t, nsConfig(Config{AdminToken: adminToken, ListenAddr: "0.0.0.0:8080"}, 10))
-	req := httptest.NewRequest("POST", namespacesPath, nil)
-	req.Host = ""
-	req.Header.Set("Authorization", "Bearer "+adminToken)
-	w := httptest.NewRecorder()
-	srv.Config.Handler.ServeHTTP(w, req)
-	nb := decode[namespaceBody](t, reply{w.Code, w.Header(), w.Body.Bytes()})
-	if want := "http://127.0.0.1:8080" + nsPrefix + nb.Namespace; w.Code != http.StatusCreated || nb.BaseURL != want {
-		t.Errorf("create without a Host = %d, base_url %q; want 201 and %q", w.Code, nb.BaseURL, want)
-	}
-}
-
 // TestNamespaceIsolates runs jobs in namespaces of their own, and one on
 // the default namespace, concurrently, each seeding, queueing a fault,
 // creating, reading its journal and resetting: each sees only its own.
@@ -654,18 +638,20 @@ func TestNamespaceIdleEndsUnasked(t *testing.T) {
 	srv, _ := nsMock(t, 10)
 	s := srv.Config.Handler.(*Server)
 	ns := createNS(t, srv, []byte(`{"ttl":"1s"}`), "")
-	v, _ := s.ns.byID.Load(ns.Namespace)
-	fake := v.(*namespace).srv.fake
+	fake := s.ns.byIDAlive(ns.Namespace).srv.fake
 	if err := fake.Seed([]plantstore.NewPlant{{ID: 1, Name: "Fern"}}); err != nil {
 		t.Fatal(err)
 	}
 	// The bound only detects the defect; a correct mock ends it after 1s.
-	for deadline := time.Now().Add(10 * time.Second); s.ns.live.Load() != 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); s.ns.any(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("a namespace idle 10s past its ttl of 1s still lives, nobody having asked for it since")
 		}
 	}
-	if _, ok := s.ns.byID.Load(ns.Namespace); ok {
+	s.ns.mu.Lock()
+	_, ok := s.ns.byID[ns.Namespace]
+	s.ns.mu.Unlock()
+	if ok {
 		t.Errorf("the ended namespace is still stored by id")
 	}
 }
