@@ -205,16 +205,13 @@ func snippet(data []byte) string {
 }
 
 // printable makes text from the server safe to put in an error and a log
-// line: valid UTF-8, control characters (newlines included) as spaces, no
+// line: each character that [wire.ReplaceUnprintable] finds (controls,
+// newlines included, bidirectional marks and overrides, other spaces than
+// U+0020) as a space and each byte of invalid UTF-8 as U+FFFD, no
 // surrounding space, and at most limit bytes, cut at a character boundary
 // and marked with "…".
 func printable(s string, limit int) string {
-	s = strings.TrimSpace(strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, strings.ToValidUTF8(s, "\uFFFD")))
+	s = strings.TrimSpace(wire.ReplaceUnprintable(s, asSpace))
 	if len(s) <= limit {
 		return s
 	}
@@ -223,4 +220,13 @@ func printable(s string, limit int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// asSpace is how [printable] replaces what it must: a byte of invalid
+// UTF-8 by U+FFFD, any other character by a space.
+func asSpace(dst []byte, r rune, c string) []byte {
+	if r == utf8.RuneError && len(c) == 1 {
+		return utf8.AppendRune(dst, utf8.RuneError)
+	}
+	return append(dst, ' ')
 }

@@ -23,8 +23,10 @@ type CallInfo struct {
 	RequestID string
 	// ServerRequestID is the X-Request-Id of the last response (the one
 	// Header holds), if the server or a proxy sent one. Quote it beside
-	// RequestID when it differs. It is made printable, and a token of the
-	// call's echoed in it reads REDACTED ([CallError]): safe to log.
+	// RequestID when it differs. It is made printable (each character
+	// unicode.IsPrint refuses, a control or a bidirectional mark or
+	// override, reads as a space), and a token of the call's echoed in it
+	// reads REDACTED ([CallError]): safe to log.
 	ServerRequestID string
 	// Attempts counts the attempts made so far, as [Attempt.Number] does;
 	// zero when nothing was sent.
