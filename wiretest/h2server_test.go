@@ -22,15 +22,15 @@ import (
 type fault int
 
 const (
-	answer        fault = iota // 201 with the plant
-	resetProtocol              // RST_STREAM(PROTOCOL_ERROR)
-	resetInternal              // RST_STREAM(INTERNAL_ERROR)
-	resetCancel                // RST_STREAM(CANCEL)
-	refuse                     // RST_STREAM(REFUSED_STREAM)
-	goAwayBelow                // GOAWAY with a last-stream-id below the stream, then close
-	goAwayAt                   // GOAWAY with the stream's own id, then close without answering
-	brokenBody                 // 201 headers, half the body, then close
-	closeAfterBody             // HTTP/1.1: close the connection without answering
+	answer         fault = iota // 201 with the plant
+	resetProtocol               // RST_STREAM(PROTOCOL_ERROR)
+	resetInternal               // RST_STREAM(INTERNAL_ERROR)
+	resetCancel                 // RST_STREAM(CANCEL)
+	refuse                      // RST_STREAM(REFUSED_STREAM)
+	goAwayBelow                 // GOAWAY with a last-stream-id below the stream, then close
+	goAwayAt                    // GOAWAY with the stream's own id, then close without answering
+	brokenBody                  // 201 headers, half the body, then close
+	closeAfterBody              // HTTP/1.1: close the connection without answering
 )
 
 var faultNames = map[fault]string{
