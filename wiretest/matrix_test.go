@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -72,6 +73,9 @@ type matrixCase struct {
 	wantErr    bool
 	// wantMaybe: the error matches ErrMaybeCreated.
 	wantMaybe bool
+	// h2Text is in the error's text over HTTP/2: the signal, in the
+	// user's terms.
+	h2Text string
 	// wantAttempts is both the attempts the client counts and the
 	// requests the server must have read.
 	wantAttempts int
@@ -82,22 +86,22 @@ var matrix = []matrixCase{
 
 	// A request the server did not process (RFC 9113 §8.7): a failure
 	// before sending, retried by the client as its own attempt.
-	{name: "refused/no retries", plan: []fault{refuse, answer}, h2Only: true, wantErr: true, wantAttempts: 1},
+	{name: "refused/no retries", plan: []fault{refuse, answer}, h2Only: true, wantErr: true, h2Text: "the server did not process the request (HTTP/2 REFUSED_STREAM)", wantAttempts: 1},
 	{name: "refused/retried", plan: []fault{refuse, answer}, maxRetries: 2, h2Only: true, wantAttempts: 2},
-	{name: "every stream refused", plan: []fault{refuse}, maxRetries: 3, h2Only: true, wantErr: true, wantAttempts: 4},
-	{name: "GOAWAY below/no retries", plan: []fault{goAwayBelow, answer}, h2Only: true, wantErr: true, wantAttempts: 1},
+	{name: "every stream refused", plan: []fault{refuse}, maxRetries: 3, h2Only: true, wantErr: true, h2Text: "(HTTP/2 REFUSED_STREAM) (after 4 attempts)", wantAttempts: 4},
+	{name: "GOAWAY below/no retries", plan: []fault{goAwayBelow, answer}, h2Only: true, wantErr: true, h2Text: "the server did not process the request (HTTP/2 GOAWAY)", wantAttempts: 1},
 	{name: "GOAWAY below/retried", plan: []fault{goAwayBelow, answer}, maxRetries: 2, h2Only: true, wantAttempts: 2},
 
 	// A request the server may have processed.
-	{name: "PROTOCOL_ERROR/no retries", plan: []fault{resetProtocol, answer}, h2Only: true, wantErr: true, wantMaybe: true, wantAttempts: 1},
+	{name: "PROTOCOL_ERROR/no retries", plan: []fault{resetProtocol, answer}, h2Only: true, wantErr: true, h2Text: "the server reset the request (HTTP/2 PROTOCOL_ERROR) (the plant may have been created)", wantMaybe: true, wantAttempts: 1},
 	{name: "PROTOCOL_ERROR/retried", plan: []fault{resetProtocol, answer}, maxRetries: 2, h2Only: true, wantAttempts: 2},
-	{name: "INTERNAL_ERROR", plan: []fault{resetInternal, answer}, h2Only: true, wantErr: true, wantMaybe: true, wantAttempts: 1},
+	{name: "INTERNAL_ERROR", plan: []fault{resetInternal, answer}, h2Only: true, wantErr: true, h2Text: "the server reset the request (HTTP/2 INTERNAL_ERROR)", wantMaybe: true, wantAttempts: 1},
 	{name: "INTERNAL_ERROR/retried", plan: []fault{resetInternal, answer}, maxRetries: 2, h2Only: true, wantAttempts: 2},
-	{name: "CANCEL", plan: []fault{resetCancel, answer}, h2Only: true, wantErr: true, wantMaybe: true, wantAttempts: 1},
+	{name: "CANCEL", plan: []fault{resetCancel, answer}, h2Only: true, wantErr: true, h2Text: "the server reset the request (HTTP/2 CANCEL)", wantMaybe: true, wantAttempts: 1},
 	{name: "GOAWAY at the stream", plan: []fault{goAwayAt, answer}, h2Only: true, wantErr: true, wantMaybe: true, wantAttempts: 1},
 	{name: "GOAWAY at the stream/retried", plan: []fault{goAwayAt, answer}, maxRetries: 2, h2Only: true, wantAttempts: 2},
 	{name: "broken body", plan: []fault{brokenBody, answer}, maxRetries: 2, wantErr: true, wantMaybe: true, wantAttempts: 1},
-	{name: "every attempt reset", plan: []fault{resetProtocol}, maxRetries: 2, h2Only: true, wantErr: true, wantMaybe: true, wantAttempts: 3},
+	{name: "every attempt reset", plan: []fault{resetProtocol}, maxRetries: 2, h2Only: true, wantErr: true, h2Text: "(HTTP/2 PROTOCOL_ERROR) (after 3 attempts)", wantMaybe: true, wantAttempts: 3},
 
 	// HTTP/1.1's counterpart of a reset after the body.
 	{name: "closed after body/no retries", plan: []fault{closeAfterBody, answer}, wantErr: true, wantMaybe: true, wantAttempts: 1},
@@ -143,6 +147,9 @@ func TestFaultMatrix(t *testing.T) {
 				}
 				if err != nil && strings.Contains(err.Error(), "GetBody") {
 					t.Errorf("error speaks of net/http's internals: %v", err)
+				}
+				if p.h2 && !strings.Contains(fmt.Sprint(err), tc.h2Text) {
+					t.Errorf("error %q does not say %q", err, tc.h2Text)
 				}
 				if info.Attempts != tc.wantAttempts {
 					t.Errorf("client counted %d attempts, want %d (err: %v)", info.Attempts, tc.wantAttempts, err)
