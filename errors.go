@@ -20,7 +20,9 @@ import (
 // an attempt was written to the network and then failed without an answer,
 // was answered with a 5xx, or got a 2xx that could not be read; not when
 // every attempt certainly failed before reaching the server (a refused
-// connection, a DNS or TLS failure) or was answered with a 4xx. Such an
+// connection, a DNS or TLS failure), or the server said over HTTP/2 that
+// it did not process it (a REFUSED_STREAM, a GOAWAY below the stream), or
+// it was answered with a 4xx. Such an
 // error's text ends with "(the plant may have been created)".
 //
 // Settle it by creating the plant again with the same ID, never a new one:

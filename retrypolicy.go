@@ -39,11 +39,16 @@ func (c *Client) judge(ctx context.Context, st *callState, resp *http.Response, 
 	if err != nil {
 		v.Err = redactChain(err, st.tokens)
 		// A redirect that was not followed was an answer that stored
-		// nothing. Otherwise a request that got a connection may have been
+		// nothing, and so was a request the server said it did not
+		// process (an HTTP/2 REFUSED_STREAM or GOAWAY). Otherwise a request that got a connection may have been
 		// written; without trace events (a transport that does not support
 		// httptrace) fall back to what the error says.
-		var redirErr *redirectError
-		if !errors.As(err, &redirErr) && (gotConn || !askedConn && !certainlyNotSent(err)) {
+		var (
+			redirErr *redirectError
+			unsent   *notProcessedError
+		)
+		if !errors.As(err, &redirErr) && !errors.As(err, &unsent) &&
+			(gotConn || !askedConn && !certainlyNotSent(err)) {
 			v.maybeStored = true
 		}
 		if v.stop = ctx.Err(); v.stop == nil {

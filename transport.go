@@ -46,9 +46,33 @@ func newHTTPClient(base *http.Client) *http.Client {
 // carried over onto the attempt's context, so that a transport that heeds
 // only the context, not the deprecated Request.Cancel, still ends the
 // attempt at the Timeout.
+//
+// The transport below never sees the request's GetBody, which it would use
+// to re-send the request on its own: over HTTP/2 Go's transport re-sends a
+// request whose stream the server refused or, before Go 1.27, reset with
+// PROTOCOL_ERROR, even after the whole body was sent, and up to 6 times.
+// Each such re-send would be a create on the wire that the call did not
+// count, with the same X-Retry-Count, outside the retry policy and the
+// budget. Without GetBody the transport re-sends only a request it has
+// not begun to send, and returns the rest: the retry policy decides, and
+// a retry is the call's own attempt (prepareRetry rewinds the body).
+// http.Client keeps GetBody, to follow a 307 or 308. And an HTTP/2
+// error is made the server's signal it stands for ([h2Signal]).
 type attemptTransport struct{ rt http.RoundTripper }
 
 func (t attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if getBody := req.GetBody; getBody != nil {
+		req.GetBody = nil
+		defer func() { req.GetBody = getBody }()
+	}
+	resp, err := t.roundTrip(req)
+	if err != nil {
+		err = h2Signal(err)
+	}
+	return resp, err
+}
+
+func (t attemptTransport) roundTrip(req *http.Request) (*http.Response, error) {
 	st := stateOf(req.Context())
 	if st == nil || st.actx == nil || st.actx == req.Context() || st.actx == context.Context(&st.ctx) {
 		return t.rt.RoundTrip(req)

@@ -9,7 +9,8 @@
 #     module and otel/ at that version, zipped as the go command zips them
 #     (internal/tools/releasecheck, with golang.org/x/mod), and checks each
 #     zip: the go command's own rules, a LICENSE, no file of a nested module
-#     (otel/, bench/, contract/, internal/tools/releasecheck/), and otel/
+#     (otel/, bench/, contract/, wiretest/,
+#     internal/tools/releasecheck/), and otel/
 #     requiring the root at the same version;
 #  2. in a fresh consumer module (go 1.23) with GOPROXY set to file://
 #     proxies only (that one, and the module cache's download directory for

@@ -1,0 +1,65 @@
+package bench
+
+import (
+	"context"
+	"crypto/tls"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+
+	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/bench/internal/baseline"
+)
+
+// BenchmarkCreatePlantH2 compares the SDK's CreatePlant with the
+// hand-written call doing the same wire job (rawsix) over HTTP/2 on TLS
+// (issue 28): both on a [baseline.NewHTTPClient] transport that trusts the
+// server and offers h2, one call at a time. The server counts requests
+// that were not HTTP/2, and the benchmark fails on any.
+func BenchmarkCreatePlantH2(b *testing.B) {
+	var notH2 atomic.Int64
+	h := baseline.Handler()
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor != 2 {
+			notH2.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	roots := srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	newClient := func() *http.Client {
+		hc := baseline.NewHTTPClient()
+		t := hc.Transport.(*http.Transport)
+		t.TLSClientConfig = &tls.Config{RootCAs: roots}
+		t.ForceAttemptHTTP2 = true
+		return hc
+	}
+	url := srv.URL + "/plants"
+	for _, impl := range []string{"rawsix", "sdk"} {
+		b.Run("impl="+impl, func(b *testing.B) {
+			hc := newClient()
+			defer hc.CloseIdleConnections()
+			create := func(ctx context.Context, p plantstore.NewPlant) error {
+				_, err := baseline.CreatePlantSixHeaders(ctx, hc, url, p)
+				return err
+			}
+			if impl == "sdk" {
+				c, err := plantstore.NewClient(srv.URL, plantstore.WithToken(baseline.Token), plantstore.WithHTTPClient(hc))
+				if err != nil {
+					b.Fatal(err)
+				}
+				create = func(ctx context.Context, p plantstore.NewPlant) error {
+					_, err := c.CreatePlant(ctx, p)
+					return err
+				}
+			}
+			benchSequential(b, create)
+		})
+	}
+	if n := notH2.Load(); n > 0 {
+		b.Fatalf("%d requests were not HTTP/2", n)
+	}
+}
