@@ -35,14 +35,15 @@ while IFS= read -r mod; do
 	modules+=("$(dirname "$mod")")
 done < <(find . -mindepth 2 -name go.mod -not -path './.git/*' -not -path '*/testdata/*' | sort)
 
-# -long is this script's; the rest go to go test. With -json or -v the
-# caller reads go test's own output, which then passes through as it is.
+# -long is this script's; the rest go to go test. With -json, -v, -bench,
+# -fuzz or -list the caller reads go test's own output, which then passes
+# through as it is.
 args=()
 plain=
 for arg in "$@"; do
 	case $arg in
 	-long) export PLANTSTORE_LONG=1 ;;
-	-json | -v | -json=* | -v=*) plain=1 args+=("$arg") ;;
+	-json | -json=* | -v | -v=* | -bench | -bench=* | -fuzz | -fuzz=* | -list | -list=*) plain=1 args+=("$arg") ;;
 	*) args+=("$arg") ;;
 	esac
 done
