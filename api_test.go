@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/plantstore/plantstore-go/internal/testenv"
 )
 
 var updateAPI = flag.Bool("update", false, "rewrite the files in api/ from the exported API of the packages")
@@ -74,6 +76,11 @@ func TestAPI(t *testing.T) {
 // far longer, more so under -race.
 func exportDataImporter(fset *token.FileSet) (types.Importer, error) {
 	args := []string{"list", "-export", "-deps", "-f", "{{if .Export}}{{.ImportPath}}={{.Export}}{{end}}"}
+	if testenv.Race {
+		// The export data of the build the test itself was compiled in: a
+		// build without -race would compile the standard library again.
+		args = append(args, "-race")
+	}
 	for _, p := range apiPackages {
 		args = append(args, "./"+p.dir)
 	}

@@ -33,6 +33,7 @@ import (
 	"github.com/plantstore/plantstore-go"
 	"github.com/plantstore/plantstore-go/bench/internal/baseline"
 	"github.com/plantstore/plantstore-go/internal/mockserver"
+	"github.com/plantstore/plantstore-go/internal/testenv"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
@@ -444,6 +445,7 @@ func BenchmarkConnectionReuse(b *testing.B) {
 // at a load average of 7 to 10, for the hand-written call as well as the
 // SDK), so up to maxStrayCloses are tolerated.
 func TestConnectionReuseUnderLoad(t *testing.T) {
+	testenv.Long(t)
 	const (
 		maxConns       = 2 * reuseWorkers
 		maxStrayCloses = 4

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/testenv"
 )
 
 // heapAlloc returns the bytes of live heap objects, after a collection.
@@ -86,6 +87,7 @@ func TestStalledBodiesCostWhatArrived(t *testing.T) {
 // the plant's name and tag, which Seed shares with the caller: the
 // documented bound of WithMaxPlants is at most 100 bytes.
 func TestMemoryPerStoredPlant(t *testing.T) {
+	testenv.Long(t)
 	// Not parallel: it measures the heap of the whole process.
 	const (
 		n       = 200_000

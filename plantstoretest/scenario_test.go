@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/testenv"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
@@ -58,7 +59,7 @@ func TestScenarioS(t *testing.T) {
 	switch {
 	case testing.Short():
 		runs = 10
-	case raceEnabled:
+	case testenv.Race:
 		runs = 20
 	}
 	plantstoretest.OneProcForRaceBubbles(t)

@@ -5,7 +5,17 @@
 # module (contract/, bench/, and any other directory with a go.mod) in its
 # own directory, against its own go.mod, as a user of that module builds it.
 #
-# Usage: scripts/test.sh [go test flags…]   e.g. scripts/test.sh -count=1
+# Usage: scripts/test.sh [-long] [go test flags…]   e.g. scripts/test.sh -count=1
+#
+# Without -long it skips the long tests: the batteries that drive the built
+# mock from python3 and curl, the memory measurements and the soaks. -long
+# runs them too (it sets PLANTSTORE_LONG=1, which internal/testenv reads),
+# as CI does. README.md says what each takes.
+#
+# It prints each package's result as the package finishes, and the output
+# of each test that fails: go test -json, read by scripts/testprogress.go.
+# That is built with -race, like the tests, so that it reuses the standard
+# library compiled for them instead of compiling one of its own.
 #
 # Needs Go and a C compiler (gcc) on the PATH: -race needs cgo. Modules come
 # through the Go module proxy. It goes on after a failing module and exits 1
@@ -25,15 +35,47 @@ while IFS= read -r mod; do
 	modules+=("$(dirname "$mod")")
 done < <(find . -mindepth 2 -name go.mod -not -path './.git/*' -not -path '*/testdata/*' | sort)
 
+# -long is this script's; the rest go to go test. With -json, -v, -bench,
+# -fuzz or -list the caller reads go test's own output, which then passes
+# through as it is.
+args=()
+plain=
+for arg in "$@"; do
+	case $arg in
+	-long) export PLANTSTORE_LONG=1 ;;
+	-json | -json=* | -v | -v=* | -bench | -bench=* | -fuzz | -fuzz=* | -list | -list=*) plain=1 args+=("$arg") ;;
+	*) args+=("$arg") ;;
+	esac
+done
+
+# The race detector sleeps a second as each process exits (GORACE's
+# atexit_sleep_ms, 1000 by default), in case a goroutine still running has
+# a race to report: a second for each test binary and each child process a
+# test starts. The tests end what they start (goleak checks the client,
+# the fake and the mock server), so the wait is dropped.
+export GORACE=${GORACE:-atexit_sleep_ms=0}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if [ -z "$plain" ]; then
+	go build -race -o "$tmp/testprogress" scripts/testprogress.go || exit 1
+fi
+
 failed=()
 for dir in "${modules[@]}"; do
 	cover=(-cover)
 	# bench/ is measurement tooling: coverage of its programs means nothing.
 	[ "$dir" = ./bench ] && cover=()
-	echo "== $dir"
-	if ! (cd "$dir" && go test -race "${cover[@]}" "$@" ./...); then
-		failed+=("$dir")
+	echo "== $dir${PLANTSTORE_LONG:+ (PLANTSTORE_LONG=$PLANTSTORE_LONG)}" >&2
+	gotest=(go test -race "${cover[@]}" ${args[@]+"${args[@]}"})
+	if [ -n "$plain" ]; then
+		(cd "$dir" && "${gotest[@]}" ./...)
+		status=$?
+	else
+		(cd "$dir" && "${gotest[@]}" -json ./...) | "$tmp/testprogress"
+		status=${PIPESTATUS[0]}
 	fi
+	[ "$status" = 0 ] || failed+=("$dir")
 done
 
 if [ ${#failed[@]} -gt 0 ]; then

@@ -18,12 +18,30 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/plantstore/plantstore-go"
 	"github.com/plantstore/plantstore-go/internal/syncbuf"
+	"github.com/plantstore/plantstore-go/internal/testenv"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
 // buildMock builds the command into a temporary directory and returns the
-// binary's path.
+// binary's path: with -race under the race detector (testenv.Race), which
+// also checks the process the test runs.
 func buildMock(t *testing.T) string {
+	t.Helper()
+	if testenv.Race {
+		return buildMockWith(t, "-race")
+	}
+	return buildMockWith(t)
+}
+
+// buildPlainMock builds the command as a user does, without the race
+// detector, for the tests that measure its memory.
+func buildPlainMock(t *testing.T) string {
+	t.Helper()
+	return buildMockWith(t)
+}
+
+// buildMockWith builds the command with the go build flags given.
+func buildMockWith(t *testing.T, flags ...string) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("skipping: builds and runs the plantstore-mock binary (drop -short to run)")
@@ -36,7 +54,8 @@ func buildMock(t *testing.T) string {
 		t.Skipf("skipping: no go command to build plantstore-mock with: %v", err)
 	}
 	exe := filepath.Join(t.TempDir(), "plantstore-mock")
-	if out, err := exec.Command(goTool, "build", "-o", exe, ".").CombinedOutput(); err != nil {
+	args := append(append([]string{"build"}, flags...), "-o", exe, ".")
+	if out, err := exec.Command(goTool, args...).CombinedOutput(); err != nil {
 		t.Fatalf("go build failed: %v\n%s", err, out)
 	}
 	return exe

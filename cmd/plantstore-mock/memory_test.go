@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/plantstore/plantstore-go/internal/mockserver"
+	"github.com/plantstore/plantstore-go/internal/testenv"
 	"github.com/plantstore/plantstore-go/internal/wire"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
@@ -95,10 +96,11 @@ func tinyPlants(size int, last string) []byte {
 // its body, a plant perPlant bytes and its name. Each shape gets a fresh process, as
 // VmHWM only grows. Linux only.
 func TestControlBodyMemory(t *testing.T) {
+	testenv.Long(t)
 	if runtime.GOOS != "linux" {
 		t.Skip("skipping: reads /proc/PID/status")
 	}
-	exe := buildMock(t)
+	exe := buildPlainMock(t)
 	const seedMax, faultMax = mockserver.MaxSeedBody, mockserver.MaxFaultBody
 	// perPlant bounds what the store keeps per stored plant beyond its name
 	// and tag: BenchmarkPlantMemory's bar (bench/BENCHMARKS.md).
@@ -192,10 +194,11 @@ func post(t *testing.T, url string, body []byte) int {
 // over plantstoretest.MaxProfileReply is the fake's own 400. Each case gets
 // a fresh process, as VmHWM only grows. Linux only.
 func TestProfiledReplyMemory(t *testing.T) {
+	testenv.Long(t)
 	if runtime.GOOS != "linux" {
 		t.Skip("skipping: reads /proc/PID/status")
 	}
-	exe := buildMock(t)
+	exe := buildPlainMock(t)
 	const runtimeSlack = 1 << 20
 	const echo = `{"error":1009,"message":"{name} is taken"}`
 	// fits is the longest name echo puts in a reply of MaxProfileReply bytes.

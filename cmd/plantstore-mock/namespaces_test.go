@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/plantstore/plantstore-go/internal/testenv"
 )
 
 // nsCreated is what POST /__plantstore/namespaces answers.
@@ -139,7 +140,8 @@ func goJob(c *nsClient, mockURL string, rounds int, root bool) error {
 // own plants, journal entries and faults and nothing else, and that none
 // of its requests fails. Then the default namespace must be untouched.
 func TestNamespaceIsolationBattery(t *testing.T) {
-	exe := buildMock(t)
+	testenv.Long(t)
+	exe := buildPlainMock(t)
 	python, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("skipping: no python3")
@@ -234,10 +236,11 @@ func vmRSS(t *testing.T, pid int) int64 {
 // they are all ended, 10,000 more raise the peak by little: the ended
 // ones' memory was given back to the heap they reuse.
 func TestNamespaceMemory(t *testing.T) {
+	testenv.Long(t)
 	if runtime.GOOS != "linux" {
 		t.Skip("skipping: reads /proc/PID/status")
 	}
-	exe := buildMock(t)
+	exe := buildPlainMock(t)
 	const n, bound = 10_000, 64 << 20
 	m := startMock(t, exe, "-token", "mem-token", "-max-namespaces", strconv.Itoa(n))
 	pid := m.cmd.Process.Pid

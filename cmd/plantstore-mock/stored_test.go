@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore-go/internal/mockserver"
+	"github.com/plantstore/plantstore-go/internal/testenv"
 
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
@@ -84,10 +85,11 @@ func TestFlagMaxStored(t *testing.T) {
 // RSS (VmHWM) must stay within the figure README's Limits gives. Each shape
 // gets a fresh process, as VmHWM only grows. Linux only.
 func TestStoredMemory(t *testing.T) {
+	testenv.Long(t)
 	if runtime.GOOS != "linux" {
 		t.Skip("skipping: reads /proc/PID/status")
 	}
-	exe := buildMock(t)
+	exe := buildPlainMock(t)
 	const budget = defaultMaxStoredMiB << 20
 	// bound is the figure of README's Limits: twice the budget and 128
 	// MiB. Measured: 0.95 to 1.6 GiB by shape.

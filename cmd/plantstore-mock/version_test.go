@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/plantstore/plantstore-go/internal/testenv"
 )
 
 func TestModuleVersion(t *testing.T) {
@@ -74,7 +75,11 @@ func TestVersionBinary(t *testing.T) {
 		t.Skipf("skipping: no go command: %v", err)
 	}
 	exe := filepath.Join(t.TempDir(), "plantstore-mock")
-	if out, err := exec.Command(goTool, "build", "-buildvcs=false", "-o", exe, ".").CombinedOutput(); err != nil {
+	args := []string{"build", "-buildvcs=false", "-o", exe}
+	if testenv.Race {
+		args = append(args, "-race") // as buildMock does
+	}
+	if out, err := exec.Command(goTool, append(args, ".")...).CombinedOutput(); err != nil {
 		t.Fatalf("go build failed: %v\n%s", err, out)
 	}
 	var stderr bytes.Buffer

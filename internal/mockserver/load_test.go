@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore-go/internal/testenv"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
@@ -129,9 +130,7 @@ func heapAfterGC() uint64 {
 // decoded plant (Request.Plant), name and tag uncut. Not parallel: it
 // measures the heap.
 func TestJournalMemoryIsBounded(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipping: measures the heap")
-	}
+	testenv.Long(t)
 	const journal, bodySize = 1000, 32 << 10
 	h := plantstoretest.NewHandler(plantstoretest.WithToken(apiToken),
 		plantstoretest.WithJournalLimit(journal), plantstoretest.WithJournalBodyLimit(JournalBodyLimit))
