@@ -153,37 +153,3 @@ func checkContentType(header http.Header) string {
 	}
 	return ""
 }
-
-// readBody reads at most [wire.MaxBodyBytes] of r's body, and
-// [wire.ErrBodyTooLarge] if there was more, with a buffer that grows with
-// the bytes that arrive (see [wire.ReadBody]); a short announced length
-// makes the first buffer smaller, with a byte to spare for reading the end.
-// Unlike http.MaxBytesReader, it lets net/http keep the connection after a
-// body a little too long.
-func readBody(r *http.Request) ([]byte, error) {
-	if r.Body == nil {
-		return nil, nil
-	}
-	var buf []byte
-	if r.ContentLength >= 0 && r.ContentLength < wire.FirstBufferSize {
-		buf = make([]byte, 0, r.ContentLength+1)
-	}
-	return wire.ReadBody(buf, r.Body)
-}
-
-// redact returns a copy of header in which the credentials of each
-// Authorization and Proxy-Authorization value are replaced by "REDACTED",
-// keeping the scheme.
-func redact(header http.Header) http.Header {
-	out := header.Clone()
-	if out == nil {
-		out = http.Header{}
-	}
-	for _, name := range []string{"Authorization", "Proxy-Authorization"} {
-		values := out.Values(name)
-		for i, v := range values {
-			values[i] = wire.RedactCredentials(v)
-		}
-	}
-	return out
-}

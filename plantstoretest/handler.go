@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore-go"
-	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 // Handler is the fake Plant Store as an http.Handler, for tests that mount
@@ -307,20 +306,6 @@ func (h *Handler) begin(seq uint64, status int, start time.Time) (int, time.Dura
 	return status, d
 }
 
-// journalBody is the part of body that the journal keeps, and whether it
-// was cut: a copy, unless body's buffer has no more room than the byte
-// readBody keeps to spare, so that the journal holds no more than it shows.
-func (h *Handler) journalBody(body []byte, readErr error) ([]byte, bool) {
-	truncated := errors.Is(readErr, wire.ErrBodyTooLarge)
-	switch {
-	case len(body) > h.bodyLimit:
-		return append([]byte(nil), body[:h.bodyLimit]...), true
-	case cap(body) > len(body)+1:
-		return append([]byte(nil), body...), truncated
-	}
-	return body, truncated
-}
-
 // answer is what [Handler.arrive] decided for a request.
 type answer struct {
 	seq       uint64 // the request's Seq
@@ -369,15 +354,6 @@ func (h *Handler) process(op *operation, in input, rej *rejection, commit bool) 
 		return rej.reply()
 	}
 	return op.serve(h, in, commit)
-}
-
-func duplicateMessage(id int64) string {
-	return fmt.Sprintf("plant %d already exists", id)
-}
-
-func (h *Handler) storeFullMessage() string {
-	return fmt.Sprintf("the store is full: it holds %d plants, the most that WithMaxPlants "+
-		"(plantstore-mock: -max-plants) allows", h.maxPlants)
 }
 
 // wait blocks until timer fires, or, when the client goes away or the

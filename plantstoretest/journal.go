@@ -1,6 +1,7 @@
 package plantstoretest
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 // Request is a request as it reached the fake, and what became of it: an
@@ -104,6 +106,54 @@ func retryCount(header http.Header) int {
 		return -1
 	}
 	return n
+}
+
+// readBody reads at most [wire.MaxBodyBytes] of r's body, and
+// [wire.ErrBodyTooLarge] if there was more, with a buffer that grows with
+// the bytes that arrive (see [wire.ReadBody]); a short announced length
+// makes the first buffer smaller, with a byte to spare for reading the end.
+// Unlike http.MaxBytesReader, it lets net/http keep the connection after a
+// body a little too long.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	var buf []byte
+	if r.ContentLength >= 0 && r.ContentLength < wire.FirstBufferSize {
+		buf = make([]byte, 0, r.ContentLength+1)
+	}
+	return wire.ReadBody(buf, r.Body)
+}
+
+// redact returns a copy of header in which the credentials of each
+// Authorization and Proxy-Authorization value are replaced by "REDACTED",
+// keeping the scheme.
+func redact(header http.Header) http.Header {
+	out := header.Clone()
+	if out == nil {
+		out = http.Header{}
+	}
+	for _, name := range []string{"Authorization", "Proxy-Authorization"} {
+		values := out.Values(name)
+		for i, v := range values {
+			values[i] = wire.RedactCredentials(v)
+		}
+	}
+	return out
+}
+
+// journalBody is the part of body that the journal keeps, and whether it
+// was cut: a copy, unless body's buffer has no more room than the byte
+// readBody keeps to spare, so that the journal holds no more than it shows.
+func (h *Handler) journalBody(body []byte, readErr error) ([]byte, bool) {
+	truncated := errors.Is(readErr, wire.ErrBodyTooLarge)
+	switch {
+	case len(body) > h.bodyLimit:
+		return append([]byte(nil), body[:h.bodyLimit]...), true
+	case cap(body) > len(body)+1:
+		return append([]byte(nil), body...), truncated
+	}
+	return body, truncated
 }
 
 // Requests returns the journal: every request that reached the fake, in

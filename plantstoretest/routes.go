@@ -1,6 +1,7 @@
 package plantstoretest
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"sort"
@@ -39,6 +40,15 @@ func createPlant(h *Handler, in input, commit bool) reply {
 	}
 	h.plants = append(h.plants, p)
 	return created
+}
+
+func duplicateMessage(id int64) string {
+	return fmt.Sprintf("plant %d already exists", id)
+}
+
+func (h *Handler) storeFullMessage() string {
+	return fmt.Sprintf("the store is full: it holds %d plants, the most that WithMaxPlants "+
+		"(plantstore-mock: -max-plants) allows", h.maxPlants)
 }
 
 // route sends the requests with method and a path that matches pattern
