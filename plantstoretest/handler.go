@@ -170,25 +170,6 @@ func (h *Handler) misuse(msg string) {
 	h.tb.Fatalf("%s", msg)
 }
 
-// callback calls f, which runs a callback of the test's (a [WithRule] rule
-// or a [Fault.Match]), and returns what the callback panicked with, or nil.
-// Under [NewServer] a panic fails the test at the test's line that gave the
-// callback; without a test it goes on, with the message what returns.
-func (h *Handler) callback(at string, what func() string, f func()) (panicked any) {
-	defer func() {
-		if r := recover(); r != nil {
-			msg := fmt.Sprintf("plantstoretest: %s: %v", what(), r)
-			if h.tb == nil {
-				panic(msg)
-			}
-			h.report(at, true, msg)
-			panicked = r
-		}
-	}()
-	f()
-	return nil
-}
-
 // Plants returns the stored plants in the order they arrived. The slice is a
 // copy that the caller may modify.
 func (h *Handler) Plants() []plantstore.NewPlant {

@@ -2,10 +2,7 @@ package plantstoretest
 
 import (
 	"encoding/json"
-	"fmt"
-	"log/slog"
 	"net/http"
-	"time"
 )
 
 // reply is a response worked out before it is written.
@@ -62,31 +59,4 @@ func writeRaw(w http.ResponseWriter, status int, extra http.Header, body []byte)
 	w.WriteHeader(status)
 	_, _ = w.Write(body) // A client that went away gets nothing either way.
 	return status
-}
-
-// logRequest logs one line about a finished request to the configured
-// logger and test, if any.
-func (h *Handler) logRequest(r *http.Request, status int, fault string, d time.Duration) {
-	if h.logger != nil {
-		attrs := []slog.Attr{
-			slog.String("method", r.Method),
-			slog.String("path", r.URL.Path),
-			slog.Int("status", status),
-			slog.Duration("duration", d),
-		}
-		if fault != "" {
-			attrs = append(attrs, slog.String("fault", fault))
-		}
-		h.logger.LogAttrs(r.Context(), slog.LevelDebug, "plantstoretest request", attrs...)
-	}
-	if h.logToTB {
-		outcome := "no response"
-		if status != 0 {
-			outcome = fmt.Sprint(status)
-		}
-		if fault != "" {
-			outcome += " (fault: " + fault + ")"
-		}
-		h.report(h.site, false, fmt.Sprintf("plantstoretest: %s %s -> %s in %v", r.Method, r.URL.Path, outcome, d))
-	}
 }
