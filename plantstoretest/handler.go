@@ -205,86 +205,52 @@ func (h *Handler) Close() {
 
 // ServeHTTP answers r as described on [Handler].
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := h.now()
-	body, readErr := readBody(r)
-	req := Request{
-		Time:       start,
-		Method:     r.Method,
-		Path:       r.URL.Path,
-		Header:     redact(r.Header),
-		RequestID:  r.Header.Get("X-Request-Id"),
-		RetryCount: retryCount(r.Header),
-	}
-	if h.maxRequests != 0 {
-		req.Body, req.BodyTruncated = h.journalBody(body, readErr)
-	}
+	req, body, readErr := h.arrival(r)
+	start := req.Time
 	var ans answer // ans.seq is 0 until arrive records the request
 	status := 0    // written; 0 if none, when the connection is dropped
 	var d time.Duration
 	defer func() {
 		if status == 0 { // dropped: no reply began, or a callback panicked (see callback)
-			d = h.now().Sub(start)
-			h.mu.Lock()
-			if ans.seq == 0 { // a WithRule rule panicked: the request never arrived
-				h.seq++
-				req.Seq, ans.seq = h.seq, h.seq
-				req.Invalid = &ErrorBody{Code: CodeCallbackPanic, Message: "a WithRule rule panicked"}
-				h.record(req)
-			}
-			h.complete(ans.seq, 0, d)
-			h.mu.Unlock()
+			d = h.dropped(req, ans.seq)
 		}
 		h.logRequest(r, status, ans.fault, d)
 	}()
-	op, in, rej := h.check(r, body, readErr)
+	op, in, rej := h.route(r)
+	if rej == nil {
+		in.plant, rej = h.check(op, r, body, readErr)
+	}
 	if rej == nil {
 		req.Plant = in.plant
 	} else {
-		req.Invalid = &rej.body
+		req.Invalid = rej.body
 	}
 
 	h.arrive(&ans, req, op, in, rej)
-	f := ans.scripted
-	if f == nil {
-		status, d = h.begin(ans.seq, ans.rep.status, start)
-		ans.rep.write(w, nil)
-		return
+	rep, extra := ans.rep, http.Header(nil)
+	if f := ans.scripted; f != nil {
+		if f.Hang {
+			h.wait(r, nil)
+		}
+		if f.Delay > 0 {
+			t := time.NewTimer(f.Delay)
+			defer t.Stop()
+			h.wait(r, t.C)
+		}
+		if f.Drop {
+			panic(http.ErrAbortHandler)
+		}
+		extra = f.Header
+		switch {
+		case f.Status != 0:
+			rep = f.reply()
+		case !ans.processed:
+			h.mu.Lock()
+			rep = h.process(op, in, rej, h.gen == ans.gen) // unless Reset ran during the delay
+			h.mu.Unlock()
+		}
 	}
-	if f.Hang {
-		h.wait(r, nil)
-	}
-	if f.Delay > 0 {
-		t := time.NewTimer(f.Delay)
-		defer t.Stop()
-		h.wait(r, t.C)
-	}
-	if f.Drop {
-		panic(http.ErrAbortHandler)
-	}
-	if f.Status != 0 {
-		status, d = h.begin(ans.seq, f.Status, start)
-		f.write(w)
-		return
-	}
-	rep := ans.rep
-	if !ans.processed {
-		h.mu.Lock()
-		rep = h.process(op, in, rej, h.gen == ans.gen) // unless Reset ran during the delay
-		h.mu.Unlock()
-	}
-	status, d = h.begin(ans.seq, rep.status, start)
-	rep.write(w, f.Header)
-}
-
-// begin journals the reply to the request numbered seq, which arrived at
-// start, before it is written with status (see [OutcomeSent]), and returns
-// status and the request's Duration.
-func (h *Handler) begin(seq uint64, status int, start time.Time) (int, time.Duration) {
-	d := h.now().Sub(start)
-	h.mu.Lock()
-	h.complete(seq, status, d)
-	h.mu.Unlock()
-	return status, d
+	status, d = h.send(w, rep, extra, ans.seq, start)
 }
 
 // answer is what [Handler.arrive] decided for a request.
@@ -300,7 +266,7 @@ type answer struct {
 // arrive numbers and records req, and decides in ans who answers it: the
 // rate limit, the first injected fault that matches, chaos, or the fake
 // itself, which then processes it, as does a fault with Store.
-func (h *Handler) arrive(ans *answer, req Request, op *operation, in input, rej *rejection) {
+func (h *Handler) arrive(ans *answer, req Request, op *operation, in input, rej *reply) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.seq++
@@ -328,11 +294,11 @@ func (h *Handler) arrive(ans *answer, req Request, op *operation, in input, rej 
 	}
 }
 
-// process works out the reply to a checked request: its rejection, or what
+// process works out the reply to a checked request: its refusal, or what
 // op does with in (see [operation]). h.mu must be held.
-func (h *Handler) process(op *operation, in input, rej *rejection, commit bool) reply {
+func (h *Handler) process(op *operation, in input, rej *reply, commit bool) reply {
 	if rej != nil {
-		return rej.reply()
+		return *rej
 	}
 	return op.serve(h, in, commit)
 }

@@ -108,6 +108,36 @@ func retryCount(header http.Header) int {
 	return n
 }
 
+// arrival returns the journal's entry for r as it arrives, not yet
+// numbered, and r's body as [readBody] reads it.
+func (h *Handler) arrival(r *http.Request) (req Request, body []byte, readErr error) {
+	req = Request{
+		Time:       h.now(),
+		Method:     r.Method,
+		Path:       r.URL.Path,
+		Header:     redact(r.Header),
+		RequestID:  r.Header.Get("X-Request-Id"),
+		RetryCount: retryCount(r.Header),
+	}
+	body, readErr = readBody(r)
+	if h.maxRequests == 0 {
+		return req, body, readErr
+	}
+	// The journal keeps a copy of the body, cut at its limit, unless body's
+	// buffer has no more room than the byte readBody keeps to spare, so that
+	// it holds no more than it shows.
+	req.BodyTruncated = errors.Is(readErr, wire.ErrBodyTooLarge)
+	switch {
+	case len(body) > h.bodyLimit:
+		req.Body, req.BodyTruncated = append([]byte(nil), body[:h.bodyLimit]...), true
+	case cap(body) > len(body)+1:
+		req.Body = append([]byte(nil), body...)
+	default:
+		req.Body = body
+	}
+	return req, body, readErr
+}
+
 // readBody reads at most [wire.MaxBodyBytes] of r's body, and
 // [wire.ErrBodyTooLarge] if there was more, with a buffer that grows with
 // the bytes that arrive (see [wire.ReadBody]); a short announced length
@@ -140,20 +170,6 @@ func redact(header http.Header) http.Header {
 		}
 	}
 	return out
-}
-
-// journalBody is the part of body that the journal keeps, and whether it
-// was cut: a copy, unless body's buffer has no more room than the byte
-// readBody keeps to spare, so that the journal holds no more than it shows.
-func (h *Handler) journalBody(body []byte, readErr error) ([]byte, bool) {
-	truncated := errors.Is(readErr, wire.ErrBodyTooLarge)
-	switch {
-	case len(body) > h.bodyLimit:
-		return append([]byte(nil), body[:h.bodyLimit]...), true
-	case cap(body) > len(body)+1:
-		return append([]byte(nil), body...), truncated
-	}
-	return body, truncated
 }
 
 // Requests returns the journal: every request that reached the fake, in
@@ -241,6 +257,34 @@ func cutText(s string, n int) string {
 		n--
 	}
 	return strings.Clone(s[:n])
+}
+
+// sent records that the reply to the request numbered seq, which arrived at
+// start, is about to be written with status (see [OutcomeSent]), and
+// returns the request's Duration.
+func (h *Handler) sent(seq uint64, status int, start time.Time) time.Duration {
+	d := h.now().Sub(start)
+	h.mu.Lock()
+	h.complete(seq, status, d)
+	h.mu.Unlock()
+	return d
+}
+
+// dropped records that the request numbered seq was dropped, and returns
+// its Duration. A seq of 0 is a request that a [WithRule] rule's panic
+// kept from arriving: dropped records it first.
+func (h *Handler) dropped(req Request, seq uint64) time.Duration {
+	d := h.now().Sub(req.Time)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if seq == 0 {
+		h.seq++
+		req.Seq, seq = h.seq, h.seq
+		req.Invalid = &ErrorBody{Code: CodeCallbackPanic, Message: "a WithRule rule panicked"}
+		h.record(req)
+	}
+	h.complete(seq, 0, d)
+	return d
 }
 
 // complete records the outcome of the request numbered seq, if the journal

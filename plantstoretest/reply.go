@@ -2,28 +2,105 @@ package plantstoretest
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
+	"time"
+
+	"github.com/plantstore/plantstore-go"
 )
 
-// reply is a response worked out before it is written.
+// reply is the fake's answer to a request, worked out before it is
+// written: a plant created, or a refusal, which names its kind.
 type reply struct {
+	kind       kind
 	status     int
-	result     any        // the 200 body, such as a *plantstore.Plant
-	body       *ErrorBody // the body of any other status
-	challenge  string     // the WWW-Authenticate value of a 401
-	allow      string     // the Allow value of a 405
-	retryAfter string     // the Retry-After value of a 429
-	profiled   *profiled  // the reply WithProfile dictates instead, or nil
+	result     any                  // the body of a 200, such as a *plantstore.Plant
+	body       *ErrorBody           // the body of a refusal
+	raw        []byte               // the body of a scripted reply, sent as it is
+	challenge  string               // the WWW-Authenticate value of a 401
+	allow      string               // the Allow value of a 405
+	retryAfter string               // the Retry-After value of a 429
+	refused    *plantstore.NewPlant // the plant a duplicateID refusal refused
+	profiled   *profiled            // the profile's reply in its place, set by send only
 }
 
-func badRequest(code int32, msg string) reply {
-	return reply{status: http.StatusBadRequest, body: &ErrorBody{Code: code, Message: msg}}
+// kind names what a reply says: a plant created, or the rule that refused
+// the request. Where replies are written, send tells them apart by it (a
+// [Profile] replaces some kinds), so that the checks need know nothing of
+// what becomes of their replies.
+type kind uint8
+
+const (
+	created kind = iota
+	notFound
+	methodNotAllowed
+	authMissing   // no Authorization header
+	authMalformed // not "Bearer <token>", or more than one header
+	authInvalid   // a token other than the fake's
+	malformed     // a 400 of the checks: content type, body size, JSON, plant
+	ruleRefused   // a WithRule rule's own 400
+	rulePanicked
+	duplicateID
+	storeFull
+	rateLimited
+	scripted // a [Fault]'s Status, Header and Body
+)
+
+// status is the HTTP status of a reply of kind k.
+func (k kind) status() int {
+	switch k {
+	case created:
+		return http.StatusOK
+	case notFound:
+		return http.StatusNotFound
+	case methodNotAllowed:
+		return http.StatusMethodNotAllowed
+	case authMissing, authMalformed, authInvalid:
+		return http.StatusUnauthorized
+	case rulePanicked:
+		return http.StatusInternalServerError
+	case rateLimited:
+		return http.StatusTooManyRequests
+	}
+	return http.StatusBadRequest
 }
 
-// write sends rep, with extra headers added, and returns the status.
-func (rep reply) write(w http.ResponseWriter, extra http.Header) int {
-	if rep.profiled != nil {
-		return rep.profiled.write(w, extra)
+// refuse is the refusal of kind k with body e.
+func refuse(k kind, e *ErrorBody) *reply {
+	return &reply{kind: k, status: k.status(), body: e}
+}
+
+// refusef is the refusal of kind k with a body of code and the message.
+func refusef(k kind, code int32, format string, args ...any) *reply {
+	return refuse(k, &ErrorBody{Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+// send writes rep, the reply to the request numbered seq, which arrived at
+// start, with extra headers added; or, where [WithProfile] gives a reply of
+// rep's kind, the profile's. It is where the fake's replies are written,
+// and the one place that applies the profile. The journal records the
+// status before the reply goes out (see [OutcomeSent]); send returns it,
+// and the request's Duration.
+func (h *Handler) send(w http.ResponseWriter, rep reply, extra http.Header, seq uint64, start time.Time) (int, time.Duration) {
+	rep = h.profile.apply(rep)
+	d := h.sent(seq, rep.status, start)
+	if p := rep.profiled; p != nil {
+		addHeaders(w, extra)
+		if p.reply.ContentType != "" {
+			w.Header().Set("Content-Type", p.reply.ContentType)
+		} else {
+			w.Header()["Content-Type"] = nil // net/http would sniff one
+		}
+		if p.reply.Challenge != "" {
+			w.Header().Set("WWW-Authenticate", p.reply.Challenge)
+		}
+		w.WriteHeader(rep.status)
+		_, _ = io.WriteString(w, p.body)
+		return rep.status, d
+	}
+	if rep.kind == scripted {
+		return writeRaw(w, rep.status, extra, rep.raw), d
 	}
 	switch rep.status {
 	case http.StatusUnauthorized:
@@ -42,21 +119,26 @@ func (rep reply) write(w http.ResponseWriter, extra http.Header) int {
 		// The fake's bodies are its own types, which cannot fail to marshal.
 		panic(err)
 	}
-	return writeRaw(w, rep.status, extra, b)
+	return writeRaw(w, rep.status, extra, b), d
 }
 
 // writeRaw sends status, the headers in extra, and body, as JSON unless
 // extra says otherwise, and returns status.
 func writeRaw(w http.ResponseWriter, status int, extra http.Header, body []byte) int {
-	for k, vs := range extra {
-		for _, v := range vs {
-			w.Header().Add(k, v)
-		}
-	}
+	addHeaders(w, extra)
 	if w.Header().Get("Content-Type") == "" {
 		w.Header().Set("Content-Type", "application/json")
 	}
 	w.WriteHeader(status)
 	_, _ = w.Write(body) // A client that went away gets nothing either way.
 	return status
+}
+
+// addHeaders adds the values of extra to w's headers.
+func addHeaders(w http.ResponseWriter, extra http.Header) {
+	for k, vs := range extra {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
 }

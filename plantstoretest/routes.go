@@ -23,23 +23,25 @@ var routes = []route{
 // taken or the store is full, and returns the reply.
 func createPlant(h *Handler, in input, commit bool) reply {
 	p := in.plant
-	created := reply{status: http.StatusOK, result: &plantstore.Plant{Name: p.Name, Tag: p.Tag}}
+	ok := reply{kind: created, status: http.StatusOK, result: &plantstore.Plant{Name: p.Name, Tag: p.Tag}}
 	if !commit {
-		return created
+		return ok
 	}
 	if h.ids != nil {
 		if _, dup := h.ids[p.ID]; dup {
-			return h.duplicateReply(p)
+			rep := refusef(duplicateID, CodeDuplicateID, "%s", duplicateMessage(p.ID))
+			rep.refused = &p
+			return *rep
 		}
 	}
 	if len(h.plants) >= h.maxPlants {
-		return badRequest(CodeStoreFull, h.storeFullMessage())
+		return *refusef(storeFull, CodeStoreFull, "%s", h.storeFullMessage())
 	}
 	if h.ids != nil {
 		h.ids[p.ID] = struct{}{}
 	}
 	h.plants = append(h.plants, p)
-	return created
+	return ok
 }
 
 func duplicateMessage(id int64) string {
@@ -81,7 +83,7 @@ type input struct {
 
 // route finds the operation for r in h's table, with the values of its
 // path, or returns the 404 or 405 that answers r.
-func (h *Handler) route(r *http.Request) (*operation, map[string]string, *rejection) {
+func (h *Handler) route(r *http.Request) (*operation, input, *reply) {
 	var allow []string
 	for _, rt := range h.routes {
 		values, ok := match(rt.pattern, r.URL.EscapedPath())
@@ -89,18 +91,18 @@ func (h *Handler) route(r *http.Request) (*operation, map[string]string, *reject
 			continue
 		}
 		if rt.method == r.Method {
-			return rt.op, values, nil
+			return rt.op, input{values: values}, nil
 		}
 		allow = append(allow, rt.method)
 	}
 	path := r.URL.Path
 	if len(allow) == 0 {
-		return nil, nil, rejectf(http.StatusNotFound, CodeNotFound, "no such path %q; the API serves %s", path, h.served())
+		return nil, input{}, refusef(notFound, CodeNotFound, "no such path %q; the API serves %s", path, h.served())
 	}
 	sort.Strings(allow)
-	rej := rejectf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method %s is not allowed on %s; use %s", r.Method, path, strings.Join(allow, " or "))
+	rej := refusef(methodNotAllowed, CodeMethodNotAllowed, "method %s is not allowed on %s; use %s", r.Method, path, strings.Join(allow, " or "))
 	rej.allow = strings.Join(allow, ", ")
-	return nil, nil, rej
+	return nil, input{}, rej
 }
 
 // match reports whether the escaped path matches pattern, and returns the

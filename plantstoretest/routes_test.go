@@ -31,7 +31,7 @@ var getPlant = route{http.MethodGet, "/plants/{id}", &operation{
 				return reply{status: http.StatusOK, result: &plantstore.Plant{Name: p.Name, Tag: p.Tag}}
 			}
 		}
-		return rejectf(http.StatusNotFound, CodeNotFound, "no plant has id %q", in.values["id"]).reply()
+		return *refusef(notFound, CodeNotFound, "no plant has id %q", in.values["id"])
 	},
 }}
 

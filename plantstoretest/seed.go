@@ -147,7 +147,7 @@ func (h *Handler) checkPlant(p plantstore.NewPlant) *ErrorBody {
 	}
 	for _, rule := range h.rules {
 		if rej := h.applyRule(rule, p); rej != nil {
-			return &rej.body
+			return rej.body
 		}
 	}
 	return nil
