@@ -13,62 +13,10 @@ import (
 )
 
 // Handler is the fake Plant Store as an http.Handler, for tests that mount
-// it in a server of their own; [NewServer] serves one for you. It serves
-// POST /plants only, against state of its own, and is safe for concurrent
-// use. Create one with [NewHandler]; the zero Handler is not usable.
-//
-// Each request is checked in this order, and the first failure is the reply:
-//
-//   - A path other than /plants is 404 with [CodeNotFound]: /plants/ and
-//     /plants/1 are too. The path is compared segment by segment, each
-//     decoded once, so /pl%61nts is /plants but /plants%2F is not. Another
-//     method on /plants is 405 with an "Allow: POST" header and
-//     [CodeMethodNotAllowed].
-//   - A missing or malformed Authorization header, or a token other than
-//     the one configured, is 401 with [CodeUnauthorized] and the header
-//     WWW-Authenticate: Bearer realm="plantstore", followed, as RFC 6750
-//     asks, by error="invalid_request" for a malformed header and
-//     error="invalid_token" for a wrong token (and by nothing when no
-//     credentials were sent). The Authorization header must be "Bearer",
-//     matched without regard to case, one or more spaces and the token
-//     (RFC 7235); the token is compared in constant time.
-//   - A Content-Type other than application/json, optionally with
-//     charset=utf-8, is 400 with [CodeContentType]: not 415, as the
-//     specification answers every failed create with 400.
-//   - A body over 1 MiB is 400 with [CodeTooLarge], not 413. The fake reads
-//     no more of it; net/http then keeps the connection if at most 256 KiB
-//     is left, and otherwise closes it half a second later.
-//   - The body must be exactly one JSON object, in valid UTF-8, with no
-//     repeated field names (which JSON leaves undefined), and nothing but
-//     whitespace after it; otherwise 400 with [CodeInvalidJSON]. Deeply
-//     nested input is rejected the same way.
-//   - The object must be a NewPlant; otherwise 400 with [CodeInvalidPlant].
-//     "id" is required and must be an integer literal that fits in int64:
-//     "1", 1.5, 1.0, 1e3 and 1e100 are all rejected, so a client that sends
-//     a float is caught even where a lenient server would accept it. "name"
-//     is required and must be a non-empty string. "tag" is optional, but
-//     when present it must be a string, not null. Strings must not contain
-//     unpaired surrogate escapes such as "\ud800", so a stored name is
-//     exactly the name that was sent. Field names match case-sensitively,
-//     and unknown fields are ignored.
-//   - Each rule added with [WithRule] may reject the plant with 400.
-//   - A plant whose id is already stored is 400 with [CodeDuplicateID],
-//     unless [WithAllowDuplicateIDs] is set.
-//   - A plant that would take the store past [WithMaxPlants] is 400 with
-//     [CodeStoreFull].
-//
-// Before all of these, a request over the rate of [WithRateLimit], if set,
-// is answered with 429 and [CodeRateLimited] (it is still checked, for
-// [Request.Invalid]); then an injected [Fault] that matches, or else, under
-// [WithChaos], a random fault, may take over the reply.
-//
-// A plant that passes is stored and answered with 200 and a Plant body:
-// its name, and its tag when not empty, without the id.
-//
-// Every reply other than 200 has "Content-Type: application/json" and an
-// [ErrorBody] body with both fields. An injected [Fault] replaces the reply
-// described here, and [WithProfile] the 401s and the duplicate-id 400 with
-// the replies the profile gives (see [Profile]).
+// it in a server of their own; [NewServer] serves one for you. It answers
+// requests as the package documentation says, against state of its own,
+// and is safe for concurrent use. Create one with [NewHandler]; the zero
+// Handler is not usable.
 type Handler struct {
 	token       []byte
 	allowDupIDs bool
