@@ -151,7 +151,7 @@ func (h *Handler) Close() {
 	h.closeOnce.Do(func() { close(h.done) })
 }
 
-// ServeHTTP answers r as described on [Handler].
+// ServeHTTP answers r as the package documentation says.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	req, body, readErr := h.arrival(r)
 	start := req.Time

@@ -33,7 +33,7 @@ import (
 //	}
 //
 // A profile changes replies only; the checks, and the order they run in,
-// stay the fake's (see [Handler]), and so does [Request.Invalid] in the
+// stay the fake's (see the package documentation), and so does [Request.Invalid] in the
 // journal, which keeps the fake's own [ErrorBody].
 type Profile struct {
 	// Source says where the profile was observed, for people. At most

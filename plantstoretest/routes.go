@@ -13,7 +13,7 @@ import (
 // routes is the fake's route table: each operation of the API it serves, by
 // method and path pattern, with its code beside it. Routing, the 404 and
 // the 405 with its Allow header all come from it, and every request goes
-// through the same pipeline whatever its operation (see [Handler]), so
+// through the same pipeline whatever its operation, so
 // adding an operation is an entry here and the function that serves it.
 var routes = []route{
 	{http.MethodPost, "/plants", &operation{decode: decodePlant, serve: createPlant}},
@@ -44,6 +44,8 @@ func createPlant(h *Handler, in input, commit bool) reply {
 	return ok
 }
 
+// duplicateMessage and storeFullMessage are create's refusals, which
+// [Handler.Seed] gives too.
 func duplicateMessage(id int64) string {
 	return fmt.Sprintf("plant %d already exists", id)
 }

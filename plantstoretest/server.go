@@ -12,7 +12,7 @@
 //
 // The fake answers POST /plants the way the service specification describes
 // and checks requests strictly: the bearer token, the content type and every
-// field of the body (see [Handler] for the exact rules). Tests read what
+// field of the body (the rules are below). Tests read what
 // arrived with [Server.Plants] and [Server.Requests], a journal that also
 // says what became of each request (the status sent, a dropped connection,
 // the fault that answered, how long it took); they script failures (error
@@ -79,18 +79,16 @@
 //   - A plant that would take the store past [WithMaxPlants] is 400 with
 //     [CodeStoreFull].
 //
-// Before all of these, a request over the rate of [WithRateLimit], if set,
-// is answered with 429 and [CodeRateLimited] (it is still checked, for
-// [Request.Invalid]); then an injected [Fault] that matches, or else, under
-// [WithChaos], a random fault, may take over the reply.
+// Before these replies, the rate limit of [WithRateLimit], then an injected
+// [Fault], then [WithChaos] may take over; the request is still checked,
+// for [Request.Invalid].
 //
 // A plant that passes is stored and answered with 200 and a Plant body:
 // its name, and its tag when not empty, without the id.
 //
-// Every reply other than 200 has "Content-Type: application/json" and an
-// [ErrorBody] body with both fields. An injected [Fault] replaces the reply
-// described here, and [WithProfile] the 401s and the duplicate-id 400 with
-// the replies the profile gives (see [Profile]).
+// Every other reply has "Content-Type: application/json" and an [ErrorBody]
+// body with both fields, unless [WithProfile] gives the 401s and the
+// duplicate-id 400 as a deployment answers them (see [Profile]).
 //
 // # Fake time
 //
