@@ -23,8 +23,8 @@ func (h *Handler) check(op *operation, r *http.Request, body []byte, readErr err
 	if op.decode == nil {
 		return p, checkNoBody(r, body, readErr)
 	}
-	if msg := checkContentType(r.Header); msg != "" {
-		return p, refusef(malformed, CodeContentType, "%s", msg)
+	if rej = checkContentType(r.Header); rej != nil {
+		return p, rej
 	}
 	if readErr != nil {
 		return p, bodyError(readErr)
@@ -106,26 +106,25 @@ func unauthorized(k kind, oauthErr, msg string) *reply {
 	return rep
 }
 
-// checkContentType returns what is wrong with the request's Content-Type,
-// or "" if it is JSON.
-func checkContentType(header http.Header) string {
+// checkContentType refuses a Content-Type other than JSON.
+func checkContentType(header http.Header) *reply {
 	values := header.Values("Content-Type")
 	switch len(values) {
 	case 0:
-		return "missing Content-Type header; want application/json"
+		return refusef(malformed, CodeContentType, "missing Content-Type header; want application/json")
 	case 1:
 	default:
-		return "more than one Content-Type header"
+		return refusef(malformed, CodeContentType, "more than one Content-Type header")
 	}
 	if values[0] == "application/json" { // what most clients send, without parsing
-		return ""
+		return nil
 	}
 	mediaType, params, err := mime.ParseMediaType(values[0])
 	if err != nil || mediaType != "application/json" {
-		return fmt.Sprintf("Content-Type must be application/json, got %q", values[0])
+		return refusef(malformed, CodeContentType, "Content-Type must be application/json, got %q", values[0])
 	}
 	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-		return fmt.Sprintf("charset must be utf-8, got %q", cs)
+		return refusef(malformed, CodeContentType, "charset must be utf-8, got %q", cs)
 	}
-	return ""
+	return nil
 }

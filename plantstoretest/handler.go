@@ -154,7 +154,6 @@ func (h *Handler) Close() {
 // ServeHTTP answers r as the package documentation says.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	req, body, readErr := h.arrival(r)
-	start := req.Time
 	var ans answer // ans.seq is 0 until arrive records the request
 	status := 0    // written; 0 if none, when the connection is dropped
 	var d time.Duration
@@ -192,23 +191,22 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case f.Status != 0:
 			rep = f.reply()
-		case !ans.processed:
+		case rep.status == 0:
 			h.mu.Lock()
 			rep = h.process(op, in, rej, h.gen == ans.gen) // unless Reset ran during the delay
 			h.mu.Unlock()
 		}
 	}
-	status, d = h.send(w, rep, extra, ans.seq, start)
+	status, d = h.send(w, rep, extra, ans.seq, req.Time)
 }
 
 // answer is what [Handler.arrive] decided for a request.
 type answer struct {
-	seq       uint64 // the request's Seq
-	gen       int    // the state's generation (see [Handler.Reset])
-	fault     string // what answered instead of the usual reply, as in Request.Fault
-	scripted  *Fault // the fault to act out, or nil to send rep
-	rep       reply  // the reply, when processed
-	processed bool   // whether the operation was done (a plant stored) or its rejection worked out
+	seq      uint64 // the request's Seq
+	gen      int    // the state's generation (see [Handler.Reset])
+	fault    string // what answered instead of the usual reply, as in Request.Fault
+	scripted *Fault // the fault to act out, or nil to send rep
+	rep      reply  // the reply, once worked out (status 0 until then): the operation done, or its refusal
 }
 
 // arrive numbers and records req, and decides in ans who answers it: the
@@ -227,7 +225,7 @@ func (h *Handler) arrive(ans *answer, req Request, op *operation, in input, rej 
 
 	if h.limiter != nil {
 		if wait, ok := h.limiter.take(h.now()); !ok {
-			ans.fault, ans.rep, ans.processed = "rate limit", h.limiter.reply(wait), true
+			ans.fault, ans.rep = "rate limit", h.limiter.reply(wait)
 			return
 		}
 	}
@@ -238,7 +236,7 @@ func (h *Handler) arrive(ans *answer, req Request, op *operation, in input, rej 
 		ans.scripted, ans.fault = h.chaos.next()
 	}
 	if ans.scripted == nil || ans.scripted.Store {
-		ans.rep, ans.processed = h.process(op, in, rej, true), true
+		ans.rep = h.process(op, in, rej, true)
 	}
 }
 

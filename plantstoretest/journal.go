@@ -259,17 +259,6 @@ func cutText(s string, n int) string {
 	return strings.Clone(s[:n])
 }
 
-// sent records that the reply to the request numbered seq, which arrived at
-// start, is about to be written with status (see [OutcomeSent]), and
-// returns the request's Duration.
-func (h *Handler) sent(seq uint64, status int, start time.Time) time.Duration {
-	d := h.now().Sub(start)
-	h.mu.Lock()
-	h.complete(seq, status, d)
-	h.mu.Unlock()
-	return d
-}
-
 // dropped records that the request numbered seq was dropped, and returns
 // its Duration. A seq of 0 is a request that a [WithRule] rule's panic
 // kept from arriving: dropped records it first.

@@ -243,12 +243,6 @@ func (p *Profile) DuplicateIDError() (status int, code int32, ok bool) {
 	return p.DuplicateID.Status, int32(n), true
 }
 
-// profiled is a reply a Profile dictates.
-type profiled struct {
-	reply *ProfileReply
-	body  string // reply.Body, with its placeholders replaced
-}
-
 // expand returns body, a DuplicateID body, with p's id and name put in for
 // its placeholders, and ok true; or, when that would be over the limit
 // [MaxProfileReply] describes, ok false, a length the reply would at least
@@ -345,7 +339,6 @@ func (p *Profile) apply(rep reply) reply {
 			return rep
 		}
 	}
-	rep.status = r.Status
-	rep.profiled = &profiled{reply: r, body: body}
+	rep.status, rep.profiled, rep.raw = r.Status, r, []byte(body)
 	return rep
 }

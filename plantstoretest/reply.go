@@ -3,7 +3,6 @@ package plantstoretest
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -17,18 +16,17 @@ type reply struct {
 	status     int
 	result     any                  // the body of a 200, such as a *plantstore.Plant
 	body       *ErrorBody           // the body of a refusal
-	raw        []byte               // the body of a scripted reply, sent as it is
+	raw        []byte               // the body of a scripted or profiled reply, sent as it is
 	challenge  string               // the WWW-Authenticate value of a 401
 	allow      string               // the Allow value of a 405
 	retryAfter string               // the Retry-After value of a 429
 	refused    *plantstore.NewPlant // the plant a duplicateID refusal refused
-	profiled   *profiled            // the profile's reply in its place, set by send only
+	profiled   *ProfileReply        // the profile's reply in its place, set by send only
 }
 
 // kind names what a reply says: a plant created, or the rule that refused
-// the request. Where replies are written, send tells them apart by it (a
-// [Profile] replaces some kinds), so that the checks need know nothing of
-// what becomes of their replies.
+// the request. send tells replies apart by it (a [Profile] replaces some
+// kinds), so that the checks need know nothing of what becomes of them.
 type kind uint8
 
 const (
@@ -47,28 +45,14 @@ const (
 	scripted // a [Fault]'s Status, Header and Body
 )
 
-// status is the HTTP status of a reply of kind k.
-func (k kind) status() int {
-	switch k {
-	case created:
-		return http.StatusOK
-	case notFound:
-		return http.StatusNotFound
-	case methodNotAllowed:
-		return http.StatusMethodNotAllowed
-	case authMissing, authMalformed, authInvalid:
-		return http.StatusUnauthorized
-	case rulePanicked:
-		return http.StatusInternalServerError
-	case rateLimited:
-		return http.StatusTooManyRequests
-	}
-	return http.StatusBadRequest
-}
+// statuses is the HTTP status of each kind; a scripted reply has its Fault's.
+var statuses = [...]int{created: 200, notFound: 404, methodNotAllowed: 405,
+	authMissing: 401, authMalformed: 401, authInvalid: 401, malformed: 400, ruleRefused: 400,
+	rulePanicked: 500, duplicateID: 400, storeFull: 400, rateLimited: 429}
 
 // refuse is the refusal of kind k with body e.
 func refuse(k kind, e *ErrorBody) *reply {
-	return &reply{kind: k, status: k.status(), body: e}
+	return &reply{kind: k, status: statuses[k], body: e}
 }
 
 // refusef is the refusal of kind k with a body of code and the message.
@@ -77,26 +61,26 @@ func refusef(k kind, code int32, format string, args ...any) *reply {
 }
 
 // send writes rep, the reply to the request numbered seq, which arrived at
-// start, with extra headers added; or, where [WithProfile] gives a reply of
-// rep's kind, the profile's. It is where the fake's replies are written,
-// and the one place that applies the profile. The journal records the
-// status before the reply goes out (see [OutcomeSent]); send returns it,
-// and the request's Duration.
+// start, with extra headers added, or in its place the profile's reply of
+// its kind: send is the one place that applies the profile. The journal has
+// the status before the reply goes out; send returns it, and the Duration.
 func (h *Handler) send(w http.ResponseWriter, rep reply, extra http.Header, seq uint64, start time.Time) (int, time.Duration) {
 	rep = h.profile.apply(rep)
-	d := h.sent(seq, rep.status, start)
+	d := h.now().Sub(start)
+	h.mu.Lock()
+	h.complete(seq, rep.status, d)
+	h.mu.Unlock()
 	if p := rep.profiled; p != nil {
 		addHeaders(w, extra)
-		if p.reply.ContentType != "" {
-			w.Header().Set("Content-Type", p.reply.ContentType)
-		} else {
-			w.Header()["Content-Type"] = nil // net/http would sniff one
+		w.Header()["Content-Type"] = nil // net/http would sniff one
+		if p.ContentType != "" {
+			w.Header().Set("Content-Type", p.ContentType)
 		}
-		if p.reply.Challenge != "" {
-			w.Header().Set("WWW-Authenticate", p.reply.Challenge)
+		if p.Challenge != "" {
+			w.Header().Set("WWW-Authenticate", p.Challenge)
 		}
 		w.WriteHeader(rep.status)
-		_, _ = io.WriteString(w, p.body)
+		_, _ = w.Write(rep.raw)
 		return rep.status, d
 	}
 	if rep.kind == scripted {

@@ -10,9 +10,8 @@
 //		// … exercise shop, then inspect srv.Plants() and srv.Requests().
 //	}
 //
-// The fake answers POST /plants the way the service specification describes
-// and checks requests strictly: the bearer token, the content type and every
-// field of the body (the rules are below). Tests read what
+// The fake answers POST /plants as the service specification describes and
+// checks requests strictly (see the rules below). Tests read what
 // arrived with [Server.Plants] and [Server.Requests], a journal that also
 // says what became of each request (the status sent, a dropped connection,
 // the fault that answered, how long it took); they script failures (error
