@@ -3,11 +3,11 @@ package plantstoretest
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"sort"
 	"strings"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 // routes is the fake's route table: each operation of the API it serves, by
@@ -56,7 +56,7 @@ func (h *Handler) storeFullMessage() string {
 }
 
 // route sends the requests with method and a path that matches pattern
-// (see [match]) to op.
+// (see [wire.MatchPath]) to op.
 type route struct {
 	method, pattern string
 	op              *operation
@@ -88,7 +88,7 @@ type input struct {
 func (h *Handler) route(r *http.Request) (*operation, input, *reply) {
 	var allow []string
 	for _, rt := range h.routes {
-		values, ok := match(rt.pattern, r.URL.EscapedPath())
+		values, ok := wire.MatchPath(rt.pattern, r.URL.EscapedPath())
 		if !ok {
 			continue
 		}
@@ -105,36 +105,6 @@ func (h *Handler) route(r *http.Request) (*operation, input, *reply) {
 	rej := refusef(methodNotAllowed, CodeMethodNotAllowed, "method %s is not allowed on %s; use %s", r.Method, path, strings.Join(allow, " or "))
 	rej.allow = strings.Join(allow, ", ")
 	return nil, input{}, rej
-}
-
-// match reports whether the escaped path matches pattern, and returns the
-// values of the pattern's {name} segments (nil if it has none). The two are
-// compared segment by segment, each segment of the path decoded once: a
-// {name} segment matches any segment but an empty one ("/plants/a%2Fb"
-// gives "a/b" for "/plants/{id}"), and any other matches only itself. So
-// /plants/ and /plants/1/x match neither /plants nor /plants/{id}. It runs
-// on every request, and allocates only for {name} segments and escapes.
-func match(pattern, path string) (values map[string]string, ok bool) {
-	for {
-		w, wantRest, wantMore := strings.Cut(pattern, "/")
-		g, gotRest, gotMore := strings.Cut(path, "/")
-		v, err := url.PathUnescape(g)
-		switch {
-		case err != nil, v == "" && w != "", wantMore != gotMore:
-			return nil, false
-		case strings.HasPrefix(w, "{"):
-			if values == nil {
-				values = make(map[string]string)
-			}
-			values[w[1:len(w)-1]] = v
-		case v != w:
-			return nil, false
-		}
-		if !wantMore {
-			return values, true
-		}
-		pattern, path = wantRest, gotRest
-	}
 }
 
 // served lists the routes of h's table, for a 404: "POST /plants".
