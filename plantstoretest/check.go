@@ -31,7 +31,7 @@ func (h *Handler) check(op *operation, r *http.Request, body []byte, readErr err
 	}
 	p, e := op.decode(body)
 	if e != nil {
-		return plantstore.NewPlant{}, refuse(malformed, e)
+		return plantstore.NewPlant{}, refuse(malformed, *e)
 	}
 	for _, rule := range h.rules {
 		if rej := h.applyRule(rule, p); rej != nil {
@@ -72,7 +72,7 @@ func (h *Handler) applyRule(rule func(plantstore.NewPlant) *ErrorBody, p plantst
 		return refusef(rulePanicked, CodeCallbackPanic, "a WithRule rule panicked: %v", r)
 	}
 	if e != nil {
-		return refuse(ruleRefused, e)
+		return refuse(ruleRefused, *e)
 	}
 	return nil
 }
@@ -98,7 +98,7 @@ func (h *Handler) authorize(header http.Header) *reply {
 // unauthorized is a 401 of kind k whose challenge carries the RFC 6750
 // error code oauthErr, or none when the request sent no credentials at all.
 func unauthorized(k kind, oauthErr, msg string) *reply {
-	rep := refusef(k, CodeUnauthorized, "%s", msg)
+	rep := refuse(k, ErrorBody{Code: CodeUnauthorized, Message: msg})
 	rep.challenge = `Bearer realm="plantstore"`
 	if oauthErr != "" {
 		rep.challenge += `, error="` + oauthErr + `"`

@@ -333,7 +333,7 @@ func (p *Profile) apply(rep reply) reply {
 	if rep.kind == duplicateID {
 		var n, limit int64
 		var ok bool
-		if body, n, limit, ok = expand(r.Body, rep.refused); !ok {
+		if body, n, limit, ok = expand(r.Body, &rep.refused); !ok {
 			rep.body = &ErrorBody{Code: rep.body.Code, Message: rep.body.Message + fmt.Sprintf("; the profile's duplicate_id reply, "+
 				"with the id and name put in, would be %d bytes or more, over the %d it may hold (16 KiB and twice the id and name, at most 1 MiB)", n, limit)}
 			return rep

@@ -29,13 +29,13 @@ func createPlant(h *Handler, in input, commit bool) reply {
 	}
 	if h.ids != nil {
 		if _, dup := h.ids[p.ID]; dup {
-			rep := refusef(duplicateID, CodeDuplicateID, "%s", duplicateMessage(p.ID))
-			rep.refused = &p
+			rep := refuse(duplicateID, ErrorBody{Code: CodeDuplicateID, Message: duplicateMessage(p.ID)})
+			rep.refused = p
 			return *rep
 		}
 	}
 	if len(h.plants) >= h.maxPlants {
-		return *refusef(storeFull, CodeStoreFull, "%s", h.storeFullMessage())
+		return *refuse(storeFull, ErrorBody{Code: CodeStoreFull, Message: h.storeFullMessage()})
 	}
 	if h.ids != nil {
 		h.ids[p.ID] = struct{}{}
