@@ -2,7 +2,6 @@ package plantstoretest
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -49,22 +48,6 @@ const (
 var statuses = [...]int{created: 200, notFound: 404, methodNotAllowed: 405,
 	authMissing: 401, authMalformed: 401, authInvalid: 401, malformed: 400, ruleRefused: 400,
 	rulePanicked: 500, duplicateID: 400, storeFull: 400, rateLimited: 429}
-
-// refuse is the refusal of kind k with body e, which it holds in the same
-// allocation (BenchmarkServerThroughput counts every one a request makes).
-func refuse(k kind, e ErrorBody) *reply {
-	r := &struct {
-		reply
-		e ErrorBody
-	}{e: e}
-	r.reply = reply{kind: k, status: statuses[k], body: &r.e}
-	return &r.reply
-}
-
-// refusef is the refusal of kind k with a body of code and the message.
-func refusef(k kind, code int32, format string, args ...any) *reply {
-	return refuse(k, ErrorBody{Code: code, Message: fmt.Sprintf(format, args...)})
-}
 
 // send writes rep, the reply to the request numbered seq, which arrived at
 // start, with extra headers added, or in its place the profile's reply of
