@@ -42,7 +42,7 @@ func (h *Handler) check(op *operation, r *http.Request, body []byte, readErr err
 }
 
 // refuse is the refusal of kind k with body e, which it holds in the same
-// allocation (BenchmarkServerThroughput counts every one a request makes).
+// allocation: one fewer per refusal (BenchmarkHandler).
 func refuse(k kind, e ErrorBody) *reply {
 	r := &struct {
 		reply
