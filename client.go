@@ -221,7 +221,7 @@ func (c *Client) do(ctx context.Context, op operation, values []string, opts []C
 	// Set whoever reads it: a CallError's Call is as WithCallInfo records it.
 	st.info.Duration = time.Since(start)
 	if err != nil {
-		ce := &CallError{Call: st.info, Err: err}
+		ce := &CallError{Call: st.info, Err: redactChain(err, st.tokens)}
 		// A plant refused before sending reads as its ValidationError.
 		if _, refused := err.(*ValidationError); !refused {
 			ce.op, ce.maybeCreated, ce.retryDenied = op.text, st.maybeCreated, st.last.RetryDenied
@@ -239,7 +239,8 @@ func (c *Client) do(ctx context.Context, op operation, values []string, opts []C
 
 // send does the work of do once the call is set up, and returns the call's
 // context when it got as far as the CallStart hooks. Errors come back
-// bare, for do to wrap in a *CallError with what st learnt: a
+// bare, for do to wrap in a *CallError with what st learnt and the call's
+// tokens redacted from every cause ([redactChain]): a
 // *ValidationError, an *APIError, or the error of the context, the
 // transport or the 2xx answer.
 func (c *Client) send(ctx context.Context, op operation, st *callState, extra http.Header,
@@ -320,7 +321,7 @@ func (c *Client) send(ctx context.Context, op operation, st *callState, extra ht
 				readErr = &attemptTimeoutError{d: st.attemptTimeout, err: readErr}
 			}
 			if readErr != nil {
-				readErr = fmt.Errorf("read response: %w", redactError(readErr, st.tokens))
+				readErr = fmt.Errorf("read response: %w", readErr)
 			}
 		}
 		resp.Body.Close()
@@ -331,12 +332,12 @@ func (c *Client) send(ctx context.Context, op operation, st *callState, extra ht
 		if readErr != nil && a.StatusCode/100 == 2 {
 			// The call fails on this unread answer, and so did the
 			// attempt: its hooks and log must not report a success.
-			a.Err = readErr
+			a.Err = redactChain(readErr, st.tokens)
 		}
 		c.attemptClose(st, a)
 	}
 	if err != nil {
-		return callCtx, redactError(err, st.tokens)
+		return callCtx, err
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return callCtx, newAPIError(resp, data, st.tokens, st.last.RetryAfter)

@@ -51,7 +51,8 @@ func TestLayers(t *testing.T) {
 	const mod = "github.com/plantstore/plantstore-go"
 	layer := func(path string) int {
 		switch path = strings.TrimPrefix(path, mod); {
-		case strings.HasPrefix(path, "/internal/wire"), strings.HasPrefix(path, "/internal/strictjson"), strings.HasPrefix(path, "/internal/syncbuf"):
+		case strings.HasPrefix(path, "/internal/wire"), strings.HasPrefix(path, "/internal/strictjson"), strings.HasPrefix(path, "/internal/syncbuf"),
+			strings.HasPrefix(path, "/internal/bubble"):
 			return 0
 		case path == "":
 			return 1

@@ -98,6 +98,17 @@ func (e *APIError) Error() string {
 // operators. errors.Is with [ErrMaybeCreated] tells whether the failed
 // call may nevertheless have stored the plant, and with
 // [ErrRetryBudgetExhausted] whether the retry budget refused a retry.
+//
+// No error of a call holds the token, its text nor any error below it
+// that Unwrap reaches: where the server's text, or a URL it chose by a
+// redirect, holds a token that the call sent, as written, JSON-escaped,
+// percent-encoded or HTML-escaped, it reads REDACTED (one shorter than 8
+// bytes only where "Bearer " precedes it). A *url.Error that held it is a
+// copy with its URL redacted; any other cause that held it, or wrapped
+// one that did, is a stand-in that reads the same but REDACTED, unwraps to
+// its causes redacted alike, and still matches with [errors.Is] what it
+// matched ([context.Canceled], [context.DeadlineExceeded]) and with
+// [errors.As] a [net.Error] if it was one, but no longer its own type.
 type CallError struct {
 	// Call is the failed call, as [WithCallInfo] records it; its RequestID
 	// is empty only when a CallOption was invalid.
@@ -117,10 +128,7 @@ type CallError struct {
 // plant may have been created)" when e matches [ErrRetryBudgetExhausted]
 // and [ErrMaybeCreated]. A call refused for an invalid plant or
 // CallOption reads as its cause alone. The request id is left out (log it
-// from Call). No error of a call holds the token: where the server's text
-// or a redirect's URL holds a token that the call sent, as written,
-// JSON-escaped, percent-encoded or HTML-escaped, it reads REDACTED (one
-// shorter than 8 bytes only where "Bearer " precedes it).
+// from Call), and so is the token ([CallError]).
 func (e *CallError) Error() string {
 	if e.op == "" {
 		return e.Err.Error()
@@ -197,16 +205,13 @@ func snippet(data []byte) string {
 }
 
 // printable makes text from the server safe to put in an error and a log
-// line: valid UTF-8, control characters (newlines included) as spaces, no
+// line: each character that [wire.ReplaceUnprintable] finds (controls,
+// newlines included, bidirectional marks and overrides, other spaces than
+// U+0020) as a space and each byte of invalid UTF-8 as U+FFFD, no
 // surrounding space, and at most limit bytes, cut at a character boundary
 // and marked with "…".
 func printable(s string, limit int) string {
-	s = strings.TrimSpace(strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, strings.ToValidUTF8(s, "\uFFFD")))
+	s = strings.TrimSpace(wire.ReplaceUnprintable(s, asSpace))
 	if len(s) <= limit {
 		return s
 	}
@@ -215,4 +220,13 @@ func printable(s string, limit int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// asSpace is how [printable] replaces what it must: a byte of invalid
+// UTF-8 by U+FFFD, any other character by a space.
+func asSpace(dst []byte, r rune, c string) []byte {
+	if r == utf8.RuneError && len(c) == 1 {
+		return utf8.AppendRune(dst, utf8.RuneError)
+	}
+	return append(dst, ' ')
 }

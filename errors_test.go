@@ -99,6 +99,13 @@ func TestCreatePlantAPIError(t *testing.T) {
 			is:       []error{ErrMaybeCreated},
 		},
 		{
+			name:     "bidi controls and other unprintable characters become spaces",
+			reply:    reply{status: 400, body: `{"error":1,"message":"name \u202eevil\u2066 is\u00a0taken\u2028"}`},
+			want:     &APIError{StatusCode: 400, Code: 1, Message: "name  evil  is taken"},
+			attempts: 1,
+			wantMsg:  "plantstore: create plant: 400 Bad Request: name  evil  is taken (error 1)",
+		},
+		{
 			name:     "long Error message is cut",
 			reply:    reply{status: 400, body: `{"error":2,"message":"` + strings.Repeat("é", 600) + `"}`},
 			want:     &APIError{StatusCode: 400, Code: 2, Message: strings.Repeat("é", messageBytes/2) + "…"},

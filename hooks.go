@@ -23,15 +23,17 @@ type CallInfo struct {
 	RequestID string
 	// ServerRequestID is the X-Request-Id of the last response (the one
 	// Header holds), if the server or a proxy sent one. Quote it beside
-	// RequestID when it differs. It is made printable, and a token of the
-	// call's echoed in it reads REDACTED ([CallError.Error]): safe to log.
+	// RequestID when it differs. It is made printable (each character
+	// unicode.IsPrint refuses, a control or a bidirectional mark or
+	// override, reads as a space), and a token of the call's echoed in it
+	// reads REDACTED ([CallError]): safe to log.
 	ServerRequestID string
 	// Attempts counts the attempts made so far, as [Attempt.Number] does;
 	// zero when nothing was sent.
 	Attempts int
 	// StatusCode and Header are the last response's status and headers, or
-	// zero and nil. Header is as the server sent it, not redacted: log the
-	// headers you need rather than all of them.
+	// zero and nil. Header is as the server sent it, but that a token of
+	// the call's in a name or a value reads REDACTED ([CallError]).
 	StatusCode int
 	Header     http.Header
 	// Duration is how long the call took, waits between attempts included;

@@ -191,6 +191,10 @@ func TestServerRequestID(t *testing.T) {
 		{"the server's", http.Header{"X-Request-Id": {"srv-1"}}, "srv-1"},
 		{"made printable", http.Header{"X-Request-Id": {"a\x01b"}}, "a b"},
 		{"only spaces once printable", http.Header{"X-Request-Id": {"\x01 \x02"}}, ""},
+		{"bidi override", http.Header{"X-Request-Id": {"req-\u202elive"}}, "req- live"},
+		{"bidi marks and isolates", http.Header{"X-Request-Id": {"a\u200eb\u200fc\u061cd\u2066e\u2069f"}}, "a b c d e f"},
+		{"C1 control, DEL, line separator", http.Header{"X-Request-Id": {"a\u009bb\x7fc\u2028d"}}, "a b c d"},
+		{"invalid UTF-8", http.Header{"X-Request-Id": {"a\xffb"}}, "a\ufffdb"},
 		{"token redacted", http.Header{"X-Request-Id": {"id-" + testToken}}, "id-REDACTED"},
 	}
 	for _, tt := range tests {

@@ -37,8 +37,7 @@ func (c *Client) judge(ctx context.Context, st *callState, resp *http.Response, 
 	askedConn, gotConn := st.askedConn.Swap(false), st.gotConn.Swap(false)
 	v := verdict{Attempt: Attempt{Number: st.attempts}}
 	if err != nil {
-		redactURLError(err, st.tokens)
-		v.Err = redactError(err, st.tokens)
+		v.Err = redactChain(err, st.tokens)
 		// A redirect that was not followed was an answer that stored
 		// nothing. Otherwise a request that got a connection may have been
 		// written; without trace events (a transport that does not support

@@ -41,3 +41,16 @@ func ExampleNewHooks() {
 	// POST client
 	// plantstore.CreatePlant client
 }
+
+// In production: the global tracer and meter providers, which the
+// application's OpenTelemetry setup installs.
+func ExampleNewHooks_global() {
+	_ = func(baseURL, token string) (*plantstore.Client, error) {
+		hooks, err := plantstoreotel.NewHooks() // the global tracer and meter providers
+		if err != nil {
+			return nil, err
+		}
+		client, err := plantstore.NewClient(baseURL, plantstore.WithToken(token), plantstore.WithHooks(hooks))
+		return client, err
+	}
+}

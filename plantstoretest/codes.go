@@ -30,7 +30,8 @@ const (
 	CodeFault
 	// CodeCallbackPanic means a [WithRule] rule panicked.
 	CodeCallbackPanic
-	// CodeStoreFull means the store is full (see [WithMaxPlants]).
+	// CodeStoreFull means the store is full (see [WithMaxPlants]), or its
+	// [Budget] has no room for what the request would keep.
 	CodeStoreFull
 	// CodeRateLimited means the request came over the rate of [WithRateLimit].
 	CodeRateLimited

@@ -18,12 +18,15 @@ import (
 // the stored plants to check. The server closes when the test ends.
 func ExampleNewServer() {
 	_ = func(t *testing.T) {
-		srv := plantstoretest.NewServer(t)
-		_, err := srv.Client().CreatePlant(context.Background(), plantstore.NewPlant{ID: 7, Name: "Monstera"})
-		if err != nil {
-			t.Fatalf("CreatePlant: %v", err)
+		srv := plantstoretest.NewServer(t)                                      // closed by t.Cleanup
+		srv.Inject(plantstoretest.Fault{Status: http.StatusServiceUnavailable}) // optional: script a failure
+		client := srv.Client()                                                  // wired to srv, fast retries
+		// … exercise your code with client …
+		if _, err := client.CreatePlant(context.Background(), plantstore.NewPlant{ID: 7, Name: "Monstera"}); err != nil {
+			t.Fatalf("CreatePlant: %v", err) // the 503 was retried
 		}
-		if got := srv.Plants(); len(got) != 1 || got[0].Name != "Monstera" {
+		got := srv.Plants() // what was stored, in order
+		if len(got) != 1 || got[0].Name != "Monstera" {
 			t.Errorf("Plants() = %+v, want the Monstera", got)
 		}
 	}

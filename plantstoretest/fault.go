@@ -192,7 +192,8 @@ type InjectedFault struct {
 // is offered to the waiting faults in the order they were injected and is
 // answered by the first whose Match accepts it; that fault then has one
 // reply fewer, and is removed when it has none left. A fault that can never
-// act as written is misuse, as an invalid [Option] is. A [Server] fails the
+// act as written, or that the [Budget] has no room for, is misuse, as an
+// invalid [Option] is. A [Server] fails the
 // test for every fault with replies left when the test ends; see
 // [NewServer]. Inject copies f's Header and Body.
 func (h *Handler) Inject(f Fault) {
@@ -206,7 +207,8 @@ func (h *Handler) Inject(f Fault) {
 
 // AddFault is [Handler.Inject] for callers without a test to fail: it
 // returns the fault's ID (see [InjectedFault]), or, for a fault that can
-// never act as written, the error Inject reports, and adds nothing.
+// never act as written or that the [Budget] has no room for
+// ([ErrStoreFull]), the error Inject reports, and adds nothing.
 func (h *Handler) AddFault(f Fault) (id int, err error) {
 	if err := f.check(); err != nil {
 		return 0, err
@@ -224,6 +226,9 @@ func (h *Handler) AddFault(f Fault) (id int, err error) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if cost := costOfFault(&f); !h.charge(&h.kept.faults, cost) {
+		return 0, fmt.Errorf("%w: %s", ErrStoreFull, h.budgetFull(cost))
+	}
 	h.faultSeq++
 	h.faults = append(h.faults, &scriptedFault{Fault: f, seq: h.faultSeq, times: f.Times, left: f.Times, at: at})
 	return h.faultSeq, nil
@@ -255,7 +260,13 @@ func (h *Handler) Faults() []InjectedFault {
 func (h *Handler) ClearFaults() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.clearFaults()
+}
+
+// clearFaults forgets the waiting faults. h.mu must be held.
+func (h *Handler) clearFaults() {
 	h.faults = nil
+	h.giveBack(&h.kept.faults)
 }
 
 // takeFault uses up one reply of the first waiting fault that matches req,
@@ -268,6 +279,7 @@ func (h *Handler) takeFault(req Request) *scriptedFault {
 		f.left--
 		if f.left == 0 {
 			h.faults = append(h.faults[:i:i], h.faults[i+1:]...)
+			h.charge(&h.kept.faults, -costOfFault(&f.Fault))
 		}
 		return f
 	}

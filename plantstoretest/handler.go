@@ -45,7 +45,9 @@ type Handler struct {
 	requests []Request          // the journal: see record
 	head     int                // the index of the oldest request in requests
 	faults   []*scriptedFault
-	faultSeq int // numbers faults in the order they were injected
+	faultSeq int     // numbers faults in the order they were injected
+	budget   *Budget // WithBudget; nil without one, and once closed
+	kept     kept    // what the state above holds of budget
 }
 
 // NewHandler returns a fake Plant Store with no plants stored (or those of
@@ -86,6 +88,7 @@ func newHandler(c *config) *Handler {
 		now:         time.Now,
 		profile:     c.profile,
 		done:        make(chan struct{}),
+		budget:      c.budget,
 	}
 	if !c.allowDupIDs {
 		h.ids = make(map[int64]struct{})
@@ -136,19 +139,30 @@ func (h *Handler) Reset() {
 	defer h.mu.Unlock()
 	h.gen++
 	h.plants = nil
+	h.giveBack(&h.kept.plants)
 	if h.ids != nil {
 		h.ids = make(map[int64]struct{})
 	}
 	h.clearJournal()
-	h.faults = nil
+	h.clearFaults()
 }
 
 // Close releases every request held by a [Fault] with Hang or Delay, by
 // dropping its connection, so that http.Server.Shutdown does not wait for
-// them; later, hangs and delays end at once. Close does not stop a server
-// the Handler is mounted in, and may be called more than once.
+// them; later, hangs and delays end at once. It gives back all the Handler
+// holds of its [Budget], which no longer counts what it keeps after. Close
+// does not stop a server the Handler is mounted in, and may be called more
+// than once.
 func (h *Handler) Close() {
-	h.closeOnce.Do(func() { close(h.done) })
+	h.closeOnce.Do(func() {
+		close(h.done)
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.giveBack(&h.kept.plants)
+		h.giveBack(&h.kept.journal)
+		h.giveBack(&h.kept.faults)
+		h.budget = nil
+	})
 }
 
 // ServeHTTP answers r as the package documentation says.
@@ -210,17 +224,22 @@ type answer struct {
 }
 
 // arrive numbers and records req, and decides in ans who answers it: the
-// rate limit, the first injected fault that matches, chaos, or the fake
-// itself, which then processes it, as does a fault with Store.
+// journal's [Budget] (see [Handler.enter]), the rate limit, the first
+// injected fault that matches, chaos, or the fake itself, which then
+// processes it, as does a fault with Store.
 func (h *Handler) arrive(ans *answer, req Request, op *operation, in input, rej *reply) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.seq++
-	req.Seq = h.seq
-	ans.seq, ans.gen = h.seq, h.gen
+	entry, full := h.enter(req)
+	if full != nil {
+		ans.rep = *full
+		return
+	}
+	req.Seq = entry.Seq
+	ans.seq, ans.gen = entry.Seq, h.gen
 	defer func() {
-		req.Fault = ans.fault
-		h.record(req)
+		entry.Fault = ans.fault
+		h.record(entry)
 	}()
 
 	if h.limiter != nil {

@@ -113,8 +113,8 @@ func retryCount(header http.Header) int {
 func (h *Handler) arrival(r *http.Request) (req Request, body []byte, readErr error) {
 	req = Request{
 		Time:       h.now(),
-		Method:     r.Method,
-		Path:       r.URL.Path,
+		Method:     strings.Clone(r.Method), // not to keep the request line
+		Path:       strings.Clone(r.URL.Path),
 		Header:     redact(r.Header),
 		RequestID:  r.Header.Get("X-Request-Id"),
 		RetryCount: retryCount(r.Header),
@@ -219,6 +219,7 @@ func (h *Handler) ClearRequests() {
 // clearJournal empties the journal. h.mu must be held.
 func (h *Handler) clearJournal() {
 	h.requests, h.head = nil, 0
+	h.giveBack(&h.kept.journal)
 }
 
 // entry returns the i-th oldest request in the journal, which holds more
@@ -227,14 +228,40 @@ func (h *Handler) entry(i int) *Request {
 	return &h.requests[(h.head+i)%len(h.requests)]
 }
 
-// record keeps req, which arrive numbered, for [Handler.Requests]. Under
-// [WithJournalLimit] n, h.requests is a ring of at most n requests whose
-// oldest is at h.head. req is a copy: Fault.Match sees the plant whole.
-// h.mu must be held.
-func (h *Handler) record(req Request) {
-	req.Outcome = OutcomeHeld
+// enter numbers req and returns it as the journal keeps it: a copy, for
+// Fault.Match sees the plant whole, with the plant's name and tag cut like
+// the body. If h's [Budget] has no room for the entry, enter returns the
+// store-full refusal instead, and req is not numbered. h.mu must be held.
+func (h *Handler) enter(req Request) (Request, *reply) {
 	req.Plant.Name = cutText(req.Plant.Name, h.bodyLimit)
 	req.Plant.Tag = cutText(req.Plant.Tag, h.bodyLimit)
+	if !h.admit(&req) {
+		return req, h.budgetFullReply(costOfRequest(&req))
+	}
+	h.seq++
+	req.Seq = h.seq
+	return req, nil
+}
+
+// admit takes the room the journal entry req needs in h's [Budget], less
+// that of the entry it pushes out of a full journal, and reports whether
+// there was room. h.mu must be held.
+func (h *Handler) admit(req *Request) bool {
+	if h.budget == nil || h.maxRequests == 0 {
+		return true
+	}
+	need := costOfRequest(req)
+	if h.maxRequests > 0 && len(h.requests) == h.maxRequests {
+		need -= costOfRequest(h.entry(0))
+	}
+	return h.charge(&h.kept.journal, need)
+}
+
+// record keeps req, which [Handler.enter] numbered and admitted, for
+// [Handler.Requests]. Under [WithJournalLimit] n, h.requests is a ring
+// of at most n requests whose oldest is at h.head. h.mu must be held.
+func (h *Handler) record(req Request) {
+	req.Outcome = OutcomeHeld
 	switch {
 	case h.maxRequests == 0:
 		return
@@ -261,16 +288,17 @@ func cutText(s string, n int) string {
 
 // dropped records that the request numbered seq was dropped, and returns
 // its Duration. A seq of 0 is a request that a [WithRule] rule's panic
-// kept from arriving: dropped records it first.
+// kept from arriving: dropped records it first, if the [Budget] has room.
 func (h *Handler) dropped(req Request, seq uint64) time.Duration {
 	d := h.now().Sub(req.Time)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if seq == 0 {
-		h.seq++
-		req.Seq, seq = h.seq, h.seq
 		req.Invalid = &ErrorBody{Code: CodeCallbackPanic, Message: "a WithRule rule panicked"}
-		h.record(req)
+		if entry, full := h.enter(req); full == nil {
+			seq = entry.Seq
+			h.record(entry)
+		}
 	}
 	h.complete(seq, 0, d)
 	return d

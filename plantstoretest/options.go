@@ -45,6 +45,7 @@ type config struct {
 	chaosSet   bool
 	serverOnly []string // options that only NewServer can honour, by name
 	profile    *Profile // WithProfile; nil for none
+	budget     *Budget  // WithBudget; nil for none
 }
 
 // DefaultMaxPlants is how many plants a [Handler] stores at most unless
@@ -172,10 +173,10 @@ func WithPlants(plants ...plantstore.NewPlant) Option {
 	return func(c *config) { c.plants = append(c.plants, plants...) }
 }
 
-// WithMaxPlants bounds how many plants the fake stores, so that a fake that
-// runs for long cannot run out of memory. A create past the bound is
-// answered with 400 and [CodeStoreFull], and nothing is stored; [Handler.Seed]
-// and [WithPlants] refuse the same way. The default is [DefaultMaxPlants];
+// WithMaxPlants bounds how many plants the fake stores; [WithBudget]
+// bounds their bytes, with the journal's and the faults'. A create past
+// the bound is answered with 400 and [CodeStoreFull], and nothing is
+// stored; [Handler.Seed] and [WithPlants] refuse the same way. The default is [DefaultMaxPlants];
 // with n = 0 every create is refused; a negative n is invalid. Each stored
 // plant costs at most about 100 bytes besides its name and tag.
 func WithMaxPlants(n int) Option {

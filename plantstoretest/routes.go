@@ -37,6 +37,9 @@ func createPlant(h *Handler, in input, commit bool) reply {
 	if len(h.plants) >= h.maxPlants {
 		return *refuse(storeFull, ErrorBody{Code: CodeStoreFull, Message: h.storeFullMessage()})
 	}
+	if cost := costOfPlant(p.Name, p.Tag); !h.charge(&h.kept.plants, cost) {
+		return *h.budgetFullReply(cost)
+	}
 	if h.ids != nil {
 		h.ids[p.ID] = struct{}{}
 	}

@@ -38,7 +38,7 @@ func (e *SeedError) Error() string {
 // name must be non-empty and, like its tag, valid UTF-8; the [WithRule]
 // rules must accept it; its id must be neither stored already nor repeated
 // within plants, unless [WithAllowDuplicateIDs] is set; and the store must
-// have room for it under [WithMaxPlants]. The error is a [*SeedError]
+// have room for it under [WithMaxPlants] and [WithBudget]. The error is a [*SeedError]
 // naming the first plant that failed. Seeding records no requests and uses
 // up no faults; it is safe for concurrent use, and atomic with respect to
 // requests being served. The plants are copied.
@@ -166,6 +166,16 @@ func (h *Handler) seed(plants []plantstore.NewPlant, owned bool) error {
 	if err := h.seedCheck(plants); err != nil {
 		return err
 	}
+	var cost int64
+	for _, p := range plants {
+		cost += costOfPlant(p.Name, p.Tag)
+	}
+	for !h.charge(&h.kept.plants, cost) {
+		// Other stores took the room seedCheck saw: say where it ends now.
+		if err := h.seedCheck(plants); err != nil {
+			return err
+		}
+	}
 	if owned && len(h.plants) == 0 {
 		h.plants = plants
 	} else {
@@ -180,19 +190,27 @@ func (h *Handler) seed(plants []plantstore.NewPlant, owned bool) error {
 }
 
 // seedCheck returns the error for the first of plants that an id already
-// stored or earlier in plants, or the room in the store, refuses. h.mu
-// must be held.
+// stored or earlier in plants, or the room in the store or its [Budget],
+// refuses. h.mu must be held.
 func (h *Handler) seedCheck(plants []plantstore.NewPlant) error {
-	if n := h.maxPlants - len(h.plants); len(plants) > n {
-		if n < 0 {
-			n = 0
+	n := max(h.maxPlants-len(h.plants), 0) // how many fit
+	full := h.storeFullMessage()
+	if h.budget != nil {
+		free, need := h.budget.limit-h.budget.Used(), int64(0)
+		for i, p := range plants[:min(n, len(plants))] {
+			if need += costOfPlant(p.Name, p.Tag); need > free {
+				n, full = i, "the store is full: "+h.budgetFull(need)
+				break
+			}
 		}
+	}
+	if len(plants) > n {
 		// A duplicate id up to the first plant without room is the
 		// first error, if any.
 		if err := h.seedCheckIDs(plants[:n+1]); err != nil {
 			return err
 		}
-		return &SeedError{Index: n, Body: ErrorBody{Code: CodeStoreFull, Message: h.storeFullMessage()}}
+		return &SeedError{Index: n, Body: ErrorBody{Code: CodeStoreFull, Message: full}}
 	}
 	return h.seedCheckIDs(plants)
 }

@@ -75,10 +75,12 @@
 //   - Each rule added with [WithRule] may reject the plant with 400.
 //   - A plant whose id is already stored is 400 with [CodeDuplicateID],
 //     unless [WithAllowDuplicateIDs] is set.
-//   - A plant that would take the store past [WithMaxPlants] is 400 with
-//     [CodeStoreFull].
+//   - A plant that would take the store past [WithMaxPlants], or its
+//     [Budget] past its limit, is 400 with [CodeStoreFull].
 //
-// Before these replies, the rate limit of [WithRateLimit], then an injected
+// Before these replies, a request whose journal entry the [Budget] of
+// [WithBudget] has no room for is 400 with [CodeStoreFull], and is not
+// recorded; then the rate limit of [WithRateLimit], then an injected
 // [Fault], then [WithChaos] may take over; the request is still checked,
 // for [Request.Invalid].
 //
@@ -123,6 +125,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/bubble"
 )
 
 // Server is a running fake Plant Store: a [Handler] served by an
@@ -171,7 +174,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	if err := c.check(); err != nil {
 		tb.Fatalf("%v", err)
 	}
-	if !c.inMemory && inBubble() {
+	if !c.inMemory && bubble.Inside() {
 		tb.Fatalf("%s", errLoopbackInBubble)
 	}
 	c.tb, c.site = tb, callSite()

@@ -18,7 +18,9 @@ trap cleanup EXIT
 CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$work/plantstore-mock" ./cmd/plantstore-mock
 python3 scripts/e2e_mock.py "$work/plantstore-mock"
 # Namespaces (issue 23) from python3: the fixture of
-# cmd/plantstore-mock/NAMESPACES.md, isolation, the cap, path tricks.
+# cmd/plantstore-mock/NAMESPACES.md as printed, on an open mock and on one
+# with -admin-token; isolation, the cap, path tricks, the base_url of a
+# create without a Host or with one that makes no URL.
 python3 scripts/e2e_namespaces.py "$work/plantstore-mock"
 # Its checks are assert statements, which python3 -O drops: it must refuse
 # to run that way rather than pass without checking.
@@ -69,7 +71,7 @@ check "a namespace's create at the root, by its token: a duplicate there" "$(cod
 check "the namespace holds its plant" "$(curl -s -H "Authorization: Bearer $nstoken" "$base/__plantstore/plants")" '[{"id":1,"name":"Fern"}]'
 check "the default holds nothing" "$(curl -s "$url/__plantstore/plants")" "[]"
 check "the list shows no token" "$(curl -s "$url/__plantstore/namespaces" | grep -c "$nstoken")" 0
-check "end it" "$(code -X DELETE "$url/__plantstore/namespaces/$nsid")" 204
+check "its token ends it" "$(code -X DELETE -H "Authorization: Bearer $nstoken" "$url/__plantstore/namespaces/$nsid")" 204
 check "an ended namespace" "$(code "${nscreate[@]}" "$base/plants")" 404
 # The READMEs' commands use curl --json (curl 7.82 and later).
 if curl --help all 2>/dev/null | grep -q -- '--json'; then

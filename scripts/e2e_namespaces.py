@@ -16,49 +16,29 @@ passed, M failed".
 
 import json
 import os
+import socket
 import sys
-import urllib.error
-import urllib.request
 
 import e2e_mock
-from e2e_mock import API_TOKEN, Mock
+from e2e_mock import ADMIN_TOKEN, API_TOKEN, Mock
 
 
-def call(method, url, body=None, token=None):
-    """Sends a request; returns (status, parsed JSON body or None)."""
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, method=method)
-    if data is not None:
-        req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("Authorization", "Bearer " + token)
-    try:
-        with urllib.request.urlopen(req, timeout=30) as resp:
-            raw, status = resp.read(), resp.status
-    except urllib.error.HTTPError as e:
-        raw, status = e.read(), e.code
-    return status, (json.loads(raw) if raw else None)
+GUIDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cmd", "plantstore-mock", "NAMESPACES.md")
 
 
-# The fixture NAMESPACES.md shows, as a test would use it.
-class Namespace:
-    """A namespace of its own on a shared plantstore-mock; ended on exit."""
+def guide_fixture():
+    """The code block of NAMESPACES.md's "A python3 fixture", as printed."""
+    with open(GUIDE) as f:
+        section = f.read().split("## A python3 fixture", 1)[1]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
 
-    def __init__(self, mock_url, label=None):
-        self.mock_url = mock_url
-        self.body = {"label": label} if label else None
 
-    def __enter__(self):
-        status, ns = call("POST", self.mock_url + "/__plantstore/namespaces", self.body)
-        assert status == 201, (status, ns)
-        self.id, self.token, self.base_url = ns["namespace"], ns["token"], ns["base_url"]
-        return self
-
-    def __exit__(self, *exc):
-        call("DELETE", self.mock_url + "/__plantstore/namespaces/" + self.id)
-
-    def control(self, method, path, body=None):
-        return call(method, self.base_url + "/__plantstore/" + path, body, self.token)
+# The fixture NAMESPACES.md shows, run from the guide as printed: its
+# definitions (call, Namespace), without the test that uses them. The
+# checks below use them as a test job would.
+_fixture = {}
+exec(guide_fixture().split("\n# In a test", 1)[0], _fixture)
+call, Namespace = _fixture["call"], _fixture["Namespace"]
 
 
 def job(mock_url, rounds, root=False):
@@ -118,22 +98,108 @@ def test_path_tricks():
         assert a.control("GET", "requests") == (200, [])
 
 
-def test_readme_fixture():
-    """The README's python3 fixture, run as a user copies it."""
-    readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "README.md")).read()
-    section = readme.split("## Parallel tests on one mock", 1)[1]
-    code = section.split("```python\n", 1)[1].split("```", 1)[0]
-    assert "http://127.0.0.1:8080" in code, code
-    with Mock() as m:
-        scope = {}
-        exec(code.replace("http://127.0.0.1:8080", m.url), scope)
-        assert scope["journal"] == [], scope["journal"]
-        assert scope["ns"]["label"] == "test_create", scope["ns"]
-        # Ended on exit, its fault with it; the fault was its alone.
-        assert call("GET", m.url + "/__plantstore/namespaces") == (200, [])
-        status, err = call("GET", scope["control"] + "faults", token=scope["ns"]["token"])
-        assert status == 404 and "no namespace" in err["message"], (status, err)
-        assert call("GET", m.url + "/__plantstore/faults") == (200, [])
+def test_guide_fixture_in_both_setups():
+    """NAMESPACES.md's fixture, as printed, on an open loopback mock and on a
+    mock with -admin-token on 0.0.0.0 (one container per CI pipeline), whose
+    admin token the fixture reads from PLANTSTORE_ADMIN_TOKEN: it creates,
+    uses and ends a namespace in both, the end by the namespace's own token."""
+    code = guide_fixture()
+    assert "http://127.0.0.1:8080" in code and "make_app(" in code, code
+    for args, addr, admin in [((), "127.0.0.1:0", None), (("-admin-token", ADMIN_TOKEN), "0.0.0.0:0", ADMIN_TOKEN)]:
+        with Mock(*args, addr=addr) as m, env("PLANTSTORE_ADMIN_TOKEN", admin):
+            apps = []
+            scope = {"make_app": lambda base_url, token: apps.append((base_url, token))}
+            exec(code.replace("http://127.0.0.1:8080", m.url), scope)
+            ns = scope["ns"]
+            assert apps == [(ns.base_url, ns.token)], apps
+            assert (scope["status"], scope["journal"]) == (200, []), (args, scope["status"], scope["journal"])
+            # Ended on exit, its fault with it; the fault was its alone.
+            assert call("GET", m.url + "/__plantstore/namespaces", token=admin) == (200, []), args
+            status, err = ns.control("GET", "faults")
+            assert status == 404 and "no namespace" in err["message"], (args, status, err)
+            assert call("GET", m.url + "/__plantstore/faults", token=admin) == (200, []), args
+            if admin:
+                # Without the variable, the create is refused: it is what
+                # the fixture needs there, and all it needs.
+                with env("PLANTSTORE_ADMIN_TOKEN", None):
+                    try:
+                        exec(code.replace("http://127.0.0.1:8080", m.url), dict(scope))
+                    except Exception as e:
+                        assert "401" in str(e), e
+                    else:
+                        raise AssertionError("the fixture made a namespace without the admin token")
+
+
+class env:
+    """Sets (or, with None, unsets) an environment variable for a with block."""
+
+    def __init__(self, name, value):
+        self.name, self.value = name, value
+
+    def __enter__(self):
+        self.saved = os.environ.pop(self.name, None)
+        if self.value is not None:
+            os.environ[self.name] = self.value
+
+    def __exit__(self, *exc):
+        os.environ.pop(self.name, None)
+        if self.saved is not None:
+            os.environ[self.name] = self.saved
+
+
+def test_stored_bound():
+    """-max-stored-mib bounds what every namespace keeps together."""
+    with Mock("-max-stored-mib", "1") as m, Namespace(m.url) as a, Namespace(m.url) as b:
+        name, kept = "n" * 100_000, 0
+        for i in range(100):
+            status, err = call("POST", (a, b)[i % 2].base_url + "/plants", {"id": i, "name": name}, (a, b)[i % 2].token)
+            if status != 200:
+                break
+            kept += len(name)
+        assert status == 400 and err["error"] == 11 and "-max-stored-mib" in err["message"], (status, err)
+        assert 512 * 1024 < kept <= 1024 * 1024, kept
+        status, err = b.control("POST", "faults", {"status": 503, "body": name})
+        assert status == 400 and err["error"] == 11 and "-max-stored-mib" in err["message"], (status, err)
+        # A reset gives the room back.
+        assert a.control("POST", "reset")[0] == 204
+        assert call("POST", b.base_url + "/plants", {"id": 1000, "name": name}, b.token)[0] == 200
+
+
+def raw_create(mock_url, host, token):
+    """Sends a create as raw HTTP/1.0 with Host host (none when None);
+    returns (status, parsed JSON body)."""
+    addr = mock_url.removeprefix("http://")
+    head = "POST /__plantstore/namespaces HTTP/1.0\r\n"
+    if host is not None:
+        head += "Host: " + host + "\r\n"
+    if token:
+        head += "Authorization: Bearer " + token + "\r\n"
+    with socket.create_connection(addr.rsplit(":", 1), timeout=10) as conn:
+        conn.sendall((head + "Content-Length: 0\r\n\r\n").encode())
+        reply = b""
+        while chunk := conn.recv(65536):
+            reply += chunk
+    status_line, _, rest = reply.partition(b"\r\n")
+    return int(status_line.split()[1]), json.loads(rest.partition(b"\r\n\r\n")[2])
+
+
+def test_base_url_from_host():
+    """NAMESPACES.md: without a Host, the listener's address; a Host that
+    cannot make a URL, 400 naming it; open on loopback and with an admin
+    token alike."""
+    for args, token in [((), None), (("-admin-token", ADMIN_TOKEN), ADMIN_TOKEN)]:
+        with Mock(*args) as m:
+            status, ns = raw_create(m.url, None, token)
+            assert status == 201 and ns["base_url"] == m.url + "/__plantstore/ns/" + ns["namespace"], (args, status, ns)
+            assert call("POST", ns["base_url"] + "/plants", {"id": 1, "name": "Fern"}, ns["token"])[0] == 200
+            bad = ["localhost:99999", "127.0.0.1:0", "localhost:"]  # loopback names, served while open
+            if token:
+                bad += ["x%2F..", "[::1", "evil.example:99999", "evil.example:80x", ":8080"]
+            for host in bad:
+                status, err = raw_create(m.url, host, token)
+                assert status == 400 and json.dumps(host) in err["message"], (args, host, status, err)
+            status, listed = call("GET", m.url + "/__plantstore/namespaces", None, token)
+            assert status == 200 and len(listed) == 1, (args, listed)
 
 
 if __name__ == "__main__":

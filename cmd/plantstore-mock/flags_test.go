@@ -135,7 +135,7 @@ func TestFlagSeed(t *testing.T) {
 	os.WriteFile(bad, []byte(`[{"id": 1, "name": "Fern"}, {"id": 2, "name": "Ivy", "tag": null}]`), 0o600)
 
 	m := startRun(t, nil, "-addr", "127.0.0.1:0", "-seed", good)
-	want := `[{"id":1,"name":"Fern"},` + "\n" + `{"id":2,"name":"Ivy","tag":"climber"}]` + "\n"
+	want := `[{"id":1,"name":"Fern"},{"id":2,"name":"Ivy","tag":"climber"}]` + "\n"
 	if _, _, body := m.do(t, "GET", "/__plantstore/plants", "", ""); body != want {
 		t.Errorf("plants after -seed = %q, want %q", body, want)
 	}

@@ -99,6 +99,7 @@ type flags struct {
 	journal     int
 	seed        string
 	maxPlants   int
+	maxStored   int // -max-stored-mib
 	maxConns    int
 	maxNS       int // -max-namespaces
 	rate        rate
@@ -132,7 +133,10 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 	fs.StringVar(&f.adminToken, "admin-token", "", "the control API's bearer `token` (default $PLANTSTORE_ADMIN_TOKEN); without one, the control API is open on loopback and off elsewhere")
 	fs.IntVar(&f.journal, "journal", mockserver.DefaultJournal, fmt.Sprintf("keep the last `N` API requests in the journal, each body cut at %d bytes; 0 keeps none", mockserver.JournalBodyLimit))
 	fs.StringVar(&f.seed, "seed", "", "start with the plants in `file`, a JSON array of {\"id\", \"name\", \"tag\"}")
-	fs.IntVar(&f.maxPlants, "max-plants", plantstoretest.DefaultMaxPlants, "store at most `N` plants; a create past it is a 400")
+	fs.IntVar(&f.maxPlants, "max-plants", plantstoretest.DefaultMaxPlants, "store at most `N` plants in each namespace; a create past it is a 400")
+	fs.IntVar(&f.maxStored, "max-stored-mib", defaultMaxStoredMiB, "keep at most `N` MiB of plants, journal entries and faults, every namespace's together, "+
+		"counted as their bytes and a fixed cost each; past it a create, seed, fault or API request is a 400 (code 11). "+
+		"With it full, peak RSS stays within 2×N+128 MiB (measured 1.6 GiB at most for the default)")
 	fs.IntVar(&f.maxNS, "max-namespaces", mockserver.DefaultMaxNamespaces, "let at most `N` namespaces (POST /__plantstore/namespaces) live at once; 0 turns them off")
 	fs.IntVar(&f.maxConns, "max-conns", mockserver.DefaultMaxConns, "serve at most `N` connections at once; more wait their turn")
 	fs.Var(&f.rate, "rate-limit", "answer API requests over `RATE` (N/s, N/m, N/h or N/duration, like 50/s or 10/1500ms) with 429 (default no limit)")
@@ -211,6 +215,8 @@ func (f *flags) check(set map[string]bool) string {
 		return fmt.Sprintf("-journal %d: want 0 or more", f.journal)
 	case f.maxPlants < 0:
 		return fmt.Sprintf("-max-plants %d: want 0 or more", f.maxPlants)
+	case f.maxStored < 0 || f.maxStored > maxStoredMiB:
+		return fmt.Sprintf("-max-stored-mib %d: want 0 to %d", f.maxStored, maxStoredMiB)
 	case f.maxNS < 0:
 		return fmt.Sprintf("-max-namespaces %d: want 0 or more", f.maxNS)
 	case f.maxConns < 1:
@@ -321,6 +327,7 @@ func handlerOptions(f *flags, logger *slog.Logger) []plantstoretest.Option {
 		plantstoretest.WithJournalLimit(f.journal),
 		plantstoretest.WithJournalBodyLimit(mockserver.JournalBodyLimit),
 		plantstoretest.WithMaxPlants(f.maxPlants),
+		plantstoretest.WithBudget(plantstoretest.NewBudget(int64(f.maxStored) << 20)), // one, for every namespace
 	}
 	if logger.Enabled(context.Background(), slog.LevelDebug) {
 		opts = append(opts, plantstoretest.WithLogger(logger)) // at debug level
@@ -336,6 +343,14 @@ func handlerOptions(f *flags, logger *slog.Logger) []plantstoretest.Option {
 	}
 	return opts
 }
+
+// defaultMaxStoredMiB is -max-stored-mib's default: room for 1,000
+// namespaces of test jobs that keep a few thousand plants and requests
+// each. maxStoredMiB keeps its bytes within an int64.
+const (
+	defaultMaxStoredMiB = 1024
+	maxStoredMiB        = 1 << 30
+)
 
 // seed stores the plants of the JSON file at path, all or none.
 func seed(h *plantstoretest.Handler, path string) error {

@@ -150,6 +150,8 @@ func TestRunRejectsBadUsage(t *testing.T) {
 		{"admin token is the API token from the environment", []string{"-admin-token", envToken}, 2, "must differ"},
 		{"negative journal", []string{"-journal", "-1"}, 2, "-journal -1: want 0 or more"},
 		{"negative max plants", []string{"-max-plants", "-1"}, 2, "-max-plants -1: want 0 or more"},
+		{"negative max stored", []string{"-max-stored-mib", "-1"}, 2, "-max-stored-mib -1: want 0 to 1073741824"},
+		{"max stored past int64's bytes", []string{"-max-stored-mib", "1073741825"}, 2, "-max-stored-mib 1073741825: want 0 to 1073741824"},
 		{"zero max conns", []string{"-max-conns", "0"}, 2, "-max-conns 0: want 1 or more"},
 		{"rate without a slash", []string{"-rate-limit", "50"}, 2, "want N/s, N/m, N/h or N/duration"},
 		{"rate of zero", []string{"-rate-limit", "0/s"}, 2, "whole number of requests from 1"},

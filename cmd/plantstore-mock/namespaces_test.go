@@ -36,9 +36,17 @@ func newNSClient() *nsClient {
 
 // do sends a request; body is JSON when not "".
 func (c *nsClient) do(method, url, body, token string) (int, []byte, error) {
+	return c.doHeader(method, url, body, token, nil)
+}
+
+// doHeader is do with header added to the request.
+func (c *nsClient) doHeader(method, url, body, token string, header http.Header) (int, []byte, error) {
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		return 0, nil, err
+	}
+	for name, values := range header {
+		req.Header[name] = values
 	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
@@ -93,7 +101,7 @@ func goJob(c *nsClient, mockURL string, rounds int, root bool) error {
 			{"POST", api, plant, "503"},
 			{"POST", api, plant, fmt.Sprintf(`200 {"name":"p%d"}`, i)},
 			{"GET", ctl + "requests", "", "200"},
-			{"GET", ctl + "plants", "", fmt.Sprintf(`200 [{"id":%d,"name":"seed"},`+"\n"+`{"id":%d,"name":"p%d"}]`, 100000+i, i, i)},
+			{"GET", ctl + "plants", "", fmt.Sprintf(`200 [{"id":%d,"name":"seed"},{"id":%d,"name":"p%d"}]`, 100000+i, i, i)},
 			{"GET", ctl + "faults", "", "200 []"},
 			{"POST", ctl + "reset", "", "204 "},
 		}
@@ -118,7 +126,7 @@ func goJob(c *nsClient, mockURL string, rounds int, root bool) error {
 			}
 		}
 	}
-	if status, b, err := c.do("DELETE", mockURL+"/__plantstore/namespaces/"+ns.Namespace, "", ""); err != nil || status != 204 {
+	if status, b, err := c.do("DELETE", mockURL+"/__plantstore/namespaces/"+ns.Namespace, "", ns.Token); err != nil || status != 204 {
 		return fmt.Errorf("go job: DELETE: %d %s %v", status, b, err)
 	}
 	return nil

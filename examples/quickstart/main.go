@@ -36,11 +36,11 @@ func run(ctx context.Context, out io.Writer) error {
 			token = plantstoretest.DefaultToken
 		}
 		fake := plantstoretest.NewHandler(plantstoretest.WithToken(token))
-		mock := httptest.NewServer(fake)
-		defer mock.Close()
+		srv := httptest.NewServer(fake)
+		defer srv.Close()
 		defer fake.Close()
-		baseURL = mock.URL
-		fmt.Fprintf(out, "PLANTSTORE_BASE_URL is not set: using an in-process mock at %s\n", baseURL)
+		baseURL = srv.URL
+		fmt.Fprintf(out, "PLANTSTORE_BASE_URL is not set: using plantstoretest's fake, in-process, at %s\n", baseURL)
 	}
 	if token == "" {
 		return errors.New("PLANTSTORE_TOKEN is not set")

@@ -14,7 +14,7 @@ func TestRunFallsBackToMock(t *testing.T) {
 	if err := run(context.Background(), &out); err != nil {
 		t.Fatalf("run() error: %v", err)
 	}
-	for _, want := range []string{"using an in-process mock at http://127.0.0.1:", `created plant: name="Monstera deliciosa" tag="indoor"`} {
+	for _, want := range []string{"using plantstoretest's fake, in-process, at http://127.0.0.1:", `created plant: name="Monstera deliciosa" tag="indoor"`} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("run() printed %q, want it to contain %q", out.String(), want)
 		}

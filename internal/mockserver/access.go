@@ -91,10 +91,12 @@ const CodeForeignRequest int32 = 101
 // checkLocal returns the 403 for a request to the open control API that
 // does not come from this machine's own tools, or nil. Without an admin
 // token, being on loopback is the control API's only protection, and a
-// browser on this machine can reach loopback on a web page's behalf.
+// browser on this machine can reach loopback on a web page's behalf. A
+// request without a Host (HTTP/1.0) is not a browser's, which always
+// sends one: it passes, as it does with an admin token.
 func checkLocal(r *http.Request) *controlError {
 	host := r.Host
-	if !wire.IsLoopbackHost((&url.URL{Host: host}).Hostname()) {
+	if host != "" && !wire.IsLoopbackHost((&url.URL{Host: host}).Hostname()) {
 		return errorf(http.StatusForbidden, CodeForeignRequest,
 			"Host %q is not a loopback name or address: without an admin token the control API answers only requests "+
 				"for localhost, 127.0.0.1 or [::1] (a web page rebinding its own name to this machine sends its own); "+

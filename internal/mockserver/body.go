@@ -213,9 +213,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v) // A client that went away gets nothing either way.
 }
 
-// writeJSONArray sends the n values that at(i) gives as a JSON array, one
-// element per line, and 200. It encodes them one at a time, so that a long
-// array is never held in memory twice.
+// writeJSONArray sends the n values that at(i) gives as a JSON array, and
+// 200: on one line, as writeJSON writes an object. It encodes them one at a
+// time, so that a long array is never held in memory twice.
 func writeJSONArray(w http.ResponseWriter, n int, at func(i int) any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
@@ -226,7 +226,7 @@ func writeJSONArray(w http.ResponseWriter, n int, at func(i int) any) {
 	bw.WriteByte('[')
 	for i := 0; i < n; i++ {
 		if i > 0 {
-			bw.WriteString(",\n")
+			bw.WriteByte(',')
 		}
 		elem.Reset()
 		if err := enc.Encode(at(i)); err != nil {

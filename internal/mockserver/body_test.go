@@ -128,3 +128,40 @@ func TestDecodeStrictMessages(t *testing.T) {
 		t.Errorf("decodeStrict of a good object = %v, n = %d", err, v.N)
 	}
 }
+
+// TestArrayRepliesAreOneLine checks that every JSON array the control API
+// answers is written as its objects are: compact, on one line, ending with
+// a newline; not with a line break between elements.
+func TestArrayRepliesAreOneLine(t *testing.T) {
+	t.Parallel()
+	srv, _ := openMock(t)
+	for _, setup := range []struct{ path, body string }{
+		{"plants", `[{"id":1,"name":"a"},{"id":2,"name":"b"}]`},
+		{"faults", `{"status":503,"match":{"id":98}}`},
+		{"faults", `{"status":502,"match":{"id":99}}`},
+		{"namespaces", ""},
+		{"namespaces", ""},
+	} {
+		var body []byte
+		if setup.body != "" {
+			body = []byte(setup.body)
+		}
+		if rep := call(t, srv, "POST", Prefix+setup.path, body, ""); rep.status != 201 {
+			t.Fatalf("POST %s = %d %s", setup.path, rep.status, rep.body)
+		}
+	}
+	for i := 0; i < 2; i++ {
+		create(t, srv, plantstore.NewPlant{ID: int64(10 + i), Name: "x"})
+	}
+	for _, path := range []string{"plants", "faults", "requests", "namespaces"} {
+		t.Run(path, func(t *testing.T) {
+			rep := call(t, srv, "GET", Prefix+path, nil, "")
+			if rep.status != 200 || !bytes.HasPrefix(rep.body, []byte("[{")) {
+				t.Fatalf("GET %s = %d %s, want an array of objects", path, rep.status, rep.body)
+			}
+			if n := bytes.Count(rep.body, []byte("\n")); n != 1 || !bytes.HasSuffix(rep.body, []byte("}]\n")) || !bytes.Contains(rep.body, []byte("},{")) {
+				t.Errorf("GET %s = %q: want two or more elements on one line, ending in a newline", path, rep.body)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package mockserver
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"sort"
 	"strings"
@@ -262,7 +263,10 @@ func (s *Server) addFault(w http.ResponseWriter, _ *http.Request, body []byte) (
 		return 0, cerr
 	}
 	id, err := s.fake.AddFault(f)
-	if err != nil {
+	switch {
+	case errors.Is(err, plantstoretest.ErrStoreFull):
+		return 0, errorf(http.StatusBadRequest, plantstoretest.CodeStoreFull, "%s", strings.TrimPrefix(err.Error(), "plantstoretest: "))
+	case err != nil:
 		return 0, badRequest("%s", jsonFaultMessage(err))
 	}
 	times := f.Times

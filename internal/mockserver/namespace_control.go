@@ -5,8 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"net/netip"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -38,6 +40,10 @@ func noNamespaces() *controlError {
 func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, body []byte) (int, *controlError) {
 	if s.ns == nil {
 		return 0, noNamespaces()
+	}
+	base, err := s.mockURL(r)
+	if err != nil {
+		return 0, err
 	}
 	var req struct { // the optional body; a nil field keeps its default
 		TTL       *string `json:"ttl"`
@@ -85,13 +91,10 @@ func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, body []
 	opts := append(s.ns.Options[:len(s.ns.Options):len(s.ns.Options)],
 		plantstoretest.WithToken(s.ns.APIToken), plantstoretest.WithMaxPlants(ns.maxPlants))
 	ns.srv = &Server{fake: plantstoretest.NewHandler(opts...)}
-	ns.created = now
-	ns.lastUsed.Store(now.UnixNano())
-	s.ns.watch(ns, ns.ttl+time.Millisecond)
-	s.ns.byToken.Store(ns.tokenHash, ns)
-	s.ns.byID.Store(ns.id, ns)
-	reply := s.describe(r, ns)
+	ns.created, ns.lastUsed = now, now
+	reply := describe(base, ns)
 	reply.Token = token
+	s.ns.add(ns)
 	writeJSON(w, http.StatusCreated, reply)
 	return http.StatusCreated, nil
 }
@@ -109,41 +112,93 @@ func labelProblem(label string) string {
 	return ""
 }
 
-// describe is ns as its create and the list show it, without its token.
-func (s *Server) describe(r *http.Request, ns *namespace) namespaceBody {
+// describe is ns as its create and the list show it, without its token;
+// base is the mock's URL.
+func describe(base string, ns *namespace) namespaceBody {
 	return namespaceBody{
 		Namespace: ns.id,
-		BaseURL:   s.mockURL(r) + nsPrefix + ns.id,
+		BaseURL:   base + nsPrefix + ns.id,
 		Label:     ns.label,
 		TTL:       ns.ttl.String(),
 		MaxPlants: ns.maxPlants,
 		CreatedAt: ns.created.UTC(),
-		ExpiresAt: time.Unix(0, ns.lastUsed.Load()+int64(ns.ttl)).UTC(),
+		ExpiresAt: ns.lastUsed.Add(ns.ttl).UTC(),
 	}
 }
 
 // mockURL is the mock's URL as the control request r reached it: its Host,
 // so that a job that reaches the mock by a name of the network it runs in
 // (a compose service, a Kubernetes Service) gets a base_url by that name.
-// A request without a Host (HTTP/1.0) gets the listener's address.
-func (s *Server) mockURL(r *http.Request) string {
-	if r.Host != "" {
-		return "http://" + r.Host
+// A request without a Host (HTTP/1.0) gets the listener's address. A Host
+// that cannot make a URL a client accepts is refused, not replaced: the
+// listener's address is not the name the job reached the mock by.
+func (s *Server) mockURL(r *http.Request) (string, *controlError) {
+	if r.Host == "" {
+		base := clientURL(s.listenAddr)
+		if hostProblem(strings.TrimPrefix(base, "http://")) != "" {
+			return "", badRequest("no Host (HTTP/1.0), and the listener's address %q cannot make a base_url: send a Host", s.listenAddr)
+		}
+		return base, nil
 	}
-	return clientURL(s.listenAddr)
+	if msg := hostProblem(r.Host); msg != "" {
+		return "", badRequest("Host %q cannot make a base_url: %s", truncate(r.Host, 100), msg)
+	}
+	return "http://" + r.Host, nil
+}
+
+// hostProblem reports why host cannot be the host and port of an http URL,
+// or "". It holds the mock's own rule, narrower than URLs allow: a name or
+// IPv4 address of ASCII letters, digits, '-', '.' and '_', or an IPv6
+// address in brackets without a zone; then, optionally, ':' and a port
+// from 1 to 65535.
+func hostProblem(host string) string {
+	const want = "want a name or IPv4 address (ASCII letters, digits, '-', '.', '_') or an [IPv6] address, " +
+		"optionally followed by :port, a port from 1 to 65535"
+	name, port := host, ""
+	if strings.HasPrefix(host, "[") {
+		end := strings.IndexByte(host, ']')
+		if end < 0 {
+			return want
+		}
+		ip, err := netip.ParseAddr(host[1:end])
+		if err != nil || !ip.Is6() || ip.Zone() != "" {
+			return want
+		}
+		name, port = host[:end+1], host[end+1:]
+		if port != "" && port[0] != ':' {
+			return want
+		}
+	} else if i := strings.IndexByte(host, ':'); i >= 0 {
+		name, port = host[:i], host[i:]
+	}
+	if name == "" || !strings.HasPrefix(name, "[") && strings.IndexFunc(name, notNameByte) >= 0 {
+		return want
+	}
+	if port != "" {
+		n, err := strconv.Atoi(port[1:])
+		if err != nil || port[1] < '0' || port[1] > '9' || n < 1 || n > 65535 {
+			return want
+		}
+	}
+	return ""
+}
+
+// notNameByte reports whether c may not be in a host name as hostProblem
+// takes them.
+func notNameByte(c rune) bool {
+	return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_')
 }
 
 func (s *Server) listNamespaces(w http.ResponseWriter, r *http.Request, _ []byte) (int, *controlError) {
 	if s.ns == nil {
 		return 0, noNamespaces()
 	}
+	base, err := s.mockURL(r)
+	if err != nil {
+		return 0, err
+	}
 	var list []namespaceBody
-	s.ns.byID.Range(func(_, v any) bool {
-		if ns := s.ns.alive(v.(*namespace)); ns != nil {
-			list = append(list, s.describe(r, ns))
-		}
-		return true
-	})
+	s.ns.each(func(ns *namespace) { list = append(list, describe(base, ns)) })
 	sort.Slice(list, func(i, j int) bool {
 		a, b := list[i], list[j]
 		return a.CreatedAt.Before(b.CreatedAt) || a.CreatedAt.Equal(b.CreatedAt) && a.Namespace < b.Namespace

@@ -21,7 +21,7 @@ func (s *Server) serveNamespaces(w http.ResponseWriter, r *http.Request) bool {
 		s.serveNamespace(w, r)
 		return true
 	}
-	if s.ns.live.Load() == 0 {
+	if !s.ns.any() {
 		return false // as without namespaces
 	}
 	ns := s.ns.byBearer(r.Header)
@@ -36,10 +36,7 @@ func (s *Server) serveNamespaces(w http.ResponseWriter, r *http.Request) bool {
 		ns.serveAPI(w, r, s.ns.APIToken)
 		return true
 	}
-	err := unauthorized("invalid_token", "a namespace's token does not open the mock's control API; "+
-		"it opens the namespace's own, at its base_url followed by /__plantstore/")
-	writeError(w, err)
-	s.logControl(r, path, err.status)
+	s.logControl(r, path, s.control(w, r, ns.mockAccess))
 	return true
 }
 
@@ -66,10 +63,12 @@ func (s *Server) serveNamespace(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveAPI serves r, a request to ns's API. Its token stands for the API
-// token, which ns's fake takes: the journal shows neither.
+// token, which ns's fake takes: the journal shows neither. The swap is
+// made in a copy of r's header: the caller's request keeps its own.
 func (ns *namespace) serveAPI(w http.ResponseWriter, r *http.Request, apiToken string) {
 	if token, problem := wire.ParseBearer(r.Header); problem == wire.BearerOK && ns.owns(token) {
 		v := r.Header["Authorization"][0] // ParseBearer found exactly one, ending with the token
+		r = r.Clone(r.Context())
 		r.Header["Authorization"] = []string{v[:len(v)-len(token)] + apiToken}
 	}
 	ns.srv.fake.ServeHTTP(w, r)
@@ -86,16 +85,12 @@ func (n *namespaces) lookup(prefix, id, escaped string) *namespace {
 	if rest := escaped[len(prefix+id):]; rest != "" && rest[0] != '/' {
 		return nil
 	}
-	v, _ := n.byID.Load(id)
-	ns, _ := v.(*namespace)
-	return n.alive(ns)
+	return n.byIDAlive(id)
 }
 
 // withToken returns the live namespace whose token is token, or nil.
 func (n *namespaces) withToken(token string) *namespace {
-	v, _ := n.byToken.Load(sha256.Sum256([]byte(token)))
-	ns, _ := v.(*namespace)
-	return n.alive(ns)
+	return n.byTokenAlive(sha256.Sum256([]byte(token)))
 }
 
 // byBearer returns the live namespace whose token header carries, or nil.

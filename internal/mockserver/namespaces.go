@@ -3,7 +3,6 @@ package mockserver
 import (
 	"crypto/sha256"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/plantstore/plantstore-go/plantstoretest"
@@ -21,12 +20,14 @@ import (
 //     namespace's token is the namespace's too.
 //   - {base_url}/__plantstore/… is its control API, opened by its token or
 //     by the mock's own control access; never by another namespace's token.
+//   - DELETE /__plantstore/namespaces/{namespace} ends it, opened by the mock's
+//     control access or by its own token, which opens no other path of the
+//     mock's control API.
 //
-// Lookups go through sync.Maps keyed by id and by the SHA-256 of the token
-// (so a lookup's timing tells nothing of a token's bytes), and a
-// namespace's last use is an atomic: no lock is shared by the namespaces'
-// requests. Each namespace has a timer that ends it when it has been idle
-// for its ttl.
+// Lookups go through maps keyed by id and by the SHA-256 of the token (so a
+// lookup's timing tells nothing of a token's bytes), under one mutex with
+// each namespace's requests in flight and last use. Each namespace has a
+// timer that ends it when it has been idle for its ttl.
 
 // Defaults and bounds of namespaces.
 const (
@@ -70,10 +71,12 @@ type NamespaceConfig struct {
 // namespaces are the live namespaces of a Server.
 type namespaces struct {
 	NamespaceConfig
-	byID    sync.Map     // id → *namespace
-	byToken sync.Map     // sha256 of the token → *namespace
-	live    atomic.Int64 // namespaces stored or being created
-	now     func() time.Time
+	now func() time.Time
+
+	mu      sync.Mutex // guards what follows, and each namespace's lifecycle fields
+	byID    map[string]*namespace
+	byToken map[[sha256.Size]byte]*namespace
+	live    int // namespaces stored or being created
 }
 
 // namespace is one live namespace.
@@ -85,12 +88,13 @@ type namespace struct {
 	ttl       time.Duration
 	maxPlants int
 	created   time.Time
-	lastUsed  atomic.Int64 // unix nanoseconds
-	// state counts its requests in flight, plus endedBit once it has
-	// ended: one word, so that it ends idle only while none is in flight,
-	// and none starts once it has ended.
-	state atomic.Int64
-	timer atomic.Pointer[time.Timer] // ends it once idle for its ttl
+
+	// Its lifecycle, guarded by namespaces.mu: it ends idle only while no
+	// request is in flight, and none starts once it has ended.
+	lastUsed time.Time
+	inFlight int
+	ended    bool
+	timer    *time.Timer // ends it once idle for its ttl
 }
 
 // startNamespaces turns namespaces on as c says.
@@ -105,7 +109,8 @@ func (s *Server) startNamespaces(c NamespaceConfig) error {
 	case c.MaxPlants < 0:
 		return &configError{"namespaces' MaxPlants must be 0 or more"}
 	}
-	s.ns = &namespaces{NamespaceConfig: c, now: time.Now}
+	s.ns = &namespaces{NamespaceConfig: c, now: time.Now,
+		byID: make(map[string]*namespace), byToken: make(map[[sha256.Size]byte]*namespace)}
 	return nil
 }
 
@@ -114,6 +119,6 @@ func (s *Server) startNamespaces(c NamespaceConfig) error {
 // calls both as it shuts down.
 func (s *Server) Close() {
 	if s.ns != nil {
-		s.ns.byID.Range(func(_, v any) bool { s.ns.end(v.(*namespace)); return true })
+		s.ns.endAll()
 	}
 }

@@ -118,22 +118,6 @@ func TestNamespaceCreate(t *testing.T) {
 	}
 }
 
-// TestNamespaceBaseURLWithoutHost checks that a create without a Host
-// (HTTP/1.0) gets a base_url on the listener's address, an unspecified one
-// made dialable as the "listening on" line makes it.
-func TestNamespaceBaseURLWithoutHost(t *testing.T) {
-	srv, _ := newMock(t, nsConfig(Config{AdminToken: adminToken, ListenAddr: "0.0.0.0:8080"}, 10))
-	req := httptest.NewRequest("POST", namespacesPath, nil)
-	req.Host = ""
-	req.Header.Set("Authorization", "Bearer "+adminToken)
-	w := httptest.NewRecorder()
-	srv.Config.Handler.ServeHTTP(w, req)
-	nb := decode[namespaceBody](t, reply{w.Code, w.Header(), w.Body.Bytes()})
-	if want := "http://127.0.0.1:8080" + nsPrefix + nb.Namespace; w.Code != http.StatusCreated || nb.BaseURL != want {
-		t.Errorf("create without a Host = %d, base_url %q; want 201 and %q", w.Code, nb.BaseURL, want)
-	}
-}
-
 // TestNamespaceIsolates runs jobs in namespaces of their own, and one on
 // the default namespace, concurrently, each seeding, queueing a fault,
 // creating, reading its journal and resetting: each sees only its own.
@@ -321,6 +305,48 @@ func TestNamespaceEnd(t *testing.T) {
 	}
 	if len(h.Requests()) != 1 {
 		t.Errorf("the default journaled %d requests, want the one with a's dead token", len(h.Requests()))
+	}
+}
+
+// TestNamespaceEndsItself checks that a namespace's token ends its own
+// namespace with the mock's DELETE /__plantstore/namespaces/{id}, so that
+// a job's teardown needs no admin token; and that it opens nothing else of
+// the mock's control API: not another namespace's end, nor the same path
+// by another method or spelling.
+func TestNamespaceEndsItself(t *testing.T) {
+	for _, mode := range []string{"open", "admin token"} {
+		t.Run(mode, func(t *testing.T) {
+			c, creator := Config{Loopback: true}, ""
+			if mode == "admin token" {
+				c, creator = Config{AdminToken: adminToken, ListenAddr: "192.0.2.1:8080"}, adminToken
+			}
+			srv, _ := newMock(t, nsConfig(c, 10))
+			a := createNS(t, srv, nil, creator)
+			b := createNS(t, srv, nil, creator)
+			own := namespacesPath + "/" + a.Namespace
+			for _, tt := range []struct {
+				name, method, path, token string
+			}{
+				{"b's token, a's end", "DELETE", own, b.Token},
+				{"a's token, b's end", "DELETE", namespacesPath + "/" + b.Namespace, a.Token},
+				{"a's token, its end by GET", "GET", own, a.Token},
+				{"a's token, its end with a slash", "DELETE", own + "/", a.Token},
+				{"a's token, its end with an escaped digit", "DELETE", namespacesPath + "/%" + fmt.Sprintf("%X", a.Namespace[0]) + a.Namespace[1:], a.Token},
+				{"a's token, the list", "GET", namespacesPath, a.Token},
+			} {
+				wantError(t, tt.name, call(t, srv, tt.method, tt.path, nil, tt.token), http.StatusUnauthorized, plantstoretest.CodeUnauthorized, "namespace's token")
+			}
+			if n := len(listNS(t, srv, creator)); n != 2 {
+				t.Fatalf("%d namespaces after the refusals, want both", n)
+			}
+			if rep := call(t, srv, "DELETE", own, nil, a.Token); rep.status != http.StatusNoContent || len(rep.body) != 0 {
+				t.Fatalf("DELETE %s with its own token = %d %s, want 204", own, rep.status, rep.body)
+			}
+			wantError(t, "a's API after its end", call(t, srv, "POST", a.path+"/plants", plantJSON(1), a.Token), 404, plantstoretest.CodeNotFound, "no namespace")
+			if list := listNS(t, srv, creator); len(list) != 1 || list[0].Namespace != b.Namespace {
+				t.Errorf("list after a ended itself = %+v, want b alone", list)
+			}
+		})
 	}
 }
 
@@ -612,18 +638,20 @@ func TestNamespaceIdleEndsUnasked(t *testing.T) {
 	srv, _ := nsMock(t, 10)
 	s := srv.Config.Handler.(*Server)
 	ns := createNS(t, srv, []byte(`{"ttl":"1s"}`), "")
-	v, _ := s.ns.byID.Load(ns.Namespace)
-	fake := v.(*namespace).srv.fake
+	fake := s.ns.byIDAlive(ns.Namespace).srv.fake
 	if err := fake.Seed([]plantstore.NewPlant{{ID: 1, Name: "Fern"}}); err != nil {
 		t.Fatal(err)
 	}
 	// The bound only detects the defect; a correct mock ends it after 1s.
-	for deadline := time.Now().Add(10 * time.Second); s.ns.live.Load() != 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); s.ns.any(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("a namespace idle 10s past its ttl of 1s still lives, nobody having asked for it since")
 		}
 	}
-	if _, ok := s.ns.byID.Load(ns.Namespace); ok {
+	s.ns.mu.Lock()
+	_, ok := s.ns.byID[ns.Namespace]
+	s.ns.mu.Unlock()
+	if ok {
 		t.Errorf("the ended namespace is still stored by id")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore-go/internal/bubble"
 	"github.com/plantstore/plantstore-go/internal/wire"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
@@ -23,10 +24,14 @@ import (
 // refuses (a URL not on loopback without Live, an empty token) fails the
 // test at once. With target.Report set, Run stores the report there.
 //
-// Inside a testing/synctest bubble, where t.Run may not be called, use
-// [RunReport] and check [Report.Passed] instead.
+// Inside a testing/synctest bubble, where t.Run may not be called, Run
+// fails the test at once: use [RunReport] there and check [Report.Passed].
 func Run(t *testing.T, target Target) {
 	t.Helper()
+	if bubble.Inside() {
+		t.Fatalf("conformance: Run inside a testing/synctest bubble cannot start its subtests (t.Run panics there); " +
+			"call RunReport and check its Report.Passed instead")
+	}
 	rep, err := RunReport(context.Background(), target)
 	if err != nil {
 		t.Fatalf("%v", err)

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 // A target controls much of what a report shows: bodies, headers, the
@@ -23,34 +24,18 @@ import (
 
 // printable returns s with each character strconv.IsPrint refuses (C0 and
 // C1 controls, DEL, line and paragraph separators, bidirectional
-// overrides) and each byte of invalid UTF-8 written as a Go escape, as
-// strconv.Quote writes them, but without quotes: a sentence that quotes
-// what a target sent stays one line of plain text.
+// overrides: [wire.ReplaceUnprintable]'s rule) and each byte of invalid
+// UTF-8 written as a Go escape, as strconv.Quote writes them, but without
+// quotes: a sentence that quotes what a target sent stays one line of
+// plain text.
 func printable(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			if b.Len() == 0 {
-				b.WriteString(s[:i])
-			}
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case !strconv.IsPrint(r):
-			if b.Len() == 0 {
-				b.WriteString(s[:i])
-			}
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		case b.Len() > 0:
-			b.WriteString(s[i : i+n])
+	return wire.ReplaceUnprintable(s, func(dst []byte, r rune, c string) []byte {
+		if r == utf8.RuneError && len(c) == 1 {
+			return fmt.Appendf(dst, `\x%02x`, c[0])
 		}
-		i += n
-	}
-	if b.Len() == 0 {
-		return s
-	}
-	return b.String()
+		q := strconv.QuoteRune(r)
+		return append(dst, q[1:len(q)-1]...)
+	})
 }
 
 // MarshalJSON writes r as encoding/json does, but for the characters that
@@ -68,33 +53,14 @@ func (r Report) MarshalJSON() ([]byte, error) {
 }
 
 // escapeUnprintable writes each character of the JSON text data that
-// strconv.IsPrint refuses as a \u escape (two, for one past U+FFFF). In
-// JSON text from encoding/json every such character is inside a string,
-// and the C0 controls are escaped already.
+// [wire.ReplaceUnprintable] finds as a \u escape (two, for one past
+// U+FFFF). In JSON text from encoding/json every such character is inside
+// a string, and the C0 controls are escaped already.
 func escapeUnprintable(data []byte) []byte {
-	var out []byte // nil until the first escape
-	last := 0
-	for i := 0; i < len(data); {
-		if c := data[i]; c < utf8.RuneSelf && c != 0x7f {
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRune(data[i:])
-		if strconv.IsPrint(r) {
-			i += n
-			continue
-		}
-		out = append(out, data[last:i]...)
+	return wire.ReplaceUnprintable(data, func(dst []byte, r rune, _ []byte) []byte {
 		if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
-			out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
-		} else {
-			out = fmt.Appendf(out, `\u%04x`, r)
+			return fmt.Appendf(dst, `\u%04x\u%04x`, r1, r2)
 		}
-		i += n
-		last = i
-	}
-	if out == nil {
-		return data
-	}
-	return append(out, data[last:]...)
+		return fmt.Appendf(dst, `\u%04x`, r)
+	})
 }
