@@ -26,14 +26,14 @@ import (
 //
 // That is at least what the Go heap holds for them (0.25 to 0.7 of it,
 // measured), so a full Budget bounds the live heap; the process's memory
-// adds the garbage collector's headroom, up to as much again. A create, a [Handler.Seed], a fault or the
-// journal entry of a request that would take the Budget past its limit is
-// refused, with [CodeStoreFull]: a request gets 400 and is not recorded,
-// and [Handler.AddFault] returns an error. Room comes back when the plants,
-// requests or faults go: [Handler.Reset], [Handler.ClearRequests],
-// [Handler.ClearFaults], a journal entry pushed out by [WithJournalLimit],
-// a fault used up, and [Handler.Close], which gives back all a Handler
-// holds.
+// adds the garbage collector's headroom, up to as much again. A create, a
+// [Handler.Seed], a fault or the journal entry of a request that would take
+// the Budget past its limit is refused, with [CodeStoreFull] (a request as
+// the package documentation says), and [Handler.AddFault] returns
+// [ErrStoreFull]. Room comes back when the plants, requests or faults go:
+// [Handler.Reset], [Handler.ClearRequests], [Handler.ClearFaults], a
+// journal entry pushed out by [WithJournalLimit], a fault used up, and
+// [Handler.Close], which gives back all a Handler holds.
 type Budget struct {
 	limit int64
 	used  atomic.Int64
@@ -139,8 +139,9 @@ func (h *Handler) budgetFull(need int64) string {
 		need, h.budget.Used(), h.budget.limit)
 }
 
-// budgetFullReply is the 400 for a request that need bytes more do not fit
-// in h's Budget. h.mu must be held.
-func (h *Handler) budgetFullReply(need int64) reply {
-	return badRequest(CodeStoreFull, "the store is full: "+h.budgetFull(need))
+// budgetFullReply is the refusal of a request that need bytes more do not
+// fit in h's Budget. h.mu must be held.
+func (h *Handler) budgetFullReply(need int64) *reply {
+	msg := "the store is full: " + h.budgetFull(need)
+	return refuse(storeFull, ErrorBody{Code: CodeStoreFull, Message: msg})
 }

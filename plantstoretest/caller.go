@@ -3,10 +3,13 @@ package plantstoretest
 import (
 	"fmt"
 	"io"
+	"log/slog"
+	"net/http"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // pkgDir is the directory of this package's source files, as the runtime
@@ -51,5 +54,51 @@ func (h *Handler) report(at string, fail bool, msg string) {
 		h.tb.Errorf("%s", msg)
 	} else {
 		h.tb.Logf("%s", msg)
+	}
+}
+
+// callback calls f, which runs a callback of the test's (a [WithRule] rule
+// or a [Fault.Match]), and returns what the callback panicked with, or nil.
+// Under [NewServer] a panic fails the test at the test's line that gave the
+// callback; without a test it goes on, with the message what returns.
+func (h *Handler) callback(at string, what func() string, f func()) (panicked any) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg := fmt.Sprintf("plantstoretest: %s: %v", what(), r)
+			if h.tb == nil {
+				panic(msg)
+			}
+			h.report(at, true, msg)
+			panicked = r
+		}
+	}()
+	f()
+	return nil
+}
+
+// logRequest logs one line about a finished request to the configured
+// logger and test, if any.
+func (h *Handler) logRequest(r *http.Request, status int, fault string, d time.Duration) {
+	if h.logger != nil {
+		attrs := []slog.Attr{
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.Path),
+			slog.Int("status", status),
+			slog.Duration("duration", d),
+		}
+		if fault != "" {
+			attrs = append(attrs, slog.String("fault", fault))
+		}
+		h.logger.LogAttrs(r.Context(), slog.LevelDebug, "plantstoretest request", attrs...)
+	}
+	if h.logToTB {
+		outcome := "no response"
+		if status != 0 {
+			outcome = fmt.Sprint(status)
+		}
+		if fault != "" {
+			outcome += " (fault: " + fault + ")"
+		}
+		h.report(h.site, false, fmt.Sprintf("plantstoretest: %s %s -> %s in %v", r.Method, r.URL.Path, outcome, d))
 	}
 }

@@ -6,42 +6,34 @@ import "github.com/plantstore/plantstore-go/internal/wire"
 // tests to check which rule the fake applied. They are the fake's own (the
 // specification does not say which values the real service uses), so code
 // under test must branch on the HTTP status, or on a code its deployment
-// documents, not on these. Their values never change.
+// documents, not on these. Their values never change. The package
+// documentation says which rule gives each, and with which status.
 const (
-	// CodeInvalidJSON means the body is empty, not valid UTF-8, not valid JSON,
-	// not a JSON object, has a repeated field name, or has data after the
-	// object.
+	// CodeInvalidJSON means the body is not exactly one JSON object in valid
+	// UTF-8, with no repeated field name.
 	CodeInvalidJSON int32 = iota + 1
-	// CodeInvalidPlant means the object is not a valid NewPlant: id or name is
-	// missing, null or of the wrong type, name is empty, or tag is not a
-	// string.
+	// CodeInvalidPlant means the object is not a valid NewPlant.
 	CodeInvalidPlant
-	// CodeContentType means the Content-Type header is missing or is not
-	// application/json (with an optional charset=utf-8).
+	// CodeContentType means the Content-Type is not application/json.
 	CodeContentType
 	// CodeTooLarge means the body is larger than 1 MiB.
 	CodeTooLarge
-	// CodeDuplicateID means a plant with the same id is already stored (see
-	// [WithAllowDuplicateIDs]).
+	// CodeDuplicateID means the plant's id is already stored.
 	CodeDuplicateID
-	// CodeUnauthorized means the Authorization header is missing, is not
-	// "Bearer <token>", or carries the wrong token. The status is 401.
+	// CodeUnauthorized means the credentials are missing, malformed or wrong.
 	CodeUnauthorized
-	// CodeNotFound means the path is not /plants. The status is 404.
+	// CodeNotFound means the path is not /plants.
 	CodeNotFound
-	// CodeMethodNotAllowed means the method is not allowed on the path. The
-	// status is 405.
+	// CodeMethodNotAllowed means the method is not allowed on the path.
 	CodeMethodNotAllowed
 	// CodeFault is in the default body of a reply scripted with [Fault].
 	CodeFault
-	// CodeCallbackPanic means a [WithRule] rule panicked. The status is 500.
+	// CodeCallbackPanic means a [WithRule] rule panicked.
 	CodeCallbackPanic
-	// CodeStoreFull means the store already holds as many plants as
-	// [WithMaxPlants] allows, or that its [Budget] has no room for what the
-	// request would keep. The status is 400.
+	// CodeStoreFull means the store is full (see [WithMaxPlants]), or its
+	// [Budget] has no room for what the request would keep.
 	CodeStoreFull
-	// CodeRateLimited means the request came over the rate [WithRateLimit]
-	// allows. The status is 429.
+	// CodeRateLimited means the request came over the rate of [WithRateLimit].
 	CodeRateLimited
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/plantstore/plantstore-go/internal/strictjson"
 )
 
-// decodePlant decodes body as a NewPlant, as strictly as [Handler] says,
+// decodePlant decodes body as a NewPlant, as strictly as the package documentation says,
 // which encoding/json alone is not. It runs on every request, so json.Valid
 // checks the syntax in one pass without allocating, and a walk over the
 // object, which can trust it, finds the fields; encoding/json's decoder

@@ -143,8 +143,8 @@ func (f *Fault) kind() string {
 	return strings.Join(parts, ", ")
 }
 
-// write sends f's scripted reply and returns the status.
-func (f *Fault) write(w http.ResponseWriter) int {
+// reply is f's scripted reply, sent with its Header.
+func (f *Fault) reply() reply {
 	body := f.Body
 	switch {
 	case f.Status == http.StatusNoContent || f.Status == http.StatusNotModified:
@@ -153,7 +153,7 @@ func (f *Fault) write(w http.ResponseWriter) int {
 		msg := strings.TrimSpace(fmt.Sprintf("injected fault: %d %s", f.Status, http.StatusText(f.Status)))
 		body, _ = json.Marshal(ErrorBody{Code: CodeFault, Message: msg}) // cannot fail
 	}
-	return writeRaw(w, f.Status, f.Header, body)
+	return reply{kind: scripted, status: f.Status, raw: body}
 }
 
 // scriptedFault is an injected Fault and how many replies it has left.

@@ -1,6 +1,7 @@
 package plantstoretest
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 // Request is a request as it reached the fake, and what became of it: an
@@ -106,6 +108,70 @@ func retryCount(header http.Header) int {
 	return n
 }
 
+// arrival returns the journal's entry for r as it arrives, not yet
+// numbered, and r's body as [readBody] reads it.
+func (h *Handler) arrival(r *http.Request) (req Request, body []byte, readErr error) {
+	req = Request{
+		Time:       h.now(),
+		Method:     strings.Clone(r.Method), // not to keep the request line
+		Path:       strings.Clone(r.URL.Path),
+		Header:     redact(r.Header),
+		RequestID:  r.Header.Get("X-Request-Id"),
+		RetryCount: retryCount(r.Header),
+	}
+	body, readErr = readBody(r)
+	if h.maxRequests == 0 {
+		return req, body, readErr
+	}
+	// The journal keeps a copy of the body, cut at its limit, unless body's
+	// buffer has no more room than the byte readBody keeps to spare, so that
+	// it holds no more than it shows.
+	req.BodyTruncated = errors.Is(readErr, wire.ErrBodyTooLarge)
+	switch {
+	case len(body) > h.bodyLimit:
+		req.Body, req.BodyTruncated = append([]byte(nil), body[:h.bodyLimit]...), true
+	case cap(body) > len(body)+1:
+		req.Body = append([]byte(nil), body...)
+	default:
+		req.Body = body
+	}
+	return req, body, readErr
+}
+
+// readBody reads at most [wire.MaxBodyBytes] of r's body, and
+// [wire.ErrBodyTooLarge] if there was more, with a buffer that grows with
+// the bytes that arrive (see [wire.ReadBody]); a short announced length
+// makes the first buffer smaller, with a byte to spare for reading the end.
+// Unlike http.MaxBytesReader, it lets net/http keep the connection after a
+// body a little too long.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	var buf []byte
+	if r.ContentLength >= 0 && r.ContentLength < wire.FirstBufferSize {
+		buf = make([]byte, 0, r.ContentLength+1)
+	}
+	return wire.ReadBody(buf, r.Body)
+}
+
+// redact returns a copy of header in which the credentials of each
+// Authorization and Proxy-Authorization value are replaced by "REDACTED",
+// keeping the scheme.
+func redact(header http.Header) http.Header {
+	out := header.Clone()
+	if out == nil {
+		out = http.Header{}
+	}
+	for _, name := range []string{"Authorization", "Proxy-Authorization"} {
+		values := out.Values(name)
+		for i, v := range values {
+			values[i] = wire.RedactCredentials(v)
+		}
+	}
+	return out
+}
+
 // Requests returns the journal: every request that reached the fake, in
 // the order they arrived, whatever the reply, with what became of each so
 // far, within [WithJournalLimit]. The slice and the requests' headers and
@@ -162,17 +228,24 @@ func (h *Handler) entry(i int) *Request {
 	return &h.requests[(h.head+i)%len(h.requests)]
 }
 
-// journaled is req as the journal keeps it: a copy, for Fault.Match sees
-// the plant whole.
-func (h *Handler) journaled(req Request) Request {
+// enter numbers req and returns it as the journal keeps it: a copy, for
+// Fault.Match sees the plant whole, with the plant's name and tag cut like
+// the body. If h's [Budget] has no room for the entry, enter returns the
+// store-full refusal instead, and req is not numbered. h.mu must be held.
+func (h *Handler) enter(req Request) (Request, *reply) {
 	req.Plant.Name = cutText(req.Plant.Name, h.bodyLimit)
 	req.Plant.Tag = cutText(req.Plant.Tag, h.bodyLimit)
-	return req
+	if !h.admit(&req) {
+		return req, h.budgetFullReply(costOfRequest(&req))
+	}
+	h.seq++
+	req.Seq = h.seq
+	return req, nil
 }
 
-// admit takes the room the journal entry req (see [Handler.journaled])
-// needs in h's [Budget], less that of the entry it pushes out of a full
-// journal, and reports whether there was room. h.mu must be held.
+// admit takes the room the journal entry req needs in h's [Budget], less
+// that of the entry it pushes out of a full journal, and reports whether
+// there was room. h.mu must be held.
 func (h *Handler) admit(req *Request) bool {
 	if h.budget == nil || h.maxRequests == 0 {
 		return true
@@ -184,8 +257,8 @@ func (h *Handler) admit(req *Request) bool {
 	return h.charge(&h.kept.journal, need)
 }
 
-// record keeps req, which arrive numbered and [Handler.admit] admitted,
-// for [Handler.Requests]. Under [WithJournalLimit] n, h.requests is a ring
+// record keeps req, which [Handler.enter] numbered and admitted, for
+// [Handler.Requests]. Under [WithJournalLimit] n, h.requests is a ring
 // of at most n requests whose oldest is at h.head. h.mu must be held.
 func (h *Handler) record(req Request) {
 	req.Outcome = OutcomeHeld
@@ -211,6 +284,24 @@ func cutText(s string, n int) string {
 		n--
 	}
 	return strings.Clone(s[:n])
+}
+
+// dropped records that the request numbered seq was dropped, and returns
+// its Duration. A seq of 0 is a request that a [WithRule] rule's panic
+// kept from arriving: dropped records it first, if the [Budget] has room.
+func (h *Handler) dropped(req Request, seq uint64) time.Duration {
+	d := h.now().Sub(req.Time)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if seq == 0 {
+		req.Invalid = &ErrorBody{Code: CodeCallbackPanic, Message: "a WithRule rule panicked"}
+		if entry, full := h.enter(req); full == nil {
+			seq = entry.Seq
+			h.record(entry)
+		}
+	}
+	h.complete(seq, 0, d)
+	return d
 }
 
 // complete records the outcome of the request numbered seq, if the journal

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"reflect"
 	"strconv"
 	"strings"
@@ -35,7 +33,7 @@ import (
 //	}
 //
 // A profile changes replies only; the checks, and the order they run in,
-// stay the fake's (see [Handler]), and so does [Request.Invalid] in the
+// stay the fake's (see the package documentation), and so does [Request.Invalid] in the
 // journal, which keeps the fake's own [ErrorBody].
 type Profile struct {
 	// Source says where the profile was observed, for people. At most
@@ -245,12 +243,6 @@ func (p *Profile) DuplicateIDError() (status int, code int32, ok bool) {
 	return p.DuplicateID.Status, int32(n), true
 }
 
-// profiled is a reply a Profile dictates.
-type profiled struct {
-	reply *ProfileReply
-	body  string // reply.Body, with its placeholders replaced
-}
-
 // expand returns body, a DuplicateID body, with p's id and name put in for
 // its placeholders, and ok true; or, when that would be over the limit
 // [MaxProfileReply] describes, ok false, a length the reply would at least
@@ -316,62 +308,37 @@ func escapeName(name string, emit func([]byte)) {
 	}
 }
 
-// write sends the reply, with extra headers added, and returns the status.
-func (p *profiled) write(w http.ResponseWriter, extra http.Header) int {
-	for k, vs := range extra {
-		for _, v := range vs {
-			w.Header().Add(k, v)
-		}
-	}
-	if p.reply.ContentType != "" {
-		w.Header().Set("Content-Type", p.reply.ContentType)
-	} else {
-		w.Header()["Content-Type"] = nil // net/http would sniff one
-	}
-	if p.reply.Challenge != "" {
-		w.Header().Set("WWW-Authenticate", p.reply.Challenge)
-	}
-	w.WriteHeader(p.reply.Status)
-	_, _ = io.WriteString(w, p.body)
-	return p.reply.Status
-}
-
-// duplicateReply is the reply to a create whose id is stored.
-func (h *Handler) duplicateReply(p plantstore.NewPlant) reply {
-	rep := badRequest(CodeDuplicateID, duplicateMessage(p.ID))
-	if h.profile == nil || h.profile.DuplicateID == nil {
+// apply returns rep, or in its place the reply p gives for rep's kind,
+// with its placeholders put in for a duplicate id. A nil p gives none.
+// Only [Handler.send], where replies are written, calls it.
+func (p *Profile) apply(rep reply) reply {
+	if p == nil {
 		return rep
-	}
-	r := h.profile.DuplicateID
-	body, n, limit, ok := expand(r.Body, &p)
-	if !ok {
-		rep.body.Message += fmt.Sprintf("; the profile's duplicate_id reply, with the id and name put in, "+
-			"would be %d bytes or more, over the %d it may hold (16 KiB and twice the id and name, at most 1 MiB)", n, limit)
-		return rep
-	}
-	rep.profiled = &profiled{reply: r, body: body}
-	rep.status = r.Status
-	return rep
-}
-
-// profileAuth replaces rej, a 401 for the given problem, with the
-// profile's reply to it, if any.
-func (h *Handler) profileAuth(rej *rejection, problem wire.BearerProblem, wrongToken bool) *rejection {
-	if h.profile == nil {
-		return rej
 	}
 	var r *ProfileReply
-	switch {
-	case wrongToken:
-		r = h.profile.AuthInvalid
-	case problem == wire.BearerMissing:
-		r = h.profile.AuthMissing
-	default:
-		r = h.profile.AuthMalformed
+	switch rep.kind {
+	case authMissing:
+		r = p.AuthMissing
+	case authMalformed:
+		r = p.AuthMalformed
+	case authInvalid:
+		r = p.AuthInvalid
+	case duplicateID:
+		r = p.DuplicateID
 	}
-	if r != nil {
-		rej.profiled = &profiled{reply: r, body: r.Body}
-		rej.status = r.Status
+	if r == nil {
+		return rep
 	}
-	return rej
+	body := r.Body
+	if rep.kind == duplicateID {
+		var n, limit int64
+		var ok bool
+		if body, n, limit, ok = expand(r.Body, &rep.refused); !ok {
+			rep.body = &ErrorBody{Code: rep.body.Code, Message: rep.body.Message + fmt.Sprintf("; the profile's duplicate_id reply, "+
+				"with the id and name put in, would be %d bytes or more, over the %d it may hold (16 KiB and twice the id and name, at most 1 MiB)", n, limit)}
+			return rep
+		}
+	}
+	rep.status, rep.profiled, rep.raw = r.Status, r, []byte(body)
+	return rep
 }

@@ -1,9 +1,7 @@
 package plantstoretest
 
 import (
-	"fmt"
 	"math"
-	"net/http"
 	"strconv"
 	"time"
 )
@@ -56,11 +54,8 @@ func (l *rateLimiter) reply(wait time.Duration) reply {
 	if wait%time.Second != 0 {
 		secs++ // (adding a second first would overflow near the largest wait)
 	}
-	return reply{
-		status: http.StatusTooManyRequests,
-		body: &ErrorBody{Code: CodeRateLimited, Message: fmt.Sprintf(
-			"over the rate limit of %d requests per %v (WithRateLimit, plantstore-mock -rate-limit); retry after %ds",
-			l.n, l.per, secs)},
-		retryAfter: strconv.FormatInt(int64(secs), 10),
-	}
+	rep := refusef(rateLimited, CodeRateLimited,
+		"over the rate limit of %d requests per %v (WithRateLimit, plantstore-mock -rate-limit); retry after %ds", l.n, l.per, secs)
+	rep.retryAfter = strconv.FormatInt(int64(secs), 10)
+	return *rep
 }

@@ -2,31 +2,78 @@ package plantstoretest
 
 import (
 	"encoding/json"
-	"fmt"
-	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/plantstore/plantstore-go"
 )
 
-// reply is a response worked out before it is written.
+// reply is the fake's answer to a request, worked out before it is
+// written: a plant created, or a refusal, which names its kind.
 type reply struct {
+	kind       kind
 	status     int
-	result     any        // the 200 body, such as a *plantstore.Plant
-	body       *ErrorBody // the body of any other status
-	challenge  string     // the WWW-Authenticate value of a 401
-	allow      string     // the Allow value of a 405
-	retryAfter string     // the Retry-After value of a 429
-	profiled   *profiled  // the reply WithProfile dictates instead, or nil
+	result     any                 // the body of a 200, such as a *plantstore.Plant
+	body       *ErrorBody          // the body of a refusal
+	raw        []byte              // the body of a scripted or profiled reply, sent as it is
+	challenge  string              // the WWW-Authenticate value of a 401
+	allow      string              // the Allow value of a 405
+	retryAfter string              // the Retry-After value of a 429
+	refused    plantstore.NewPlant // the plant a duplicateID refusal refused
+	profiled   *ProfileReply       // the profile's reply in its place, set by send only
 }
 
-func badRequest(code int32, msg string) reply {
-	return reply{status: http.StatusBadRequest, body: &ErrorBody{Code: code, Message: msg}}
-}
+// kind names what a reply says: a plant created, or the rule that refused
+// the request. send tells replies apart by it (a [Profile] replaces some
+// kinds), so that the checks need know nothing of what becomes of them.
+type kind uint8
 
-// write sends rep, with extra headers added, and returns the status.
-func (rep reply) write(w http.ResponseWriter, extra http.Header) int {
-	if rep.profiled != nil {
-		return rep.profiled.write(w, extra)
+const (
+	created kind = iota
+	notFound
+	methodNotAllowed
+	authMissing   // no Authorization header
+	authMalformed // not "Bearer <token>", or more than one header
+	authInvalid   // a token other than the fake's
+	malformed     // a 400 of the checks: content type, body size, JSON, plant
+	ruleRefused   // a WithRule rule's own 400
+	rulePanicked
+	duplicateID
+	storeFull
+	rateLimited
+	scripted // a [Fault]'s Status, Header and Body
+)
+
+// statuses is the HTTP status of each kind; a scripted reply has its Fault's.
+var statuses = [...]int{created: 200, notFound: 404, methodNotAllowed: 405,
+	authMissing: 401, authMalformed: 401, authInvalid: 401, malformed: 400, ruleRefused: 400,
+	rulePanicked: 500, duplicateID: 400, storeFull: 400, rateLimited: 429}
+
+// send writes rep, the reply to the request numbered seq, which arrived at
+// start, with extra headers added, or in its place the profile's reply of
+// its kind: send is the one place that applies the profile. The journal has
+// the status before the reply goes out; send returns it, and the Duration.
+func (h *Handler) send(w http.ResponseWriter, rep reply, extra http.Header, seq uint64, start time.Time) (int, time.Duration) {
+	rep = h.profile.apply(rep)
+	d := h.now().Sub(start)
+	h.mu.Lock()
+	h.complete(seq, rep.status, d)
+	h.mu.Unlock()
+	if p := rep.profiled; p != nil {
+		addHeaders(w, extra)
+		w.Header()["Content-Type"] = nil // net/http would sniff one
+		if p.ContentType != "" {
+			w.Header().Set("Content-Type", p.ContentType)
+		}
+		if p.Challenge != "" {
+			w.Header().Set("WWW-Authenticate", p.Challenge)
+		}
+		w.WriteHeader(rep.status)
+		_, _ = w.Write(rep.raw)
+		return rep.status, d
+	}
+	if rep.kind == scripted {
+		return writeRaw(w, rep.status, extra, rep.raw), d
 	}
 	switch rep.status {
 	case http.StatusUnauthorized:
@@ -45,17 +92,13 @@ func (rep reply) write(w http.ResponseWriter, extra http.Header) int {
 		// The fake's bodies are its own types, which cannot fail to marshal.
 		panic(err)
 	}
-	return writeRaw(w, rep.status, extra, b)
+	return writeRaw(w, rep.status, extra, b), d
 }
 
 // writeRaw sends status, the headers in extra, and body, as JSON unless
 // extra says otherwise, and returns status.
 func writeRaw(w http.ResponseWriter, status int, extra http.Header, body []byte) int {
-	for k, vs := range extra {
-		for _, v := range vs {
-			w.Header().Add(k, v)
-		}
-	}
+	addHeaders(w, extra)
 	if w.Header().Get("Content-Type") == "" {
 		w.Header().Set("Content-Type", "application/json")
 	}
@@ -64,29 +107,11 @@ func writeRaw(w http.ResponseWriter, status int, extra http.Header, body []byte)
 	return status
 }
 
-// logRequest logs one line about a finished request to the configured
-// logger and test, if any.
-func (h *Handler) logRequest(r *http.Request, status int, fault string, d time.Duration) {
-	if h.logger != nil {
-		attrs := []slog.Attr{
-			slog.String("method", r.Method),
-			slog.String("path", r.URL.Path),
-			slog.Int("status", status),
-			slog.Duration("duration", d),
+// addHeaders adds the values of extra to w's headers.
+func addHeaders(w http.ResponseWriter, extra http.Header) {
+	for k, vs := range extra {
+		for _, v := range vs {
+			w.Header().Add(k, v)
 		}
-		if fault != "" {
-			attrs = append(attrs, slog.String("fault", fault))
-		}
-		h.logger.LogAttrs(r.Context(), slog.LevelDebug, "plantstoretest request", attrs...)
-	}
-	if h.logToTB {
-		outcome := "no response"
-		if status != 0 {
-			outcome = fmt.Sprint(status)
-		}
-		if fault != "" {
-			outcome += " (fault: " + fault + ")"
-		}
-		h.report(h.site, false, fmt.Sprintf("plantstoretest: %s %s -> %s in %v", r.Method, r.URL.Path, outcome, d))
 	}
 }

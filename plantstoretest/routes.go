@@ -1,18 +1,19 @@
 package plantstoretest
 
 import (
+	"fmt"
 	"net/http"
-	"net/url"
 	"sort"
 	"strings"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 // routes is the fake's route table: each operation of the API it serves, by
 // method and path pattern, with its code beside it. Routing, the 404 and
 // the 405 with its Allow header all come from it, and every request goes
-// through the same pipeline whatever its operation (see [Handler]), so
+// through the same pipeline whatever its operation, so
 // adding an operation is an entry here and the function that serves it.
 var routes = []route{
 	{http.MethodPost, "/plants", &operation{decode: decodePlant, serve: createPlant}},
@@ -22,30 +23,43 @@ var routes = []route{
 // taken or the store is full, and returns the reply.
 func createPlant(h *Handler, in input, commit bool) reply {
 	p := in.plant
-	created := reply{status: http.StatusOK, result: &plantstore.Plant{Name: p.Name, Tag: p.Tag}}
+	ok := reply{kind: created, status: http.StatusOK, result: &plantstore.Plant{Name: p.Name, Tag: p.Tag}}
 	if !commit {
-		return created
+		return ok
 	}
 	if h.ids != nil {
 		if _, dup := h.ids[p.ID]; dup {
-			return h.duplicateReply(p)
+			rep := refuse(duplicateID, ErrorBody{Code: CodeDuplicateID, Message: duplicateMessage(p.ID)})
+			rep.refused = p
+			return *rep
 		}
 	}
 	if len(h.plants) >= h.maxPlants {
-		return badRequest(CodeStoreFull, h.storeFullMessage())
+		return *refuse(storeFull, ErrorBody{Code: CodeStoreFull, Message: h.storeFullMessage()})
 	}
 	if cost := costOfPlant(p.Name, p.Tag); !h.charge(&h.kept.plants, cost) {
-		return h.budgetFullReply(cost)
+		return *h.budgetFullReply(cost)
 	}
 	if h.ids != nil {
 		h.ids[p.ID] = struct{}{}
 	}
 	h.plants = append(h.plants, p)
-	return created
+	return ok
+}
+
+// duplicateMessage and storeFullMessage are create's refusals, which
+// [Handler.Seed] gives too.
+func duplicateMessage(id int64) string {
+	return fmt.Sprintf("plant %d already exists", id)
+}
+
+func (h *Handler) storeFullMessage() string {
+	return fmt.Sprintf("the store is full: it holds %d plants, the most that WithMaxPlants "+
+		"(plantstore-mock: -max-plants) allows", h.maxPlants)
 }
 
 // route sends the requests with method and a path that matches pattern
-// (see [match]) to op.
+// (see [wire.MatchPath]) to op.
 type route struct {
 	method, pattern string
 	op              *operation
@@ -74,56 +88,26 @@ type input struct {
 
 // route finds the operation for r in h's table, with the values of its
 // path, or returns the 404 or 405 that answers r.
-func (h *Handler) route(r *http.Request) (*operation, map[string]string, *rejection) {
+func (h *Handler) route(r *http.Request) (*operation, input, *reply) {
 	var allow []string
 	for _, rt := range h.routes {
-		values, ok := match(rt.pattern, r.URL.EscapedPath())
+		values, ok := wire.MatchPath(rt.pattern, r.URL.EscapedPath())
 		if !ok {
 			continue
 		}
 		if rt.method == r.Method {
-			return rt.op, values, nil
+			return rt.op, input{values: values}, nil
 		}
 		allow = append(allow, rt.method)
 	}
 	path := r.URL.Path
 	if len(allow) == 0 {
-		return nil, nil, rejectf(http.StatusNotFound, CodeNotFound, "no such path %q; the API serves %s", path, h.served())
+		return nil, input{}, refusef(notFound, CodeNotFound, "no such path %q; the API serves %s", path, h.served())
 	}
 	sort.Strings(allow)
-	rej := rejectf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method %s is not allowed on %s; use %s", r.Method, path, strings.Join(allow, " or "))
+	rej := refusef(methodNotAllowed, CodeMethodNotAllowed, "method %s is not allowed on %s; use %s", r.Method, path, strings.Join(allow, " or "))
 	rej.allow = strings.Join(allow, ", ")
-	return nil, nil, rej
-}
-
-// match reports whether the escaped path matches pattern, and returns the
-// values of the pattern's {name} segments (nil if it has none). The two are
-// compared segment by segment, each segment of the path decoded once: a
-// {name} segment matches any segment but an empty one ("/plants/a%2Fb"
-// gives "a/b" for "/plants/{id}"), and any other matches only itself. So
-// /plants/ and /plants/1/x match neither /plants nor /plants/{id}. It runs
-// on every request, and allocates only for {name} segments and escapes.
-func match(pattern, path string) (values map[string]string, ok bool) {
-	for {
-		w, wantRest, wantMore := strings.Cut(pattern, "/")
-		g, gotRest, gotMore := strings.Cut(path, "/")
-		v, err := url.PathUnescape(g)
-		switch {
-		case err != nil, v == "" && w != "", wantMore != gotMore:
-			return nil, false
-		case strings.HasPrefix(w, "{"):
-			if values == nil {
-				values = make(map[string]string)
-			}
-			values[w[1:len(w)-1]] = v
-		case v != w:
-			return nil, false
-		}
-		if !wantMore {
-			return values, true
-		}
-		pattern, path = wantRest, gotRest
-	}
+	return nil, input{}, rej
 }
 
 // served lists the routes of h's table, for a 404: "POST /plants".

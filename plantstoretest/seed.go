@@ -48,7 +48,7 @@ func (h *Handler) Seed(plants []plantstore.NewPlant) error {
 
 // SeedJSON is [Handler.Seed] for a JSON array of plants, such as the file
 // given to cmd/plantstore-mock -seed, and returns how many it stored. Each
-// element is decoded as a POST /plants body is (see [Handler]). The
+// element is decoded as a POST /plants body is (see the package documentation). The
 // [*SeedError] has Index -1 when data is not a JSON array.
 func (h *Handler) SeedJSON(data []byte) (int, error) {
 	plants, err := decodeSeed(data)
@@ -147,7 +147,7 @@ func (h *Handler) checkPlant(p plantstore.NewPlant) *ErrorBody {
 	}
 	for _, rule := range h.rules {
 		if rej := h.applyRule(rule, p); rej != nil {
-			return &rej.body
+			return rej.body
 		}
 	}
 	return nil

@@ -10,9 +10,8 @@
 //		// … exercise shop, then inspect srv.Plants() and srv.Requests().
 //	}
 //
-// The fake answers POST /plants the way the service specification describes
-// and checks requests strictly: the bearer token, the content type and every
-// field of the body (see [Handler] for the exact rules). Tests read what
+// The fake answers POST /plants as the service specification describes and
+// checks requests strictly (see the rules below). Tests read what
 // arrived with [Server.Plants] and [Server.Requests], a journal that also
 // says what became of each request (the status sent, a dropped connection,
 // the fault that answered, how long it took); they script failures (error
@@ -36,6 +35,61 @@
 // ([CodeInvalidJSON] and the rest) are its own. Package
 // plantstoretest/conformance shows where a deployment answers differently,
 // and [WithProfile] makes the fake answer as the deployment does.
+//
+// # How a request is answered
+//
+// Each request is checked in this order, and the first failure is the reply:
+//
+//   - A path other than /plants is 404 with [CodeNotFound]: /plants/ and
+//     /plants/1 are too. The path is compared segment by segment, each
+//     decoded once, so /pl%61nts is /plants but /plants%2F is not. Another
+//     method on /plants is 405 with an "Allow: POST" header and
+//     [CodeMethodNotAllowed].
+//   - A missing or malformed Authorization header, or a token other than
+//     the one configured, is 401 with [CodeUnauthorized] and the header
+//     WWW-Authenticate: Bearer realm="plantstore", followed, as RFC 6750
+//     asks, by error="invalid_request" for a malformed header and
+//     error="invalid_token" for a wrong token (and by nothing when no
+//     credentials were sent). The Authorization header must be "Bearer",
+//     matched without regard to case, one or more spaces and the token
+//     (RFC 7235); the token is compared in constant time.
+//   - A Content-Type other than application/json, optionally with
+//     charset=utf-8, is 400 with [CodeContentType]: not 415, as the
+//     specification answers every failed create with 400.
+//   - A body over 1 MiB is 400 with [CodeTooLarge], not 413. The fake reads
+//     no more of it; net/http then keeps the connection if at most 256 KiB
+//     is left, and otherwise closes it half a second later.
+//   - The body must be exactly one JSON object, in valid UTF-8, with no
+//     repeated field names (which JSON leaves undefined), and nothing but
+//     whitespace after it; otherwise 400 with [CodeInvalidJSON]. Deeply
+//     nested input is rejected the same way.
+//   - The object must be a NewPlant; otherwise 400 with [CodeInvalidPlant].
+//     "id" is required and must be an integer literal that fits in int64:
+//     "1", 1.5, 1.0, 1e3 and 1e100 are all rejected, so a client that sends
+//     a float is caught even where a lenient server would accept it. "name"
+//     is required and must be a non-empty string. "tag" is optional, but
+//     when present it must be a string, not null. Strings must not contain
+//     unpaired surrogate escapes such as "\ud800", so a stored name is
+//     exactly the name that was sent. Field names match case-sensitively,
+//     and unknown fields are ignored.
+//   - Each rule added with [WithRule] may reject the plant with 400.
+//   - A plant whose id is already stored is 400 with [CodeDuplicateID],
+//     unless [WithAllowDuplicateIDs] is set.
+//   - A plant that would take the store past [WithMaxPlants], or its
+//     [Budget] past its limit, is 400 with [CodeStoreFull].
+//
+// Before these replies, a request whose journal entry the [Budget] of
+// [WithBudget] has no room for is 400 with [CodeStoreFull], and is not
+// recorded; then the rate limit of [WithRateLimit], then an injected
+// [Fault], then [WithChaos] may take over; the request is still checked,
+// for [Request.Invalid].
+//
+// A plant that passes is stored and answered with 200 and a Plant body:
+// its name, and its tag when not empty, without the id.
+//
+// Every other reply has "Content-Type: application/json" and an [ErrorBody]
+// body with both fields, unless [WithProfile] gives the 401s and the
+// duplicate-id 400 as a deployment answers them (see [Profile]).
 //
 // # Fake time
 //

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/plantstore/plantstore-go/internal/wire"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
@@ -26,41 +27,27 @@ type endpoint struct {
 	serve func(s *Server, w http.ResponseWriter, r *http.Request, body []byte) (int, *controlError)
 }
 
-// routes maps each control path, then method, to its endpoint. HEAD is
-// served wherever GET is.
-var routes = map[string]map[string]endpoint{
-	Prefix + "health": {
-		http.MethodGet: {serve: (*Server).health},
-	},
-	Prefix + "plants": {
-		http.MethodGet:  {serve: (*Server).listPlants},
-		http.MethodPost: {bodyLimit: MaxSeedBody, serve: (*Server).seed},
-	},
-	Prefix + "requests": {
-		http.MethodGet:    {query: []string{"since"}, serve: (*Server).listRequests},
-		http.MethodDelete: {serve: (*Server).clearRequests},
-	},
-	Prefix + "faults": {
-		http.MethodGet:    {serve: (*Server).listFaults},
-		http.MethodPost:   {bodyLimit: MaxFaultBody, serve: (*Server).addFault},
-		http.MethodDelete: {serve: (*Server).clearFaults},
-	},
-	Prefix + "reset": {
-		http.MethodPost: {serve: (*Server).reset},
-	},
-	namespacesPath: {
-		http.MethodGet:  {serve: (*Server).listNamespaces},
-		http.MethodPost: {bodyLimit: maxNamespaceBody, optionalBody: true, serve: (*Server).createNamespace},
-	},
-	namespacesPath + "/{id}": {
-		http.MethodDelete: {serve: (*Server).endNamespace},
-	},
-	Prefix + "openapi.yaml": {
-		http.MethodGet: {serve: (*Server).apiDocument},
-	},
-	Prefix + "control.openapi.yaml": {
-		http.MethodGet: {serve: (*Server).controlDocument},
-	},
+// routes is the control API's route table, matched as the fake matches its
+// own (see [wire.MatchPath]): a path no pattern matches is a 404, and a
+// method no route of the path takes a 405. HEAD is served wherever GET is.
+var routes = []struct {
+	method, pattern string
+	endpoint
+}{
+	{http.MethodGet, Prefix + "health", endpoint{serve: (*Server).health}},
+	{http.MethodGet, Prefix + "plants", endpoint{serve: (*Server).listPlants}},
+	{http.MethodPost, Prefix + "plants", endpoint{bodyLimit: MaxSeedBody, serve: (*Server).seed}},
+	{http.MethodGet, Prefix + "requests", endpoint{query: []string{"since"}, serve: (*Server).listRequests}},
+	{http.MethodDelete, Prefix + "requests", endpoint{serve: (*Server).clearRequests}},
+	{http.MethodGet, Prefix + "faults", endpoint{serve: (*Server).listFaults}},
+	{http.MethodPost, Prefix + "faults", endpoint{bodyLimit: MaxFaultBody, serve: (*Server).addFault}},
+	{http.MethodDelete, Prefix + "faults", endpoint{serve: (*Server).clearFaults}},
+	{http.MethodPost, Prefix + "reset", endpoint{serve: (*Server).reset}},
+	{http.MethodGet, namespacesPath, endpoint{serve: (*Server).listNamespaces}},
+	{http.MethodPost, namespacesPath, endpoint{bodyLimit: maxNamespaceBody, optionalBody: true, serve: (*Server).createNamespace}},
+	{http.MethodDelete, namespacesPath + "/{namespace}", endpoint{serve: (*Server).endNamespace}},
+	{http.MethodGet, Prefix + "openapi.yaml", endpoint{serve: (*Server).apiDocument}},
+	{http.MethodGet, Prefix + "control.openapi.yaml", endpoint{serve: (*Server).controlDocument}},
 }
 
 // control serves a request under Prefix and returns the status sent.
@@ -97,25 +84,8 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, access func(*h
 			return 0, err
 		}
 	}
-	route := path
-	if strings.HasPrefix(path, namespacesPath+"/") {
-		route = namespacesPath + "/{id}"
-	}
-	methods, ok := routes[route]
-	if !ok {
-		return 0, errorf(http.StatusNotFound, plantstoretest.CodeNotFound,
-			"no such control path %q; GET %scontrol.openapi.yaml describes them all", path, Prefix)
-	}
-	method := r.Method
-	if method == http.MethodHead {
-		method = http.MethodGet
-	}
-	ep, ok := methods[method]
-	if !ok {
-		allow := allowed(methods)
-		err := errorf(http.StatusMethodNotAllowed, plantstoretest.CodeMethodNotAllowed,
-			"%s does not serve %s; it serves %s", path, r.Method, allow)
-		err.allow = allow
+	ep, err := route(r)
+	if err != nil {
 		return 0, err
 	}
 	if err := checkQuery(r.URL, ep.query); err != nil {
@@ -145,17 +115,40 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, access func(*h
 	return ep.serve(s, w, r, body)
 }
 
-// allowed lists the methods of a path for an Allow header.
-func allowed(methods map[string]endpoint) string {
-	var names []string
-	for m := range methods {
-		names = append(names, m)
-		if m == http.MethodGet {
-			names = append(names, http.MethodHead)
-		}
+// route finds r's endpoint in the table, and sets the values of its
+// path's {name} segments (see http.Request.PathValue), or returns the 404
+// or 405 that answers r.
+func route(r *http.Request) (*endpoint, *controlError) {
+	method := r.Method
+	if method == http.MethodHead {
+		method = http.MethodGet
 	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
+	var allow []string
+	for i := range routes {
+		rt := &routes[i]
+		values, ok := wire.MatchPath(rt.pattern, r.URL.EscapedPath())
+		switch {
+		case !ok:
+			continue
+		case rt.method == method:
+			for name, v := range values {
+				r.SetPathValue(name, v)
+			}
+			return &rt.endpoint, nil
+		case rt.method == http.MethodGet:
+			allow = append(allow, http.MethodHead)
+		}
+		allow = append(allow, rt.method)
+	}
+	if len(allow) == 0 {
+		return nil, errorf(http.StatusNotFound, plantstoretest.CodeNotFound,
+			"no such control path %q; GET %scontrol.openapi.yaml describes them all", r.URL.Path, Prefix)
+	}
+	sort.Strings(allow)
+	err := errorf(http.StatusMethodNotAllowed, plantstoretest.CodeMethodNotAllowed,
+		"%s does not serve %s; it serves %s", r.URL.Path, r.Method, strings.Join(allow, ", "))
+	err.allow = strings.Join(allow, ", ")
+	return nil, err
 }
 
 // checkQuery rejects query parameters the endpoint does not take, and a

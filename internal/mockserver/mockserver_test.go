@@ -150,7 +150,7 @@ var everyControlCall = []struct{ method, path string }{
 	{"GET", "/__plantstore/control.openapi.yaml"},
 	{"GET", "/__plantstore/namespaces"},
 	{"POST", "/__plantstore/namespaces"},
-	{"DELETE", "/__plantstore/namespaces/{id}"},
+	{"DELETE", "/__plantstore/namespaces/{namespace}"},
 }
 
 // goodBody is a valid body for a control call, nil for calls without one.
@@ -169,16 +169,14 @@ func goodBody(method, path string) []byte {
 func TestRoutesCoverEveryControlCall(t *testing.T) {
 	t.Parallel()
 	n := 0
-	for path, methods := range routes {
-		for method := range methods {
-			n++
-			found := false
-			for _, c := range everyControlCall {
-				found = found || (c.method == method && c.path == path)
-			}
-			if !found {
-				t.Errorf("routes serves %s %s, which everyControlCall does not list", method, path)
-			}
+	for _, rt := range routes {
+		n++
+		found := false
+		for _, c := range everyControlCall {
+			found = found || (c.method == rt.method && c.path == rt.pattern)
+		}
+		if !found {
+			t.Errorf("routes serves %s %s, which everyControlCall does not list", rt.method, rt.pattern)
 		}
 	}
 	if n != len(everyControlCall) {
@@ -215,8 +213,8 @@ func TestAccess(t *testing.T) {
 				rep := call(t, srv, c.method, c.path, goodBody(c.method, c.path), tt.token)
 				call := c.method + " " + c.path
 				if c.path == "/__plantstore/health" || tt.want == 0 {
-					if strings.HasSuffix(c.path, "{id}") && bytes.Contains(rep.body, []byte("no namespace")) {
-						continue // past the access rules; no namespace has the id "{id}"
+					if strings.HasSuffix(c.path, "{namespace}") && bytes.Contains(rep.body, []byte("no namespace")) {
+						continue // past the access rules; no namespace has the id "{namespace}"
 					}
 					if rep.status >= 300 {
 						t.Errorf("%s = %d %s, want success", call, rep.status, rep.body)
@@ -301,6 +299,10 @@ func TestRouting(t *testing.T) {
 		{"GET", "/__plantstore/", 404, plantstoretest.CodeNotFound, "", "no such control path"},
 		{"GET", "/__plantstore", 404, plantstoretest.CodeNotFound, "", "no such control path"},
 		{"GET", "/__plantstore/plants/", 404, plantstoretest.CodeNotFound, "", "no such control path"},
+		// Paths match as the fake's do: segment by segment, each decoded once.
+		{"GET", "/__plantstore%2Fplants", 404, plantstoretest.CodeNotFound, "", "no such control path"},
+		{"GET", "/__plantstore/namespaces/", 404, plantstoretest.CodeNotFound, "", "no such control path"},
+		{"DELETE", "/__plantstore/namespaces/a/b", 404, plantstoretest.CodeNotFound, "", "no such control path"},
 		{"PUT", "/__plantstore/plants", 405, plantstoretest.CodeMethodNotAllowed, "GET, HEAD, POST", "serves GET, HEAD, POST"},
 		{"POST", "/__plantstore/health", 405, plantstoretest.CodeMethodNotAllowed, "GET, HEAD", ""},
 		{"GET", "/__plantstore/reset", 405, plantstoretest.CodeMethodNotAllowed, "POST", ""},

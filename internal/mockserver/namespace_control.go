@@ -211,7 +211,7 @@ func (s *Server) endNamespace(w http.ResponseWriter, r *http.Request, _ []byte) 
 	if s.ns == nil {
 		return 0, noNamespaces()
 	}
-	id := strings.TrimPrefix(r.URL.Path, namespacesPath+"/")
+	id := r.PathValue("namespace")
 	ns := s.ns.lookup(namespacesPath+"/", id, r.URL.EscapedPath())
 	if ns == nil || !s.ns.end(ns) {
 		return 0, errorf(http.StatusNotFound, plantstoretest.CodeNotFound,

@@ -20,7 +20,7 @@ import (
 //     namespace's token is the namespace's too.
 //   - {base_url}/__plantstore/… is its control API, opened by its token or
 //     by the mock's own control access; never by another namespace's token.
-//   - DELETE /__plantstore/namespaces/{id} ends it, opened by the mock's
+//   - DELETE /__plantstore/namespaces/{namespace} ends it, opened by the mock's
 //     control access or by its own token, which opens no other path of the
 //     mock's control API.
 //
