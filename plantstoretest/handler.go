@@ -300,6 +300,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if f.Drop {
 		panic(http.ErrAbortHandler)
 	}
+	if f.GoAway {
+		w.Header().Set("Connection", "close") // on HTTP/2, net/http sends GOAWAY for it
+	}
 	if f.Status != 0 {
 		status, d = h.begin(ans.seq, f.Status, start)
 		f.write(w)

@@ -131,22 +131,23 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 		errorLog = log.New(tbWriter{h}, "plantstoretest: ", 0)
 	}
 	var ts *httptest.Server
-	var transport *http.Transport
+	var mem *memListener
 	if c.inMemory {
-		ts, transport = startInMemory(h, c.tls, func(hs *http.Server) { hs.ErrorLog = errorLog })
+		// httptest.NewUnstartedServer would open a socket.
+		mem = newMemListener()
+		ts = &httptest.Server{Listener: mem, Config: &http.Server{Handler: h}}
 	} else {
 		ts = httptest.NewUnstartedServer(h)
-		ts.Config.ErrorLog = errorLog
-		if c.tls {
-			ts.StartTLS()
-		} else {
-			ts.Start()
-		}
-		transport = ts.Client().Transport.(*http.Transport).Clone()
 	}
-	// httptest's own client keeps 2 idle connections per host, so tests
-	// that create from many goroutines would mostly measure dialling.
-	transport.MaxIdleConnsPerHost = max(transport.MaxIdleConnsPerHost, 64)
+	ts.Config.ErrorLog = errorLog
+	transport := start(ts, c.tls, c.http2)
+	if mem != nil {
+		mem.wire(transport)
+	} else {
+		// httptest's own client keeps 2 idle connections per host, so tests
+		// that create from many goroutines would mostly measure dialling.
+		transport.MaxIdleConnsPerHost = max(transport.MaxIdleConnsPerHost, 64)
+	}
 	s := &Server{h: h, URL: ts.URL, tb: tb, token: c.token, ts: ts, transport: transport}
 	tb.Cleanup(func() {
 		tb.Helper() // so that the report points at the test's call of NewServer
