@@ -286,6 +286,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(always.Handler(), slog.LevelError),
 	}
+	if !mockserver.ServeH2C(srv) {
+		always.Info("serving HTTP/1.1 only: h2c needs a plantstore-mock built with Go 1.24 or later")
+	}
 	if f.chaos > 0 && !f.chaosSeeded {
 		always.Info("-chaos with a random seed; pass -chaos-seed to repeat this run", "chaos", f.chaos, "chaos_seed", f.chaosSeed)
 	}
