@@ -4,6 +4,8 @@ import (
 	"crypto/tls"
 	"net/http"
 	"net/http/httptest"
+
+	"github.com/plantstore/plantstore-go/internal/h2c"
 )
 
 // WithHTTP2 makes [NewServer] serve HTTP/2 beside HTTP/1.1, on the same
@@ -36,7 +38,7 @@ func start(ts *httptest.Server, useTLS, http2 bool) *http.Transport {
 		ts.EnableHTTP2 = true
 		ts.TLS = &tls.Config{NextProtos: []string{"h2", "http/1.1"}}
 	case http2:
-		serveH2C(ts.Config)
+		h2c.Serve(ts.Config)
 	}
 	if useTLS {
 		ts.StartTLS()
@@ -45,7 +47,7 @@ func start(ts *httptest.Server, useTLS, http2 bool) *http.Transport {
 	}
 	transport := ts.Client().Transport.(*http.Transport).Clone()
 	if http2 && !useTLS {
-		speakH2C(transport)
+		h2c.Speak(transport)
 	}
 	return transport
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/plantstore/plantstore-go"
+	h2cpkg "github.com/plantstore/plantstore-go/internal/h2c"
 )
 
 // wireProtocols are the protocols NewServer serves: HTTP/1.1 by default,
@@ -33,7 +34,7 @@ var wireProtocols = []struct {
 // skipWithoutH2C skips a test of h2c on a Go that has none (before 1.24).
 func skipWithoutH2C(t *testing.T, h2c bool) {
 	t.Helper()
-	if h2c && !h2cSupported {
+	if h2c && !h2cpkg.Supported {
 		t.Skip("h2c needs Go 1.24 or later (http.Protocols)")
 	}
 }
@@ -240,7 +241,7 @@ func TestGoAwayPerProtocol(t *testing.T) {
 // HTTP/1.1 that the test believes is HTTP/2.
 func TestWithHTTP2NeedsGo124ForH2C(t *testing.T) {
 	t.Parallel()
-	if h2cSupported {
+	if h2cpkg.Supported {
 		t.Skip("this Go has h2c; the refusal is for Go 1.23")
 	}
 	tb := &fakeTB{}

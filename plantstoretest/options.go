@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/h2c"
 	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
@@ -67,7 +68,7 @@ func (c *config) check() error {
 	if p := wire.TokenProblem(c.token); p != "" {
 		return fmt.Errorf("plantstoretest: token %s", p)
 	}
-	if c.http2 && !c.tls && !h2cSupported {
+	if c.http2 && !c.tls && !h2c.Supported {
 		return errors.New(errH2CNeedsGo124)
 	}
 	if c.maxRequests != nil && *c.maxRequests < 0 {
