@@ -21,7 +21,9 @@
 // [Handler.AddFault] where there is no test to fail; and they start from
 // given plants with [WithPlants] or [Server.Seed]. [WithRateLimit] and
 // [WithChaos] add a rate limit and random faults, for tests of a client's
-// retries. Each server owns its state, so parallel tests do not interfere.
+// retries. The fake speaks HTTP/1.1; with [WithHTTP2] it speaks HTTP/2 too,
+// h2 over [WithTLS] or h2c, so that a test runs on the protocol production
+// uses. Each server owns its state, so parallel tests do not interfere.
 // The fake prints nothing unless [WithLogging] or [WithLogger] asks it to.
 //
 // [Handler] is the same fake as a plain http.Handler, to mount in a test
@@ -80,7 +82,8 @@ import (
 // Server is safe for concurrent use.
 type Server struct {
 	// URL is the base URL of the fake, "http://127.0.0.1:port" or, with
-	// [WithTLS], "https://127.0.0.1:port", with no trailing slash. Under
+	// [WithTLS], "https://127.0.0.1:port", with no trailing slash (h2c,
+	// [WithHTTP2] without WithTLS, has an http URL). Under
 	// [WithInMemoryNetwork] the port is 1, on the in-memory network: only
 	// the clients the Server hands out reach it.
 	URL string
