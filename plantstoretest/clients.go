@@ -27,8 +27,8 @@ func (s *Server) ProductionClient(opts ...plantstore.Option) *plantstore.Client 
 }
 
 // HTTPClient returns an http.Client that reaches s: under [WithTLS] it
-// trusts s's certificate, and under [WithInMemoryNetwork] it dials s's
-// in-memory listener. Give it to code that builds its own plantstore.Client
+// trusts s's certificate, under [WithHTTP2] it speaks HTTP/2 (h2c without
+// TLS), and under [WithInMemoryNetwork] it dials s's in-memory listener. Give it to code that builds its own plantstore.Client
 // (with [plantstore.WithHTTPClient] and s.URL), or wrap its Transport, an
 // *http.Transport. The clients share one pool of connections, which s's
 // cleanup closes. Each call returns a new http.Client.

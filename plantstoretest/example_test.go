@@ -192,7 +192,7 @@ func ExampleHandler_AddFault() {
 	}
 	fmt.Println("added", id)
 	// Output:
-	// plantstoretest: invalid Fault: Store alone changes nothing; add Status, Header, Delay, Hang or Drop
+	// plantstoretest: invalid Fault: Store alone changes nothing; add Status, Header, Delay, Hang, Drop or GoAway
 	// fault #1: 2 replies left of 2
 	// added 1
 }

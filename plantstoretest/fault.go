@@ -21,11 +21,13 @@ import (
 //     gives up or the Handler is closed, then the connection is dropped.
 //   - With Delay, the fake waits that long first. If the client gives up or
 //     the Handler is closed during the wait, the connection is dropped.
-//   - With Drop, the connection is closed without a response.
+//   - With Drop, the request ends without a response (on HTTP/2 only
+//     its stream; see Drop).
 //   - With Status, the reply is Status, Header and Body.
 //   - Otherwise the request gets its usual reply, with Header added: a Fault
 //     with only Delay and Header makes a slow server. Without Store, the
 //     request is processed after the delay.
+//   - With GoAway, the connection takes no more requests after the reply.
 //
 // The fake sees a client give up only once it has read the request's whole
 // body, so a request held by Hang or Delay whose body was over the 1 MiB
@@ -64,8 +66,23 @@ type Fault struct {
 	// Hang holds the request without ever replying; see above.
 	Hang bool
 
-	// Drop closes the connection without a response.
+	// Drop ends the request without a response: on HTTP/1.1 by closing
+	// the connection; on HTTP/2 ([WithHTTP2]) by resetting the request's
+	// stream with RST_STREAM(INTERNAL_ERROR), as net/http does for a
+	// handler that aborts, and the connection goes on serving other
+	// requests. With Store, that is a create stored and then reset.
 	Drop bool
+
+	// GoAway makes the request's connection take no more requests once it
+	// is answered, as a deployment that drains its connections does: on
+	// HTTP/2, net/http sends GOAWAY(NO_ERROR) with the reply, its
+	// last-stream-id at or above the request's stream, and closes the
+	// connection once the streams on it are answered; on HTTP/1.1, the
+	// reply says "Connection: close" and the connection is closed after
+	// it. It needs a reply to go with, so it is an error with Hang or Drop.
+	// (A GOAWAY below the stream, or without a reply, needs a server that
+	// writes HTTP/2 frames itself.)
+	GoAway bool
 
 	// Store processes the request as usual, storing a valid plant, before
 	// the scripted outcome. Store alone, with no outcome to script (no
@@ -93,12 +110,14 @@ func (f *Fault) check() error {
 		return errors.New("plantstoretest: invalid Fault: a Fault with Hang or Drop sends no reply, so Status must be 0")
 	case (f.Hang || f.Drop) && (f.Header != nil || f.Body != nil):
 		return errors.New("plantstoretest: invalid Fault: a Fault with Hang or Drop sends no reply, so Header and Body must be nil")
+	case f.GoAway && (f.Hang || f.Drop):
+		return errors.New("plantstoretest: invalid Fault: GoAway goes with a reply, and Hang and Drop send none; set one")
 	case f.Hang && f.Delay != 0:
 		return errors.New("plantstoretest: invalid Fault: a Fault with Hang never replies, so Delay must be 0")
 	case f.Status == 0 && f.Body != nil:
 		return errors.New("plantstoretest: invalid Fault: Body needs a Status")
-	case f.Store && f.Status == 0 && !f.Hang && !f.Drop && f.Delay == 0 && !addsHeaders(f.Header):
-		return errors.New("plantstoretest: invalid Fault: Store alone changes nothing; add Status, Header, Delay, Hang or Drop")
+	case f.Store && f.Status == 0 && !f.Hang && !f.Drop && !f.GoAway && f.Delay == 0 && !addsHeaders(f.Header):
+		return errors.New("plantstoretest: invalid Fault: Store alone changes nothing; add Status, Header, Delay, Hang, Drop or GoAway")
 	}
 	return nil
 }
@@ -133,6 +152,9 @@ func (f *Fault) kind() string {
 		parts = append(parts, "Drop")
 	case f.Status != 0:
 		parts = append(parts, fmt.Sprintf("Status %d", f.Status))
+	}
+	if f.GoAway {
+		parts = append(parts, "GoAway")
 	}
 	if addsHeaders(f.Header) {
 		parts = append(parts, "Header")

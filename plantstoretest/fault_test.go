@@ -561,6 +561,8 @@ func TestInjectRejectsImpossibleFaults(t *testing.T) {
 		{"hang with body", Fault{Hang: true, Body: []byte("x")}, "Header and Body must be nil"},
 		{"drop with header", Fault{Drop: true, Header: http.Header{"Retry-After": {"1"}}}, "Header and Body must be nil"},
 		{"hang with delay", Fault{Hang: true, Delay: time.Second}, "Delay must be 0"},
+		{"goaway with hang", Fault{GoAway: true, Hang: true}, "GoAway goes with a reply"},
+		{"goaway with drop", Fault{GoAway: true, Drop: true, Store: true}, "GoAway goes with a reply"},
 		{"body without status", Fault{Body: []byte("{}")}, "Body needs a Status"},
 		{"store alone", Fault{Store: true}, "Store alone changes nothing"},
 		{"store with only match and times", Fault{Store: true, Times: 2, Match: func(Request) bool { return true }}, "Store alone changes nothing"},

@@ -201,6 +201,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if f.Drop {
 			panic(http.ErrAbortHandler)
 		}
+		if f.GoAway {
+			w.Header().Set("Connection", "close") // on HTTP/2, net/http sends GOAWAY for it
+		}
 		extra = f.Header
 		switch {
 		case f.Status != 0:

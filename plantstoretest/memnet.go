@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 )
 
@@ -156,25 +155,12 @@ type memAddr string
 func (a memAddr) Network() string { return "memory" }
 func (a memAddr) String() string  { return string(a) }
 
-// startInMemory starts an httptest.Server for h on a new in-memory
-// listener, with TLS when tls is set, and returns it and a copy of its
-// client's transport that dials the listener. It builds the Server by hand:
-// httptest.NewUnstartedServer would open a socket.
-func startInMemory(h http.Handler, tls bool, configure func(*http.Server)) (*httptest.Server, *http.Transport) {
-	l := newMemListener()
-	ts := &httptest.Server{Listener: l, Config: &http.Server{Handler: h}}
-	configure(ts.Config)
-	if tls {
-		ts.StartTLS()
-	} else {
-		ts.Start()
-	}
-	transport := ts.Client().Transport.(*http.Transport).Clone()
+// wire makes transport, a copy of an httptest.Server's client's, dial l.
+func (l *memListener) wire(transport *http.Transport) {
 	transport.Proxy = nil // a proxy from the environment would be dialled instead
 	transport.DialContext = l.dial
 	transport.DialTLSContext = nil
 	// An idle in-memory connection costs two goroutines and no socket:
 	// keep enough that a storm of concurrent calls reuses them.
 	transport.MaxIdleConnsPerHost = 256
-	return ts, transport
 }

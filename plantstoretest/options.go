@@ -1,12 +1,14 @@
 package plantstoretest
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/h2c"
 	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
@@ -25,6 +27,7 @@ type Option func(*config)
 type config struct {
 	token       string
 	tls         bool
+	http2       bool // WithHTTP2
 	inMemory    bool // WithInMemoryNetwork
 	allowDupIDs bool
 	maxRequests *int // nil for no limit
@@ -64,6 +67,9 @@ func newConfig(opts []Option) *config {
 func (c *config) check() error {
 	if p := wire.TokenProblem(c.token); p != "" {
 		return fmt.Errorf("plantstoretest: token %s", p)
+	}
+	if c.http2 && !c.tls && !h2c.Supported {
+		return errors.New(errH2CNeedsGo124)
 	}
 	if c.maxRequests != nil && *c.maxRequests < 0 {
 		return fmt.Errorf("plantstoretest: WithJournalLimit(%d): the limit must be 0 or more", *c.maxRequests)

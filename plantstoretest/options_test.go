@@ -58,7 +58,7 @@ func TestNewHandlerRefusesServerOptions(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		opt  Option
-	}{{"WithTLS", WithTLS()}, {"WithLogging", WithLogging()}, {"WithInMemoryNetwork", WithInMemoryNetwork()}} {
+	}{{"WithTLS", WithTLS()}, {"WithLogging", WithLogging()}, {"WithInMemoryNetwork", WithInMemoryNetwork()}, {"WithHTTP2", WithHTTP2()}} {
 		want := fmt.Sprintf("plantstoretest: NewHandler: %s is an option of NewServer only: "+
 			"TLS, the network and logging through a test belong to the server a Handler is mounted in (use WithLogger to log)", tt.name)
 		if got := panicOf(func() { NewHandler(WithToken("t"), tt.opt) }); got != want {

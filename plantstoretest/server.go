@@ -20,7 +20,9 @@
 // [Handler.AddFault] where there is no test to fail; and they start from
 // given plants with [WithPlants] or [Server.Seed]. [WithRateLimit] and
 // [WithChaos] add a rate limit and random faults, for tests of a client's
-// retries. Each server owns its state, so parallel tests do not interfere.
+// retries. The fake speaks HTTP/1.1; with [WithHTTP2] it speaks HTTP/2 too,
+// h2 over [WithTLS] or h2c, so that a test runs on the protocol production
+// uses. Each server owns its state, so parallel tests do not interfere.
 // The fake prints nothing unless [WithLogging] or [WithLogger] asks it to.
 //
 // [Handler] is the same fake as a plain http.Handler, to mount in a test
@@ -134,7 +136,8 @@ import (
 // Server is safe for concurrent use.
 type Server struct {
 	// URL is the base URL of the fake, "http://127.0.0.1:port" or, with
-	// [WithTLS], "https://127.0.0.1:port", with no trailing slash. Under
+	// [WithTLS], "https://127.0.0.1:port", with no trailing slash (h2c,
+	// [WithHTTP2] without WithTLS, has an http URL). Under
 	// [WithInMemoryNetwork] the port is 1, on the in-memory network: only
 	// the clients the Server hands out reach it.
 	URL string
@@ -185,22 +188,23 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 		errorLog = log.New(tbWriter{h}, "plantstoretest: ", 0)
 	}
 	var ts *httptest.Server
-	var transport *http.Transport
+	var mem *memListener
 	if c.inMemory {
-		ts, transport = startInMemory(h, c.tls, func(hs *http.Server) { hs.ErrorLog = errorLog })
+		// httptest.NewUnstartedServer would open a socket.
+		mem = newMemListener()
+		ts = &httptest.Server{Listener: mem, Config: &http.Server{Handler: h}}
 	} else {
 		ts = httptest.NewUnstartedServer(h)
-		ts.Config.ErrorLog = errorLog
-		if c.tls {
-			ts.StartTLS()
-		} else {
-			ts.Start()
-		}
-		transport = ts.Client().Transport.(*http.Transport).Clone()
 	}
-	// httptest's own client keeps 2 idle connections per host, so tests
-	// that create from many goroutines would mostly measure dialling.
-	transport.MaxIdleConnsPerHost = max(transport.MaxIdleConnsPerHost, 64)
+	ts.Config.ErrorLog = errorLog
+	transport := start(ts, c.tls, c.http2)
+	if mem != nil {
+		mem.wire(transport)
+	} else {
+		// httptest's own client keeps 2 idle connections per host, so tests
+		// that create from many goroutines would mostly measure dialling.
+		transport.MaxIdleConnsPerHost = max(transport.MaxIdleConnsPerHost, 64)
+	}
 	s := &Server{h: h, URL: ts.URL, tb: tb, token: c.token, ts: ts, transport: transport}
 	tb.Cleanup(func() {
 		tb.Helper() // so that the report points at the test's call of NewServer

@@ -18,33 +18,45 @@ import (
 
 // TestInMemoryRetryAfterInFakeTime is the case that took a real minute on a
 // loopback server: two 503s with "Retry-After: 30", retried with the SDK's
-// production settings, inside a synctest bubble, where the minute is fake.
+// production settings, inside a synctest bubble, where the minute is fake;
+// on HTTP/1.1, and on HTTP/2 over TLS and as h2c.
 func TestInMemoryRetryAfterInFakeTime(t *testing.T) {
 	plantstoretest.OneProcForRaceBubbles(t)
-	synctest.Test(t, func(t *testing.T) {
-		srv := plantstoretest.NewServer(t, plantstoretest.WithInMemoryNetwork())
-		srv.Inject(plantstoretest.Fault{Status: 503, Header: http.Header{"Retry-After": {"30"}}, Times: 2})
-		start := time.Now()
-		p, err := srv.ProductionClient().CreatePlant(context.Background(), plantstore.NewPlant{Name: "Monstera"})
-		if err != nil {
-			t.Fatalf("CreatePlant: %v", err)
-		}
-		if p.Name != "Monstera" {
-			t.Errorf("CreatePlant returned %+v, want Monstera", p)
-		}
-		if got, want := time.Since(start), time.Minute; got != want {
-			t.Errorf("the call took %v of fake time, want exactly %v (two Retry-After: 30)", got, want)
-		}
-		reqs := srv.Requests()
-		if len(reqs) != 3 {
-			t.Fatalf("got %d requests, want 3", len(reqs))
-		}
-		for i, want := range []time.Duration{0, 30 * time.Second, time.Minute} {
-			if got := reqs[i].Time.Sub(start); got != want {
-				t.Errorf("attempt %d arrived at +%v, want +%v", i, got, want)
-			}
-		}
-	})
+	for _, tt := range []struct {
+		name string
+		opts []plantstoretest.Option
+	}{
+		{"HTTP/1.1", nil},
+		{"h2", []plantstoretest.Option{plantstoretest.WithTLS(), plantstoretest.WithHTTP2()}},
+		{"h2c", []plantstoretest.Option{plantstoretest.WithHTTP2()}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := plantstoretest.NewServer(t, append(tt.opts, plantstoretest.WithInMemoryNetwork())...)
+				srv.Inject(plantstoretest.Fault{Status: 503, Header: http.Header{"Retry-After": {"30"}}, Times: 2})
+				start := time.Now()
+				p, err := srv.ProductionClient().CreatePlant(context.Background(), plantstore.NewPlant{Name: "Monstera"})
+				if err != nil {
+					t.Fatalf("CreatePlant: %v", err)
+				}
+				if p.Name != "Monstera" {
+					t.Errorf("CreatePlant returned %+v, want Monstera", p)
+				}
+				if got, want := time.Since(start), time.Minute; got != want {
+					t.Errorf("the call took %v of fake time, want exactly %v (two Retry-After: 30)", got, want)
+				}
+				reqs := srv.Requests()
+				if len(reqs) != 3 {
+					t.Fatalf("got %d requests, want 3", len(reqs))
+				}
+				for i, want := range []time.Duration{0, 30 * time.Second, time.Minute} {
+					if got := reqs[i].Time.Sub(start); got != want {
+						t.Errorf("attempt %d arrived at +%v, want +%v", i, got, want)
+					}
+				}
+			})
+		})
+	}
 }
 
 // TestInMemoryDialsOnlyItsAddress checks that a client of the in-memory

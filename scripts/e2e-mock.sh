@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # e2e-mock.sh tests plantstore-mock from outside Go, as a consumer in
 # another language does: it builds the binary, runs scripts/e2e_mock.py
-# (python3, standard library only) against it, then a short curl smoke.
+# (python3, standard library only) against it, h2c from python3 and node,
+# then a short curl smoke, over HTTP/1.1 and h2c.
 # The python test's last line is "e2e: N passed, M failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,14 +30,38 @@ if PYTHONOPTIMIZE=1 python3 scripts/e2e_mock.py "$work/plantstore-mock" >"$work/
 	exit 1
 fi
 
+# start_mock runs a mock with the API token "smoke" and sets pid and url.
+start_mock() {
+	rm -f "$work/out"
+	mkfifo "$work/out"
+	"$work/plantstore-mock" -addr 127.0.0.1:0 -token smoke >"$work/out" 2>"$work/err" &
+	pid=$!
+	read -r _ _ url <"$work/out"
+}
+stop_mock() {
+	kill "$pid"
+	wait "$pid" || true
+	pid=
+}
+
+# h2c (issue 28): HTTP/2 with prior knowledge, on the port that serves
+# HTTP/1.1. python3's standard library has no HTTP/2 client and nothing is
+# installed for this: e2e_h2c.py writes the frames itself. node has http2
+# built in.
+start_mock
+python3 scripts/e2e_h2c.py "$url" smoke
+if command -v node >/dev/null; then
+	node scripts/e2e_h2c.mjs "$url" smoke
+else
+	echo "SKIP node h2c: node is not installed"
+fi
+stop_mock
+
 if ! command -v curl >/dev/null; then
 	echo "SKIP curl smoke: curl is not installed"
 	exit 0
 fi
-mkfifo "$work/out"
-"$work/plantstore-mock" -addr 127.0.0.1:0 -token smoke >"$work/out" 2>"$work/err" &
-pid=$!
-read -r _ _ url <"$work/out"
+start_mock
 code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 create=(-H 'Authorization: Bearer smoke' -H 'Content-Type: application/json' -d '{"id":1,"name":"Fern"}' "$url/plants")
 check() {
@@ -79,5 +104,25 @@ if curl --help all 2>/dev/null | grep -q -- '--json'; then
 	check "a fault as the README sends it (--json)" "$(code --json '{"store": true, "drop": true}' "$url/__plantstore/faults")" 201
 else
 	echo "SKIP curl --json: this curl is older than 7.82"
+fi
+if curl -V | grep -qiw http2; then
+	check "reset before h2c" "$(code -X POST "$url/__plantstore/reset")" 204
+	h2=(--http2-prior-knowledge -s -o /dev/null -w '%{http_version} %{http_code}')
+	check "h2c health" "$(curl "${h2[@]}" "$url/__plantstore/health")" "2 200"
+	check "h2c create" "$(curl "${h2[@]}" "${create[@]}")" "2 200"
+	# A drop after the store resets the stream on HTTP/2: curl says
+	# INTERNAL_ERROR, and the plant is stored.
+	check "inject a store and drop" "$(code -H 'Content-Type: application/json' -d '{"store":true,"drop":true}' "$url/__plantstore/faults")" 201
+	check "h2c create reset after the store" "$(curl --http2-prior-knowledge -sS -o /dev/null -H 'Authorization: Bearer smoke' -H 'Content-Type: application/json' \
+		-d '{"id":2,"name":"Ivy"}' "$url/plants" 2>&1 | grep -o INTERNAL_ERROR)" INTERNAL_ERROR
+	check "h2c journal" "$(curl -s --http2-prior-knowledge "$url/__plantstore/requests" | grep -o '"outcome":"[a-z]*"' | tr '\n' ' ')" '"outcome":"sent" "outcome":"dropped" '
+	check "both stored" "$(curl -s --http2-prior-knowledge "$url/__plantstore/plants")" '[{"id":1,"name":"Fern"},{"id":2,"name":"Ivy"}]'
+	# A header block over the bound (16 KiB) ends the h2c connection
+	# (net/http's HPACK decoder refuses it: COMPRESSION_ERROR), and the mock
+	# goes on serving.
+	check "h2c with an oversized header" "$(curl "${h2[@]}" -H "X-Padding: $(head -c 30000 /dev/zero | tr '\0' x)" "$url/__plantstore/health" || true)" "0 000"
+	check "health after it" "$(code "$url/__plantstore/health")" 200
+else
+	echo "SKIP curl h2c: this curl has no HTTP/2 (curl -V lists no http2 feature)"
 fi
 echo "curl smoke: passed"

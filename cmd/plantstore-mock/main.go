@@ -65,6 +65,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/plantstore/plantstore-go/internal/h2c"
 	"github.com/plantstore/plantstore-go/internal/mockserver"
 	"github.com/plantstore/plantstore-go/internal/wire"
 	"github.com/plantstore/plantstore-go/plantstoretest"
@@ -285,6 +286,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(always.Handler(), slog.LevelError),
+	}
+	if h2c.Supported {
+		h2c.Serve(srv)
+	} else {
+		always.Info("serving HTTP/1.1 only: h2c needs a plantstore-mock built with Go 1.24 or later")
 	}
 	if f.chaos > 0 && !f.chaosSeeded {
 		always.Info("-chaos with a random seed; pass -chaos-seed to repeat this run", "chaos", f.chaos, "chaos_seed", f.chaosSeed)

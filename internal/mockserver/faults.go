@@ -25,12 +25,13 @@ type faultJSON struct {
 	// with CodeFault, "" sends none.
 	Body *jsonText `json:"body"`
 	// Delay is a Go duration, like "250ms" or "2s"; "" is none.
-	Delay string     `json:"delay"`
-	Hang  bool       `json:"hang"`
-	Drop  bool       `json:"drop"`
-	Store bool       `json:"store"`
-	Times int        `json:"times"`
-	Match *matchJSON `json:"match"`
+	Delay  string     `json:"delay"`
+	Hang   bool       `json:"hang"`
+	Drop   bool       `json:"drop"`
+	GoAway bool       `json:"goaway"`
+	Store  bool       `json:"store"`
+	Times  int        `json:"times"`
+	Match  *matchJSON `json:"match"`
 }
 
 // matchJSON selects the requests a fault answers: every field given must
@@ -108,6 +109,7 @@ func (fj *faultJSON) fault() (plantstoretest.Fault, *controlError) {
 		Status: fj.Status,
 		Hang:   fj.Hang,
 		Drop:   fj.Drop,
+		GoAway: fj.GoAway,
 		Store:  fj.Store,
 		Times:  fj.Times,
 	}
@@ -172,6 +174,7 @@ var jsonTerms = strings.NewReplacer(
 	"Delay", `"delay"`,
 	"Hang", `"hang"`,
 	"Drop", `"drop"`,
+	"GoAway", `"goaway"`,
 	"Store", `"store"`,
 	"Times", `"times"`,
 	"Match", `"match"`,
@@ -224,6 +227,7 @@ type faultStatusJSON struct {
 	Delay   string              `json:"delay"`
 	Hang    bool                `json:"hang"`
 	Drop    bool                `json:"drop"`
+	GoAway  bool                `json:"goaway"`
 	Store   bool                `json:"store"`
 	Match   *matchJSON          `json:"match"`
 	Times   int                 `json:"times"`
@@ -238,6 +242,7 @@ func newFaultStatus(fs plantstoretest.InjectedFault) faultStatusJSON {
 		Delay:   fs.Fault.Delay.String(),
 		Hang:    fs.Fault.Hang,
 		Drop:    fs.Fault.Drop,
+		GoAway:  fs.Fault.GoAway,
 		Store:   fs.Fault.Store,
 		Match:   parseNote(fs.Fault.Note),
 		Times:   fs.Times,

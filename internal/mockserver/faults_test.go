@@ -198,7 +198,8 @@ func TestAddFaultRejectsInJSONTerms(t *testing.T) {
 		{"negative times", `{"status": 503, "times": -1}`, `invalid fault: "times" is -1, want 0 or more`},
 		{"negative delay", `{"delay": "-1s"}`, `invalid fault: "delay" is -1s, want 0 or more`},
 		{"hang with delay", `{"hang": true, "delay": "1s"}`, `invalid fault: a fault with "hang" never replies, so "delay" must be left out`},
-		{"store alone", `{"store": true}`, `invalid fault: "store" alone changes nothing; add "status", "headers", "delay", "hang" or "drop"`},
+		{"store alone", `{"store": true}`, `invalid fault: "store" alone changes nothing; add "status", "headers", "delay", "hang", "drop" or "goaway"`},
+		{"goaway with drop", `{"goaway": true, "drop": true}`, `invalid fault: "goaway" goes with a reply, and "hang" and "drop" send none; set one`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

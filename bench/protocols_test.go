@@ -1,0 +1,68 @@
+//go:build go1.24
+
+package bench
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+
+	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/bench/internal/baseline"
+	"github.com/plantstore/plantstore-go/internal/h2c"
+)
+
+// BenchmarkServerProtocols compares the CPU a create costs over HTTP/1.1
+// and over h2c (HTTP/2 with prior knowledge, as plantstoretest.WithHTTP2
+// serves it without TLS), for the fake with its journal on and for the
+// bare net/http handler, the baseline of what the protocol alone costs.
+// Each runs in an httptest server that serves both protocols, driven by
+// the hand-written client with the SDK's six headers (rawsix) from
+// 16×GOMAXPROCS goroutines; over h2c they share the transport's one
+// connection, as HTTP/2 clients do. The figure to compare is cpu-ns/op
+// (see BenchmarkServerThroughput): h2c's over HTTP/1.1's, for the fake
+// against the same ratio for bare.
+func BenchmarkServerProtocols(b *testing.B) {
+	for _, s := range serversUnderTest[:2] { // bare and fake
+		for _, proto := range []string{"h1", "h2c"} {
+			b.Run("server="+s.name+"/proto="+proto, func(b *testing.B) {
+				h, check := s.journaled(b)
+				wantMajor := map[string]int{"h1": 1, "h2c": 2}[proto]
+				var otherProto atomic.Int64 // requests that came over another protocol
+				srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.ProtoMajor != wantMajor {
+						otherProto.Add(1)
+					}
+					h.ServeHTTP(w, r)
+				}))
+				h2c.Serve(srv.Config)
+				srv.Start()
+				defer srv.Close()
+				hc := baseline.NewHTTPClient()
+				if proto == "h2c" {
+					h2c.Speak(hc.Transport.(*http.Transport))
+				}
+				defer hc.CloseIdleConnections()
+				url := srv.URL + "/plants"
+				create := func(ctx context.Context, p plantstore.NewPlant) error {
+					_, err := baseline.CreatePlantSixHeaders(ctx, hc, url, p)
+					return err
+				}
+				start := processCPU()
+				benchParallel(b, create)
+				b.StopTimer()
+				if cpu := processCPU() - start; start >= 0 {
+					b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+				}
+				if n := otherProto.Load(); n > 0 {
+					b.Fatalf("%d of %d requests came over another protocol than HTTP/%d", n, b.N, wantMajor)
+				}
+				if check != nil {
+					check(b, b.N)
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,18 @@
+//go:build go1.24
+
+package plantstoretest
+
+import (
+	"crypto/tls"
+	"net/http"
+)
+
+// forceHTTP1 makes tr speak HTTP/1.1 only, over TLS and in clear text.
+func forceHTTP1(tr *http.Transport) {
+	tr.Protocols = nil
+	tr.ForceAttemptHTTP2 = false
+	tr.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
+	if tr.TLSClientConfig != nil {
+		tr.TLSClientConfig.NextProtos = nil // "h2" once tr's original was used
+	}
+}
