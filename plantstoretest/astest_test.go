@@ -11,13 +11,16 @@ import (
 // an Example or a benchmark, which have no *testing.T to give
 // synctest.Test. It goes through testing.RunTests, which go test's own main
 // uses, with -test.v off for the while, so that the test's chatter (=== RUN)
-// does not end up in an Example's output; a failure is still printed, and
-// fails an Example by its output.
+// does not end up in an Example's output (a failure is still printed, and
+// fails an Example by its output), and -test.skip off, which RunTests would
+// otherwise match against name too.
 func asTest(name string, f func(t *testing.T)) bool {
-	if v := flag.Lookup("test.v"); v != nil {
-		old := v.Value.String()
-		if err := v.Value.Set("false"); err == nil {
-			defer v.Value.Set(old)
+	for name, value := range map[string]string{"test.v": "false", "test.skip": ""} {
+		if v := flag.Lookup(name); v != nil {
+			old := v.Value.String()
+			if err := v.Value.Set(value); err == nil {
+				defer v.Value.Set(old)
+			}
 		}
 	}
 	all := func(string, string) (bool, error) { return true, nil }
