@@ -15,8 +15,8 @@ import (
 // fails an Example by its output), and -test.skip off, which RunTests would
 // otherwise match against name too.
 func asTest(name string, f func(t *testing.T)) bool {
-	for name, value := range map[string]string{"test.v": "false", "test.skip": ""} {
-		if v := flag.Lookup(name); v != nil {
+	for flagName, value := range map[string]string{"test.v": "false", "test.skip": ""} {
+		if v := flag.Lookup(flagName); v != nil {
 			old := v.Value.String()
 			if err := v.Value.Set(value); err == nil {
 				defer v.Value.Set(old)
