@@ -95,15 +95,18 @@ func h2Signal(err error) error {
 		}
 		return h2Reset(se.Code, err)
 	}
+	// The texts are matched whole or as a prefix, never as a part: the
+	// error of a stream at or below a GOAWAY quotes the GOAWAY's debug
+	// data, which the server chooses, and that must not make a stream the
+	// server may have processed read as not processed.
 	msg := err.Error()
-	i := strings.Index(msg, h2NoResendText)
-	if i < 0 {
-		if strings.Contains(msg, h2GoAwayText) {
+	quoted, ok := strings.CutPrefix(msg, h2NoResendText)
+	if !ok {
+		if msg == h2GoAwayText {
 			return &notProcessedError{signal: "GOAWAY", err: err}
 		}
 		return err
 	}
-	quoted := msg[i+len(h2NoResendText):]
 	if strings.HasPrefix(quoted, h2GoAwayText) {
 		return &notProcessedError{signal: "GOAWAY", err: err}
 	}

@@ -22,21 +22,24 @@ import (
 type fault int
 
 const (
-	answer         fault = iota // 201 with the plant
-	resetProtocol               // RST_STREAM(PROTOCOL_ERROR)
-	resetInternal               // RST_STREAM(INTERNAL_ERROR)
-	resetCancel                 // RST_STREAM(CANCEL)
-	refuse                      // RST_STREAM(REFUSED_STREAM)
-	goAwayBelow                 // GOAWAY with a last-stream-id below the stream, then close
-	goAwayAt                    // GOAWAY with the stream's own id, then close without answering
-	brokenBody                  // 201 headers, half the body, then close
-	closeAfterBody              // HTTP/1.1: close the connection without answering
+	answer               fault = iota // 201 with the plant
+	resetProtocol                     // RST_STREAM(PROTOCOL_ERROR)
+	resetInternal                     // RST_STREAM(INTERNAL_ERROR)
+	resetCancel                       // RST_STREAM(CANCEL)
+	refuse                            // RST_STREAM(REFUSED_STREAM)
+	goAwayBelow                       // GOAWAY with a last-stream-id below the stream, then close
+	goAwayAt                          // GOAWAY with the stream's own id, then close without answering
+	goAwayAtQuoting                   // goAwayAt, with INTERNAL_ERROR and debug data that quotes net/http's "not processed" GOAWAY text
+	goAwayAtQuotingRetry              // goAwayAt, with INTERNAL_ERROR and debug data that quotes net/http's "cannot retry" text of a refused stream
+	brokenBody                        // 201 headers, half the body, then close
+	closeAfterBody                    // HTTP/1.1: close the connection without answering
 )
 
 var faultNames = map[fault]string{
 	answer: "answer", resetProtocol: "RST_STREAM(PROTOCOL_ERROR)", resetInternal: "RST_STREAM(INTERNAL_ERROR)",
 	resetCancel: "RST_STREAM(CANCEL)", refuse: "RST_STREAM(REFUSED_STREAM)", goAwayBelow: "GOAWAY below the stream",
-	goAwayAt: "GOAWAY at the stream", brokenBody: "broken body", closeAfterBody: "close after the body",
+	goAwayAt: "GOAWAY at the stream", goAwayAtQuoting: "GOAWAY at the stream, its debug data quoting net/http",
+	goAwayAtQuotingRetry: "GOAWAY at the stream, its debug data quoting net/http's cannot-retry", brokenBody: "broken body", closeAfterBody: "close after the body",
 }
 
 func (f fault) String() string { return faultNames[f] }
@@ -248,7 +251,7 @@ var errClose = errors.New("closed by the server")
 func (s *wireServer) apply(fr *http2.Framer, enc *hpack.Encoder, hbuf *bytes.Buffer, id uint32, streams map[uint32]received, goneAt *uint32) error {
 	r := streams[id]
 	delete(streams, id)
-	switch s.record(r) {
+	switch f := s.record(r); f {
 	case resetProtocol:
 		return fr.WriteRSTStream(id, http2.ErrCodeProtocol)
 	case resetInternal:
@@ -264,9 +267,16 @@ func (s *wireServer) apply(fr *http2.Framer, enc *hpack.Encoder, hbuf *bytes.Buf
 		}
 		// The client closes the connection once its streams are done.
 		return fr.WriteGoAway(*goneAt, http2.ErrCodeNo, nil)
-	case goAwayAt:
+	case goAwayAt, goAwayAtQuoting, goAwayAtQuotingRetry:
 		*goneAt = id
-		if err := fr.WriteGoAway(id, http2.ErrCodeNo, nil); err != nil {
+		code, debug := http2.ErrCodeNo, []byte(nil)
+		switch f {
+		case goAwayAtQuoting:
+			code, debug = http2.ErrCodeInternal, []byte("http2: Transport received Server's graceful shutdown GOAWAY")
+		case goAwayAtQuotingRetry:
+			code, debug = http2.ErrCodeInternal, []byte("http2: Transport: cannot retry err [stream error: stream ID 1; REFUSED_STREAM; received from peer]")
+		}
+		if err := fr.WriteGoAway(id, code, debug); err != nil {
 			return err
 		}
 		return errClose

@@ -99,6 +99,9 @@ var matrix = []matrixCase{
 	{name: "INTERNAL_ERROR/retried", plan: []fault{resetInternal, answer}, maxRetries: 2, h2Only: true, wantAttempts: 2},
 	{name: "CANCEL", plan: []fault{resetCancel, answer}, h2Only: true, wantErr: true, h2Text: "the server reset the request (HTTP/2 CANCEL)", wantMaybe: true, wantAttempts: 1},
 	{name: "GOAWAY at the stream", plan: []fault{goAwayAt, answer}, h2Only: true, wantErr: true, wantMaybe: true, wantAttempts: 1},
+	// A server's words cannot make a processed request read as not processed.
+	{name: "GOAWAY at the stream, debug data quoting net/http", plan: []fault{goAwayAtQuoting, answer}, h2Only: true, wantErr: true, wantMaybe: true, wantAttempts: 1},
+	{name: "GOAWAY at the stream, debug data quoting net/http's cannot-retry", plan: []fault{goAwayAtQuotingRetry, answer}, h2Only: true, wantErr: true, wantMaybe: true, wantAttempts: 1},
 	{name: "GOAWAY at the stream/retried", plan: []fault{goAwayAt, answer}, maxRetries: 2, h2Only: true, wantAttempts: 2},
 	{name: "broken body", plan: []fault{brokenBody, answer}, maxRetries: 2, wantErr: true, wantMaybe: true, wantAttempts: 1},
 	{name: "every attempt reset", plan: []fault{resetProtocol}, maxRetries: 2, h2Only: true, wantErr: true, h2Text: "(HTTP/2 PROTOCOL_ERROR) (after 3 attempts)", wantMaybe: true, wantAttempts: 3},
