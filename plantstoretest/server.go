@@ -170,15 +170,18 @@ type Server struct {
 // goroutines.
 //
 // An invalid [Option] fails the test with tb.Fatalf, and so does a call
-// inside a testing/synctest bubble without [WithInMemoryNetwork].
+// inside a testing/synctest bubble without [WithInMemoryNetwork], or with
+// [WithHTTP2] before Go 1.26.
 func NewServer(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	c := newConfig(opts)
 	if err := c.check(); err != nil {
 		tb.Fatalf("%v", err)
 	}
-	if !c.inMemory && bubble.Inside() {
+	if inBubble := bubble.Inside(); inBubble && !c.inMemory {
 		tb.Fatalf("%s", errLoopbackInBubble)
+	} else if inBubble && c.http2 && !bubble.HTTP2 {
+		tb.Fatalf("%s", errHTTP2InBubble)
 	}
 	c.tb, c.site = tb, callSite()
 	h := newHandler(c)
