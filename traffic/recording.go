@@ -401,3 +401,23 @@ func (fr *Runs) mean() float64 {
 	}
 	return float64(fr.Failures) / float64(fr.Runs)
 }
+
+// sortOutcomes sorts outcomes as a Recording holds them.
+func sortOutcomes(os []Outcome) {
+	slices.SortFunc(os, func(a, b Outcome) int { return compareOutcomes(&a, &b) })
+}
+
+// sortRetryAfters sorts Retry-After values, none first.
+func sortRetryAfters(ras []RetryAfter) {
+	slices.SortFunc(ras, func(a, b RetryAfter) int {
+		switch {
+		case a.Seconds == nil && b.Seconds == nil:
+			return 0
+		case a.Seconds == nil:
+			return -1
+		case b.Seconds == nil:
+			return 1
+		}
+		return int(*a.Seconds - *b.Seconds)
+	})
+}
