@@ -56,7 +56,7 @@ func (m trafficMix) record(n int, seed uint64) *Recording {
 	for _, f := range m.faults {
 		fail += f.weight
 	}
-	stay := 1 - 1/m.runLength        // P(fail → fail)
+	stay := 1 - 1/m.runLength               // P(fail → fail)
 	enter := fail * (1 - stay) / (1 - fail) // P(ok → fail): the stationary failure share is fail
 	lognormal := func(median time.Duration, sigma float64) time.Duration {
 		return time.Duration(float64(median) * math.Exp(sigma*rng.NormFloat64()))
