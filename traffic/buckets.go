@@ -31,12 +31,13 @@ func BucketOf(d time.Duration) int {
 	if d < time.Microsecond {
 		return 0
 	}
-	frac, exp := math.Frexp(float64(d) / float64(time.Microsecond)) // µs = frac·2^exp, frac in [0.5, 1)
-	octave := exp - 1
+	us := math.Float64bits(float64(d) / float64(time.Microsecond)) // ≥ 1: normal
+	octave := int(us>>52) - 1023
 	if octave >= NumBuckets/BucketsPerOctave {
 		return NumBuckets - 1
 	}
-	m, k := 2*frac, 0 // m in [1, 2)
+	m := math.Float64frombits(us&(1<<52-1) | 1023<<52) // in [1, 2)
+	k := 0
 	for k+1 < BucketsPerOctave && m >= octaveSteps[k+1] {
 		k++
 	}

@@ -83,10 +83,10 @@ func (m trafficMix) record(n int, seed uint64) *Recording {
 			if f.retryAfter[1] > 0 {
 				ra = time.Duration(f.retryAfter[0]+rng.IntN(f.retryAfter[1]-f.retryAfter[0]+1)) * time.Second
 			}
-			r.count(uint64(i), f.kind, f.status, code, ra, lognormal(f.median, 0.5))
+			r.count(uint64(i), uint8(f.kind.rank()), f.status, code, ra, lognormal(f.median, 0.5))
 			failing = rng.Float64() < stay
 		} else {
-			r.count(uint64(i), KindOK, 201, nil, 0, lognormal(m.okMedian, sigma))
+			r.count(uint64(i), kOK, 201, nil, 0, lognormal(m.okMedian, sigma))
 			failing = rng.Float64() < enter
 		}
 	}

@@ -38,9 +38,10 @@ import (
 type Recorder struct {
 	seq atomic.Uint64 // the next attempt's sequence number
 
+	origin atomic.Pointer[string] // "scheme://host/" of the first call
+	mixed  atomic.Bool            // calls went to more than one origin
+
 	mu       sync.Mutex
-	origin   string // "scheme://host/" of the first call, or "" before one
-	mixed    bool   // calls went to more than one origin
 	attempts uint32
 	keyed    int // slots taken by an outcome with a status, catch-alls aside
 	nslots   int
@@ -83,6 +84,18 @@ type raCount struct {
 	seconds int32
 	count   uint32
 }
+
+// The kinds by their index in kinds, as the hooks classify attempts:
+// comparing Kind strings would cost the hot path.
+const (
+	kOK uint8 = iota
+	k4xx
+	k429
+	k5xx
+	kBrokenBeforeSend
+	kBrokenAfterSend
+	kAttemptTimeout
+)
 
 // keyedSlots is how many distinct outcomes with a status a Recorder keeps:
 // the others hold the four kinds without a status, 429, and the catch-alls
@@ -154,28 +167,28 @@ func (r *Recorder) attemptEnd(ctx context.Context, _ *plantstore.CallInfo, a pla
 		return
 	}
 	d := time.Since(c.start)
-	var k Kind
+	var k uint8
 	switch {
 	case a.Err != nil && c.Context.Err() != nil:
 		r.settle(c.seq, skipped)
 		return
 	case a.Err != nil && ctx.Err() != nil && errors.Is(a.Err, context.DeadlineExceeded):
-		k = KindAttemptTimeout
+		k = kAttemptTimeout
 	case a.Err != nil && (a.MaybeSent || a.StatusCode != 0):
-		k = KindBrokenAfterSend // a 2xx whose body broke off was sent too
+		k = kBrokenAfterSend // a 2xx whose body broke off was sent too
 	case a.Err != nil:
-		k = KindBrokenBeforeSend
+		k = kBrokenBeforeSend
 	case a.StatusCode >= 200 && a.StatusCode <= 299:
-		k = KindOK
+		k = kOK
 	case a.StatusCode == 429:
-		k = Kind429
+		k = k429
 	case a.StatusCode >= 500 && a.StatusCode <= 599:
-		k = Kind5xx
+		k = k5xx
 	case a.StatusCode >= 400 && a.StatusCode <= 499 && !a.WillRetry:
 		c.held, c.status, c.latency = true, a.StatusCode, d // the code comes with the call's error
 		return
 	default:
-		k = Kind4xx
+		k = k4xx
 	}
 	r.count(c.seq, k, a.StatusCode, nil, a.RetryAfter, d)
 }
@@ -191,11 +204,11 @@ func (r *Recorder) callEnd(ctx context.Context, _ *plantstore.CallInfo, err erro
 	if errors.As(err, &apiErr) && apiErr.StatusCode == c.status && apiErr.Code != 0 {
 		code = &apiErr.Code
 	}
-	r.count(c.seq, Kind4xx, c.status, code, 0, c.latency)
+	r.count(c.seq, k4xx, c.status, code, 0, c.latency)
 }
 
 // count records one attempt of sequence number seq.
-func (r *Recorder) count(seq uint64, k Kind, status int, code *int32, ra, d time.Duration) {
+func (r *Recorder) count(seq uint64, k uint8, status int, code *int32, ra, d time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.attempts == math.MaxUint32 {
@@ -205,11 +218,11 @@ func (r *Recorder) count(seq uint64, k Kind, status int, code *int32, ra, d time
 	s := r.slot(k, status, code)
 	s.count++
 	s.latency[BucketOf(d)]++
-	if k.hasRetryAfter() {
+	if k == k429 || k == k5xx {
 		s.countRetryAfter(ra)
 	}
 	state := ended
-	if k.Failure() {
+	if k != kOK {
 		state = failed
 	}
 	r.settleLocked(seq, state)
@@ -217,9 +230,8 @@ func (r *Recorder) count(seq uint64, k Kind, status int, code *int32, ra, d time
 
 // slot returns the slot of an outcome, taking a free one, or the catch-all
 // of its kind once the keyed ones are all taken. r.mu is held.
-func (r *Recorder) slot(k Kind, status int, code *int32) *slot {
-	ki := uint8(k.rank())
-	if !k.hasStatus() || !k.statusFits(status) {
+func (r *Recorder) slot(ki uint8, status int, code *int32) *slot {
+	if ki > k5xx || !kinds[ki].statusFits(status) {
 		status, code = 0, nil
 	}
 	var c int32
@@ -232,9 +244,9 @@ func (r *Recorder) slot(k Kind, status int, code *int32) *slot {
 			return s
 		}
 	}
-	if status != 0 && k != Kind429 {
+	if status != 0 && ki != k429 {
 		if r.keyed == keyedSlots {
-			return r.slot(k, 0, nil)
+			return r.slot(ki, 0, nil)
 		}
 		r.keyed++
 	}
@@ -330,13 +342,16 @@ func (r *Recorder) closeRun() {
 
 // noteOrigin notes the scheme and host of a call's URL.
 func (r *Recorder) noteOrigin(u string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	switch {
-	case r.origin == "":
-		r.origin = originOf(u)
-	case !r.mixed && !strings.HasPrefix(u, r.origin):
-		r.mixed = true
+	o := r.origin.Load()
+	if o == nil {
+		first := originOf(u)
+		if r.origin.CompareAndSwap(nil, &first) {
+			return
+		}
+		o = r.origin.Load()
+	}
+	if !strings.HasPrefix(u, *o) && !r.mixed.Load() {
+		r.mixed.Store(true)
 	}
 }
 
@@ -422,18 +437,17 @@ func (s *slot) outcome() Outcome {
 	return o
 }
 
-// Source returns the document's source: "traffic.Recorder: " and the
+// source returns the document's source: "traffic.Recorder: " and the
 // origin of the calls recorded.
 func (r *Recorder) source() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	o := r.origin.Load()
 	switch {
-	case r.origin == "":
+	case o == nil || *o == "-":
 		return "traffic.Recorder"
-	case r.mixed:
-		return "traffic.Recorder: " + strings.TrimSuffix(r.origin, "/") + " and others"
+	case r.mixed.Load():
+		return "traffic.Recorder: " + strings.TrimSuffix(*o, "/") + " and others"
 	}
-	return "traffic.Recorder: " + strings.TrimSuffix(r.origin, "/")
+	return "traffic.Recorder: " + strings.TrimSuffix(*o, "/")
 }
 
 // WriteTo writes what r recorded so far as a profile document (see the

@@ -314,11 +314,11 @@ func TestRecorderRunsInStartOrder(t *testing.T) {
 	}
 }
 
-func kindOf(fail bool) Kind {
+func kindOf(fail bool) uint8 {
 	if fail {
-		return Kind5xx
+		return k5xx
 	}
-	return KindOK
+	return kOK
 }
 
 // TestRecordingHoldsNoSecret records calls against a server that echoes
