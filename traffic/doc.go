@@ -21,7 +21,7 @@
 //	    "attempts": 10000,
 //	    "outcomes": [
 //	      {"kind": "2xx", "status": 200, "count": 9790,
-//	       "latency": [{"from_us": 1024, "to_us": 1116.123, "count": 12}, ...]},
+//	       "latency": [{"from_us": 1024, "to_us": 1116.68, "count": 12}, ...]},
 //	      {"kind": "4xx", "status": 400, "code": 3, "count": 4, "latency": [...]},
 //	      {"kind": "5xx", "status": 503, "count": 100, "latency": [...],
 //	       "retry_after": [{"seconds": null, "count": 2}, {"seconds": 3, "count": 98}]},
