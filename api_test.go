@@ -28,6 +28,7 @@ var apiPackages = []struct{ dir, file string }{
 	{".", "api/plantstore.txt"},
 	{"plantstoretest", "api/plantstoretest.txt"},
 	{"plantstoretest/conformance", "api/conformance.txt"},
+	{"traffic", "api/traffic.txt"},
 }
 
 // TestAPI checks that the exported API of each package is what api/ records,

@@ -64,6 +64,13 @@ type Attempt struct {
 	// would have followed ([ErrRetryBudgetExhausted]); WillRetry is then
 	// false.
 	RetryDenied bool
+	// MaybeSent reports, for an attempt that got no answer (Err set,
+	// StatusCode zero), whether its request may have reached the server:
+	// it got a connection (or, without trace events, its error does not
+	// prove otherwise) and was neither a redirect not followed nor refused
+	// unprocessed by HTTP/2. A failed create whose last attempt was so
+	// matches [ErrMaybeCreated]. False for an answer.
+	MaybeSent bool // beside RetryDenied: no larger Attempt, nor callState
 }
 
 // Hooks are functions a [Client] calls as each call runs, for tracing or

@@ -324,3 +324,60 @@ func TestAttemptEndCancelKeepsConnection(t *testing.T) {
 		t.Errorf("CreatePlant(%+v) made %d attempts over %d connections, want 2 over 1", monstera, info.Attempts, conns)
 	}
 }
+
+// TestAttemptMaybeSent checks that the hooks are told, of an attempt that
+// got no answer, whether its request may have reached the server, by the
+// rule ErrMaybeCreated follows.
+func TestAttemptMaybeSent(t *testing.T) {
+	t.Parallel()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close() // a port nothing listens on: the dial fails
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			panic(err)
+		}
+		conn.Close() // after reading the request: it was sent
+	}))
+	defer broken.Close()
+	answered := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+	}))
+	defer answered.Close()
+	for _, tc := range []struct {
+		name, url string
+		want      bool
+	}{
+		{"dial refused", closed.URL, false},
+		{"connection closed after the request", broken.URL, true},
+		{"an answer", answered.URL, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var (
+				mu  sync.Mutex
+				got []bool
+			)
+			c, err := NewClient(tc.url, WithToken("t"), WithMaxRetries(0), WithHooks(Hooks{
+				AttemptEnd: func(_ context.Context, _ *CallInfo, a Attempt) {
+					mu.Lock()
+					defer mu.Unlock()
+					got = append(got, a.MaybeSent)
+				},
+			}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.CreatePlant(context.Background(), NewPlant{Name: "fern"})
+			if err == nil {
+				t.Fatal("CreatePlant succeeded")
+			}
+			if diff := cmp.Diff([]bool{tc.want}, got); diff != "" {
+				t.Errorf("MaybeSent (-want +got):\n%s", diff)
+			}
+			if tc.name != "an answer" && errors.Is(err, ErrMaybeCreated) != tc.want {
+				t.Errorf("errors.Is(%v, ErrMaybeCreated) = %v, want %v as MaybeSent", err, !tc.want, tc.want)
+			}
+		})
+	}
+}

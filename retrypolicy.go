@@ -51,6 +51,7 @@ func (c *Client) judge(ctx context.Context, st *callState, resp *http.Response, 
 			(gotConn || !askedConn && !certainlyNotSent(err)) {
 			v.maybeStored = true
 		}
+		v.MaybeSent = v.maybeStored
 		if v.stop = ctx.Err(); v.stop == nil {
 			v.WillRetry = retryableError(err)
 		}

@@ -238,8 +238,8 @@ run_callgrind() {
 	# figure is the median over repetitions of Δinstructions / ΔN.
 	local rep mode n total per
 	declare -A ir
-	local modes=(raw rawsix oapi sdk)
-	declare -A percall=([raw]="" [rawsix]="" [oapi]="" [sdk]="")
+	local modes=(raw rawsix oapi sdk sdk-traffic)
+	declare -A percall=([raw]="" [rawsix]="" [oapi]="" [sdk]="" [sdk-traffic]="")
 	for rep in $(seq "$CG_REPS"); do
 		for mode in "${modes[@]}"; do
 			for n in "$CG_N1" "$CG_N2"; do
@@ -269,6 +269,7 @@ run_callgrind() {
 	printf 'instructions sdk/rawsix %s [≤ 1.00] %s\n' "$(ratio "${med[sdk]}" "${med[rawsix]}")" "$(verdict "${med[sdk]} <= ${med[rawsix]}")"
 	printf 'instructions sdk/oapi   %s [≤ 1.00] %s\n' "$(ratio "${med[sdk]}" "${med[oapi]}")" "$(verdict "${med[sdk]} <= ${med[oapi]}")"
 	printf 'instructions sdk/raw    %s (four headers, not the same job: no bar)\n' "$(ratio "${med[sdk]}" "${med[raw]}")"
+	printf 'instructions sdk-traffic/sdk %s [≤ 1.02] %s (a traffic.Recorder, issue 29)\n' "$(ratio "${med[sdk-traffic]}" "${med[sdk]}")" "$(verdict "${med[sdk-traffic]} <= 1.02 * ${med[sdk]}")"
 }
 
 machine

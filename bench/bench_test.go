@@ -79,6 +79,20 @@ func BenchmarkCreatePlant(b *testing.B) {
 	}
 }
 
+// BenchmarkCreatePlantTraffic is the SDK's sequential create without and
+// with a traffic.Recorder's hooks (issue 29: at most 2 % more).
+func BenchmarkCreatePlantTraffic(b *testing.B) {
+	srv := httptest.NewServer(baseline.Handler())
+	defer srv.Close()
+	for _, impl := range []string{"sdk", "sdk-traffic"} {
+		b.Run("impl="+impl, func(b *testing.B) {
+			create, closeIdle := newCreate(b, impl, srv.URL)
+			defer closeIdle()
+			benchSequential(b, create)
+		})
+	}
+}
+
 func benchSequential(b *testing.B, create createFunc) {
 	ctx := context.Background()
 	if err := create(ctx, baseline.Plant(-1)); err != nil { // dial outside the timer

@@ -30,6 +30,39 @@ if PYTHONOPTIMIZE=1 python3 scripts/e2e_mock.py "$work/plantstore-mock" >"$work/
 	exit 1
 fi
 
+# drift (issue 29) as CI runs it: exit 0 when nothing moved, 1 with one line
+# per change on stdout, 2 for a file without traffic.
+recording() { # attempts, 503s: each 503 a run of its own, all in the 20 ms bucket
+	printf '{"source":"e2e","traffic":{"attempts":%d,"outcomes":[' "$1"
+	printf '{"kind":"2xx","status":201,"count":%d,"latency":[{"from_us":19483.97,"to_us":21247.42,"count":%d}]},' $(($1 - $2)) $(($1 - $2))
+	printf '{"kind":"5xx","status":503,"count":%d,"latency":[{"from_us":19483.97,"to_us":21247.42,"count":%d}],"retry_after":[{"seconds":null,"count":%d}]}],' "$2" "$2" "$2"
+	printf '"failure_runs":{"runs":%d,"failures":%d,"lengths":[{"length":1,"count":%d}]}}}\n' "$2" "$2" "$2"
+}
+recording 10000 100 >"$work/before.json"
+recording 10000 102 >"$work/same.json"
+recording 10000 400 >"$work/after.json"
+echo '{"source":"no traffic"}' >"$work/profile.json"
+drift() {
+	set +e
+	"$work/plantstore-mock" drift "$@" >"$work/drift.out" 2>"$work/drift.err"
+	echo $?
+	set -e
+}
+drift_check() {
+	if [ "$2" != "$3" ]; then
+		echo "drift: FAILED: $1: got $2, want $3" >&2
+		cat "$work/drift.out" "$work/drift.err" >&2
+		exit 1
+	fi
+}
+drift_check "nothing moved" "$(drift "$work/before.json" "$work/same.json")" 0
+drift_check "nothing on stdout" "$(wc -c <"$work/drift.out")" 0
+drift_check "503 rate ×4" "$(drift "$work/before.json" "$work/after.json")" 1
+drift_check "one line" "$(grep -c '^rate of 5xx 503: 1% (100 of 10000) -> 4% (400 of 10000) (chi-square' "$work/drift.out")" 1
+drift_check "no traffic" "$(drift "$work/before.json" "$work/profile.json")" 2
+drift_check "one file" "$(drift "$work/before.json")" 2
+echo "drift: passed"
+
 # start_mock runs a mock with the API token "smoke" and sets pid and url.
 start_mock() {
 	rm -f "$work/out"

@@ -6,9 +6,11 @@
 //
 //	plantstore-mock [flags]
 //	plantstore-mock conformance -url URL [flags]
+//	plantstore-mock drift BEFORE AFTER
 //
 // The second form runs the conformance kit against the Plant Store API at
-// URL and prints a report (see conformance.go).
+// URL and prints a report (see conformance.go). The third compares two
+// recordings of package traffic and prints what moved (see drift.go).
 //
 // It serves POST /plants as plantstoretest's Handler does, and the control
 // API under /__plantstore/ on the same port: health, the stored plants,
@@ -233,6 +235,9 @@ func (f *flags) check(set map[string]bool) string {
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "conformance" {
 		return runConformance(ctx, args[1:], getenv, stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "drift" {
+		return runDrift(args[1:], stdout, stderr)
 	}
 	f, status := parseFlags(args, getenv, stderr)
 	if status >= 0 {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/traffic"
 )
 
 // Token is the bearer token the benchmarks send. The servers here do not
@@ -131,9 +132,11 @@ var Impls = []string{"raw", "rawsix", "oapi", "sdk"}
 //   - "oapi", the client oapi-codegen generates for openapi.yaml (package
 //     internal/oapi) on a [NewHTTPClient], sending the same six headers
 //     through its request editor (see [NewOAPICreate]);
-//   - "sdk", a plantstore.Client with the default options and opts.
+//   - "sdk", a plantstore.Client with the default options and opts;
+//   - "sdk-traffic", the same recording its attempts with a
+//     traffic.Recorder (issue 29), whose cost is measured against "sdk".
 //
-// opts apply to "sdk" only.
+// opts apply to "sdk" and "sdk-traffic" only.
 func NewCreate(impl, baseURL string, opts ...plantstore.Option) (Create, func(), error) {
 	switch impl {
 	case "raw":
@@ -152,7 +155,10 @@ func NewCreate(impl, baseURL string, opts ...plantstore.Option) (Create, func(),
 		}, hc.CloseIdleConnections, nil
 	case "oapi":
 		return NewOAPICreate(baseURL)
-	case "sdk":
+	case "sdk", "sdk-traffic":
+		if impl == "sdk-traffic" {
+			opts = append(opts, plantstore.WithHooks(traffic.NewRecorder().Hooks()))
+		}
 		c, err := plantstore.NewClient(baseURL, append([]plantstore.Option{plantstore.WithToken(Token)}, opts...)...)
 		if err != nil {
 			return nil, nil, err

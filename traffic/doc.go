@@ -1,0 +1,36 @@
+// Package traffic records what a service answers a [plantstore.Client],
+// passively through the client's [plantstore.Hooks], and compares two
+// recordings for drift.
+//
+// A [Recorder] counts every attempt's outcome in the client's own terms
+// ([Kind]: 2xx; 4xx by status and code; 429 and 5xx with their
+// Retry-After; a transport failure before or after the request was sent;
+// an attempt timeout), its latency per outcome in a histogram of a fixed
+// log-linear scheme ([BucketOf]), and the lengths of the runs of
+// consecutive failures. Its memory is fixed (under 64 KiB, whatever the
+// number of calls), it is safe for concurrent use, and what it writes holds
+// no token, body byte, request id, or URL beyond scheme and host.
+//
+// [Recorder.WriteTo] writes the recording as a profile document of the
+// conformance kit, which plantstoretest.ParseProfile and plantstore-mock
+// -profile load as it is, and [Read] reads back:
+//
+//	{
+//	  "source": "traffic.Recorder: https://plants.example.com",
+//	  "traffic": {
+//	    "attempts": 10000,
+//	    "outcomes": [
+//	      {"kind": "2xx", "status": 200, "count": 9790,
+//	       "latency": [{"from_us": 1024, "to_us": 1116.68, "count": 12}, ...]},
+//	      {"kind": "4xx", "status": 400, "code": 3, "count": 4, "latency": [...]},
+//	      {"kind": "5xx", "status": 503, "count": 100, "latency": [...],
+//	       "retry_after": [{"seconds": null, "count": 2}, {"seconds": 3, "count": 98}]},
+//	      {"kind": "broken_after_send", "count": 20, "latency": [...]}
+//	    ],
+//	    "failure_runs": {"runs": 40, "failures": 210,
+//	                     "lengths": [{"length": 1, "count": 10}, ...]}
+//	  }
+//	}
+//
+// [Recording] documents each field and its bounds.
+package traffic

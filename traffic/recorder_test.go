@@ -1,0 +1,406 @@
+package traffic
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/testenv"
+	"github.com/plantstore/plantstore-go/internal/wire"
+)
+
+// script answers the requests of a test server one after the other.
+type script struct {
+	mu    sync.Mutex
+	steps []func(w http.ResponseWriter, r *http.Request)
+}
+
+func (s *script) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	step := s.steps[0]
+	s.steps = s.steps[1:]
+	s.mu.Unlock()
+	io.Copy(io.Discard, r.Body)
+	step(w, r)
+}
+
+func status(code int, header, body string) func(http.ResponseWriter, *http.Request) {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		if header != "" {
+			k, v, _ := strings.Cut(header, ": ")
+			w.Header().Set(k, v)
+		}
+		w.WriteHeader(code)
+		io.WriteString(w, body)
+	}
+}
+
+func hangUp(w http.ResponseWriter, _ *http.Request) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(err)
+	}
+	conn.Close()
+}
+
+const plantJSON = `{"id":"p1","name":"fern"}`
+
+// outcomeCounts is what TestRecorderClassifies compares: an outcome with
+// its counts, latency summed up.
+type outcomeCounts struct {
+	Name        string
+	Count       int64
+	RetryAfters string
+}
+
+func countsOf(rec *Recording) []outcomeCounts {
+	var out []outcomeCounts
+	for _, o := range rec.Outcomes {
+		oc := outcomeCounts{Name: o.name(), Count: o.Count}
+		for _, ra := range o.RetryAfter {
+			if ra.Seconds == nil {
+				oc.RetryAfters += fmt.Sprintf("none×%d ", ra.Count)
+			} else {
+				oc.RetryAfters += fmt.Sprintf("%ds×%d ", *ra.Seconds, ra.Count)
+			}
+		}
+		out = append(out, oc)
+	}
+	return out
+}
+
+// TestRecorderClassifies records calls against a server scripted with one
+// of each outcome, in a known order, and checks what the recording counts.
+func TestRecorderClassifies(t *testing.T) {
+	t.Parallel()
+	slow := make(chan struct{})
+	s := &script{steps: []func(http.ResponseWriter, *http.Request){
+		status(200, "", plantJSON),
+		status(201, "", plantJSON),
+		status(400, "", `{"error":3,"message":"name is required"}`), // fail, run of 1
+		status(200, "", plantJSON),
+		status(404, "", `<html>not found</html>`),                          // fail: no code
+		status(429, "Retry-After: 3", `{"error":9,"message":"slow down"}`), // fail
+		status(503, "Retry-After: 1", ""),                                  // fail
+		status(503, "", ""),                                                // retried: fail
+		hangUp,                                                             // broken after send, retried
+		func(http.ResponseWriter, *http.Request) { <-slow },                // attempt timeout, retried
+		status(201, "", plantJSON),                                         // the call's last attempt: run of 5
+		status(500, "", ""),
+		status(200, "", plantJSON),
+	}}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	defer close(slow) // before Close, which waits for the handlers
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+
+	r := NewRecorder()
+	c, err := plantstore.NewClient(srv.URL, plantstore.WithToken("t"), plantstore.WithHooks(r.Hooks()),
+		plantstore.WithMaxRetries(0), plantstore.WithRetryBackoff(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := func(opts ...plantstore.CallOption) error {
+		_, err := c.CreatePlant(context.Background(), plantstore.NewPlant{Name: "fern"}, opts...)
+		return err
+	}
+	for range 7 {
+		create()
+	}
+	if err := create(plantstore.WithCallRetries(5), plantstore.WithAttemptTimeout(200*time.Millisecond)); err != nil {
+		t.Fatalf("the call retried to a 201: %v", err)
+	}
+	create()
+	create()
+	// A call whose context ends is not the service's answer.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	c.CreatePlant(ctx, plantstore.NewPlant{Name: "fern"})
+	// Nothing listens: the dial fails, before sending.
+	c2, err := plantstore.NewClient(closed.URL, plantstore.WithToken("t"), plantstore.WithHooks(r.Hooks()), plantstore.WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2.CreatePlant(context.Background(), plantstore.NewPlant{Name: "fern"})
+
+	rec := r.Recording()
+	if err := rec.Check(); err != nil {
+		t.Fatalf("Recording().Check: %v", err)
+	}
+	want := []outcomeCounts{
+		{Name: "2xx 200", Count: 3},
+		{Name: "2xx 201", Count: 2},
+		{Name: "4xx 400 code 3", Count: 1},
+		{Name: "4xx 404", Count: 1},
+		{Name: "429", Count: 1, RetryAfters: "3s×1 "},
+		{Name: "5xx 500", Count: 1, RetryAfters: "none×1 "},
+		{Name: "5xx 503", Count: 2, RetryAfters: "none×1 1s×1 "},
+		{Name: "broken_before_send", Count: 1},
+		{Name: "broken_after_send", Count: 1},
+		{Name: "attempt_timeout", Count: 1},
+	}
+	if diff := cmp.Diff(want, countsOf(rec)); diff != "" {
+		t.Errorf("outcomes (-want +got):\n%s", diff)
+	}
+	// 400 | 404 429 503 503 broken timeout | 500 | broken-before-send
+	wantRuns := Runs{Runs: 4, Failures: 9, Lengths: []RunLength{{1, 3}, {6, 1}}}
+	if diff := cmp.Diff(wantRuns, rec.FailureRuns); diff != "" {
+		t.Errorf("failure runs (-want +got):\n%s", diff)
+	}
+	for _, o := range rec.Outcomes {
+		if o.Kind == KindAttemptTimeout && (o.Latency[0].ToUS < 200_000 || o.Latency[0].FromUS > 220_000) {
+			t.Errorf("the attempt timeout took [%g, %g) µs, want about 200 ms", o.Latency[0].FromUS, o.Latency[0].ToUS)
+		}
+	}
+}
+
+// feed drives r's hooks as a client does for one call of one attempt with
+// outcome a, without a network: the memory and concurrency tests' load.
+func feed(h plantstore.Hooks, info *plantstore.CallInfo, a plantstore.Attempt, callErr error) {
+	ctx := h.CallStart(context.Background(), info)
+	if next := h.AttemptStart(ctx, info, plantstore.Attempt{Number: 1}); next != nil {
+		ctx = next
+	}
+	h.AttemptEnd(ctx, info, a)
+	h.CallEnd(ctx, info, callErr)
+}
+
+// mix returns the i-th attempt of a varied load: every kind, several
+// statuses and codes, Retry-After values.
+func mix(i int) (plantstore.Attempt, error) {
+	switch i % 10 {
+	case 1:
+		return plantstore.Attempt{StatusCode: 503, RetryAfter: time.Duration(i%7) * time.Second, WillRetry: true}, nil
+	case 2:
+		return plantstore.Attempt{StatusCode: 429, RetryAfter: time.Duration(i%90) * time.Second, WillRetry: true}, nil
+	case 3:
+		st := 400 + (i/10)%30 // 429 included: the 429 outcome
+		return plantstore.Attempt{StatusCode: st}, &plantstore.APIError{StatusCode: st, Code: int32((i / 10) % 7)}
+	case 4:
+		return plantstore.Attempt{Err: io.ErrUnexpectedEOF, MaybeSent: i%20 < 10}, io.ErrUnexpectedEOF
+	}
+	return plantstore.Attempt{StatusCode: 200 + i%3}, nil
+}
+
+// TestRecorderMemoryFlat records 1,000,000 attempts of every kind and
+// checks that the live heap does not grow with them, and that the
+// Recorder's fixed size is within 64 KiB.
+func TestRecorderMemoryFlat(t *testing.T) {
+	if testing.Short() || testenv.Race {
+		t.Skip("records 1,000,000 attempts; the race detector's heap is not the program's")
+	}
+	if size := unsafe.Sizeof(Recorder{}); size > 64<<10 {
+		t.Errorf("a Recorder takes %d bytes, more than 64 KiB", size)
+	} else {
+		t.Logf("a Recorder takes %d bytes", size)
+	}
+	r := NewRecorder()
+	h := r.Hooks()
+	info := &plantstore.CallInfo{URL: "https://plants.example.com/plants"}
+	var before, after runtime.MemStats
+	for i := range 1000 { // every outcome and value seen once
+		a, err := mix(i)
+		feed(h, info, a, err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	const n = 1_000_000
+	for i := range n {
+		a, err := mix(i)
+		feed(h, info, a, err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	grew := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("the live heap grew by %d bytes over %d attempts", grew, n)
+	if grew > 16<<10 {
+		t.Errorf("the live heap grew by %d bytes over %d attempts: want it flat (≤ 16 KiB of noise)", grew, n)
+	}
+	rec := r.Recording()
+	if err := rec.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Attempts != n+1000 {
+		t.Errorf("recorded %d attempts, want %d", rec.Attempts, n+1000)
+	}
+	if o := rec.Outcomes[len(rec.Outcomes)-1]; len(rec.Outcomes) != 29 || o.Kind != KindBrokenAfterSend || !slices.ContainsFunc(rec.Outcomes, func(o Outcome) bool { return o.Kind == Kind4xx && o.Status == 0 }) {
+		t.Errorf("%d outcomes, the last %s: want 29 (25 with a status), the 4xx past the keyed places in one catch-all, broken_after_send last", len(rec.Outcomes), o.name())
+	}
+}
+
+// TestRecorderConcurrent records from many goroutines at once (run it
+// with -race) and checks that every attempt is counted, once.
+func TestRecorderConcurrent(t *testing.T) {
+	t.Parallel()
+	r := NewRecorder()
+	h := r.Hooks()
+	const goroutines, each = 16, 2000
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			info := &plantstore.CallInfo{URL: "https://plants.example.com/plants"}
+			for i := range each {
+				a, err := mix(g*each + i)
+				feed(h, info, a, err)
+				if i%500 == 0 {
+					r.Recording() // snapshots while recording
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	rec := r.Recording()
+	if err := rec.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Attempts != goroutines*each {
+		t.Errorf("recorded %d attempts, want %d", rec.Attempts, goroutines*each)
+	}
+	var lengths int64
+	for _, l := range rec.FailureRuns.Lengths {
+		lengths += int64(l.Length) * l.Count
+	}
+	if lengths != rec.FailureRuns.Failures {
+		t.Errorf("the runs hold %d failures, the outcomes %d", lengths, rec.FailureRuns.Failures)
+	}
+}
+
+// TestRecorderRunsInStartOrder ends attempts out of order, within the
+// window, and checks the runs are those of the order they started in.
+func TestRecorderRunsInStartOrder(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n = 5000
+	fails := make([]bool, n)
+	for i := range fails {
+		fails[i] = rng.IntN(3) == 0
+	}
+	want := NewRecorder()
+	for i, f := range fails {
+		want.count(uint64(i), kindOf(f), 503, nil, 0, time.Millisecond)
+	}
+	got := NewRecorder()
+	order := rng.Perm(n)
+	// Shuffle within blocks of 1000: every attempt ends within the window.
+	for b := 0; b < n; b += 1000 {
+		block := order[:0:0]
+		for i := b; i < b+1000; i++ {
+			block = append(block, i)
+		}
+		rng.Shuffle(len(block), func(i, j int) { block[i], block[j] = block[j], block[i] })
+		for _, i := range block {
+			got.count(uint64(i), kindOf(fails[i]), 503, nil, 0, time.Millisecond)
+		}
+	}
+	if diff := cmp.Diff(want.Recording().FailureRuns, got.Recording().FailureRuns); diff != "" {
+		t.Errorf("runs (-in order +shuffled):\n%s", diff)
+	}
+}
+
+func kindOf(fail bool) uint8 {
+	if fail {
+		return k5xx
+	}
+	return kOK
+}
+
+// TestRecordingHoldsNoSecret records calls against a server that echoes
+// the token, raw, JSON-escaped and percent-encoded, in every header, body
+// and Location, and checks that the written document holds none of it.
+func TestRecordingHoldsNoSecret(t *testing.T) {
+	t.Parallel()
+	const token = `s3cr3t-"tok/en"+<x>`
+	forms := []string{token, strings.ReplaceAll(token, `"`, `\"`), url.QueryEscape(token), url.PathEscape(token), `\u0073` + token[1:]}
+	echo := strings.Join(forms, " ")
+	n := 0
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		n++
+		i := n
+		mu.Unlock()
+		for k, v := range r.Header { // every header it got, back
+			w.Header()[k] = v
+		}
+		for j, f := range forms {
+			w.Header().Set(fmt.Sprintf("X-Echo-%d", j), url.PathEscape(f))
+		}
+		w.Header().Set("X-Request-Id", "req-"+url.PathEscape(token))
+		w.Header().Set("Location", "/plants/"+url.PathEscape(token)+"?t="+url.QueryEscape(token))
+		w.Header().Set("Retry-After", "1")
+		codes := []int{200, 400, 429, 503, 302, 201}
+		w.WriteHeader(codes[i%len(codes)])
+		fmt.Fprintf(w, `{"id":"%s","name":"fern","error":4,"message":%q}`, url.PathEscape(token), echo)
+	}))
+	defer srv.Close()
+	r := NewRecorder()
+	c, err := plantstore.NewClient(srv.URL+"/v1/"+url.PathEscape(token)+"?t="+url.QueryEscape(token), plantstore.WithToken(token),
+		plantstore.WithHooks(r.Hooks()), plantstore.WithMaxRetries(1), plantstore.WithRetryBackoff(0, 0), plantstore.WithMaxRetryAfter(0))
+	if err != nil {
+		c, err = plantstore.NewClient(srv.URL, plantstore.WithToken(token),
+			plantstore.WithHooks(r.Hooks()), plantstore.WithMaxRetries(1), plantstore.WithRetryBackoff(0, 0), plantstore.WithMaxRetryAfter(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 12 {
+		c.CreatePlant(context.Background(), plantstore.NewPlant{Name: "fern"}, plantstore.WithRequestID("req-"+strings.Repeat("x", 8)))
+	}
+	var doc bytes.Buffer
+	if _, err := r.WriteTo(&doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.String() != wire.Redact(doc.String(), []string{token}) {
+		t.Errorf("the document holds the token in some form:\n%s", doc.String())
+	}
+	for _, s := range []string{"req-", "fern", "/v1", "plants/", "?"} {
+		if strings.Contains(doc.String(), s) {
+			t.Errorf("the document holds %q:\n%s", s, doc.String())
+		}
+	}
+	if !strings.Contains(doc.String(), `"source": "traffic.Recorder: `+srv.URL+`"`) {
+		t.Errorf("the document's source is not the server's scheme and host:\n%s", doc.String())
+	}
+	rec, err := Read(&doc)
+	if err != nil {
+		t.Fatalf("Read what WriteTo wrote: %v", err)
+	}
+	if rec.Attempts < 12 {
+		t.Errorf("recorded %d attempts, want at least 12", rec.Attempts)
+	}
+}
+
+// TestRecorderNoAllocations checks that recording an attempt allocates
+// only the call's context.
+func TestRecorderNoAllocations(t *testing.T) {
+	r := NewRecorder()
+	h := r.Hooks()
+	info := &plantstore.CallInfo{URL: "https://plants.example.com/plants"}
+	i := 0
+	allocs := testing.AllocsPerRun(1000, func() {
+		a, err := mix(i)
+		i++
+		feed(h, info, a, err)
+	})
+	if allocs > 1.5 { // mix's APIError aside, one call context
+		t.Errorf("a recorded call allocates %.1f times, want 1 (its context)", allocs)
+	}
+}

@@ -1,0 +1,423 @@
+package traffic
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/plantstore/plantstore-go/internal/strictjson"
+)
+
+// Recording is what a [Recorder] saw: every attempt's outcome, counted, with
+// its latency histogram and, for 429 and 5xx answers, the Retry-After they
+// asked for; and the lengths of the runs of consecutive failures. It is the
+// "traffic" object of a profile document (see the package doc), which
+// [Read] reads and plantstoretest.ParseProfile and plantstore-mock -profile
+// load. It holds no token, body byte, request id or URL: only classes,
+// codes, counts and durations.
+type Recording struct {
+	// Attempts counts every attempt recorded: the sum of the outcomes'
+	// counts.
+	Attempts int64 `json:"attempts"`
+	// Outcomes are the distinct outcomes seen, at most [MaxOutcomes],
+	// sorted by kind (in the order of the Kind constants), status and code
+	// (absent first).
+	Outcomes []Outcome `json:"outcomes"`
+	// FailureRuns are the runs of consecutive failures.
+	FailureRuns Runs `json:"failure_runs"`
+}
+
+// Kind is the class of an attempt's outcome, in the client's own terms.
+// Every kind but [KindOK] is a failure.
+type Kind string
+
+// The kinds, in the order a [Recording] sorts them.
+const (
+	// KindOK is a 2xx answer whose body was read.
+	KindOK Kind = "2xx"
+	// Kind4xx is a 4xx answer other than 429, by status and code.
+	Kind4xx Kind = "4xx"
+	// Kind429 is a 429 answer, with its Retry-After.
+	Kind429 Kind = "429"
+	// Kind5xx is a 5xx answer, by status, with its Retry-After.
+	Kind5xx Kind = "5xx"
+	// KindBrokenBeforeSend is a transport failure of a request that
+	// certainly did not reach the server.
+	KindBrokenBeforeSend Kind = "broken_before_send"
+	// KindBrokenAfterSend is a transport failure of a request that may have
+	// reached it (the client's [plantstore.ErrMaybeCreated] rule), or a
+	// 2xx answer whose body broke off.
+	KindBrokenAfterSend Kind = "broken_after_send"
+	// KindAttemptTimeout is an attempt that ran out of its own time
+	// (plantstore.WithAttemptTimeout), not the caller's.
+	KindAttemptTimeout Kind = "attempt_timeout"
+)
+
+// kinds lists the kinds in their order.
+var kinds = [...]Kind{KindOK, Kind4xx, Kind429, Kind5xx, KindBrokenBeforeSend, KindBrokenAfterSend, KindAttemptTimeout}
+
+// rank returns k's place in kinds, or -1 for an unknown kind.
+func (k Kind) rank() int {
+	return slices.Index(kinds[:], k)
+}
+
+// Failure reports whether k is a failure: every kind but [KindOK].
+func (k Kind) Failure() bool { return k != KindOK }
+
+// hasStatus reports whether outcomes of kind k carry a status.
+func (k Kind) hasStatus() bool { return k.rank() >= 0 && k.rank() <= 3 }
+
+// hasRetryAfter reports whether outcomes of kind k carry Retry-After.
+func (k Kind) hasRetryAfter() bool { return k == Kind429 || k == Kind5xx }
+
+// statusFits reports whether status belongs to kind k; 0 is the catch-all
+// status of the kinds with several.
+func (k Kind) statusFits(status int) bool {
+	switch k {
+	case KindOK:
+		return status == 0 || status >= 200 && status <= 299
+	case Kind4xx:
+		return status == 0 || status >= 400 && status <= 499 && status != 429
+	case Kind429:
+		return status == 429
+	case Kind5xx:
+		return status == 0 || status >= 500 && status <= 599
+	}
+	return status == 0
+}
+
+// Outcome is one distinct outcome and what it cost.
+type Outcome struct {
+	Kind Kind `json:"kind"`
+	// Status is the HTTP status of an answer; zero for the kinds without
+	// one, and for the catch-all outcome of its kind that counts the
+	// statuses past [MaxOutcomes].
+	Status int `json:"status,omitempty"`
+	// Code is, for a 4xx answer that ended its call, the Error body's
+	// "error" field when the body was an Error; nil otherwise (a retried
+	// answer's body is not parsed).
+	Code *int32 `json:"code,omitempty"`
+	// Count is how many attempts had this outcome: at least 1, the sum of
+	// Latency's counts.
+	Count int64 `json:"count"`
+	// Latency is the histogram of the attempts' durations, from the start
+	// of the attempt to its end (the whole answer read, or the failure):
+	// the non-empty buckets of the shared scheme ([NumBuckets]), in order.
+	Latency []Bucket `json:"latency"`
+	// RetryAfter is, for kinds 429 and 5xx, the Retry-After the answers
+	// asked for, at most [MaxRetryAfters] distinct values, in order with
+	// none (null) first; the counts sum to Count.
+	RetryAfter []RetryAfter `json:"retry_after,omitempty"`
+}
+
+// Bucket is one non-empty bucket of a latency histogram. Its bounds are
+// those of a bucket of the shared scheme ([BucketBounds], written to 7
+// significant digits), so that other languages need not know the scheme.
+type Bucket struct {
+	FromUS float64 `json:"from_us"`
+	ToUS   float64 `json:"to_us"`
+	Count  int64   `json:"count"`
+}
+
+// RetryAfter counts the answers that asked for one wait.
+type RetryAfter struct {
+	// Seconds is the wait in whole seconds, in [0, [MaxRetryAfterSeconds]]
+	// (a longer one counted as that), or nil for an answer without a
+	// Retry-After the client could read.
+	Seconds *int64 `json:"seconds"`
+	Count   int64  `json:"count"`
+}
+
+// Runs describes the runs of consecutive failures: maximal sequences of
+// attempts whose outcome is a failure, in the order the attempts started.
+// The mean run length is Failures / Runs.
+type Runs struct {
+	// Runs counts the runs, the sum of Lengths' counts; Failures the
+	// attempts that failed, the sum of the failure outcomes' counts.
+	Runs     int64 `json:"runs"`
+	Failures int64 `json:"failures"`
+	// Lengths is the distribution of the runs' lengths, in order; a run
+	// longer than [MaxRunLength] is counted at MaxRunLength.
+	Lengths []RunLength `json:"lengths"`
+}
+
+// RunLength counts the runs of one length.
+type RunLength struct {
+	Length int   `json:"length"`
+	Count  int64 `json:"count"`
+}
+
+// The bounds of a [Recording], which a [Recorder] keeps within and
+// [Recording.Check] enforces.
+const (
+	// MaxOutcomes bounds the distinct outcomes. A Recorder keeps a place
+	// for each kind without a status, for 429, and for a catch-all outcome
+	// of kinds 2xx, 4xx and 5xx (status 0), which counts the attempts of a
+	// status (and code) first seen once the other places are taken.
+	MaxOutcomes = 32
+	// MaxRetryAfters bounds the distinct Retry-After values of an outcome;
+	// a Recorder counts a value first seen past that as the nearest value
+	// it keeps.
+	MaxRetryAfters = 64
+	// MaxRetryAfterSeconds is the longest Retry-After counted; a longer one
+	// counts as this (one day).
+	MaxRetryAfterSeconds = 86400
+	// MaxRunLength is the longest run length counted; a longer run counts
+	// as this.
+	MaxRunLength = 1000
+	// MaxCount bounds every count, so that any language reads it exactly
+	// (2^53).
+	MaxCount = 1 << 53
+	// MaxDocumentSize bounds the document [Read] reads, in bytes; the
+	// largest Recording Check accepts (every outcome with every bucket)
+	// takes under half of it.
+	MaxDocumentSize = 1 << 20
+)
+
+// maxDocumentValues bounds the JSON values of a document Read decodes: a
+// Recording at its bounds has under 45,000.
+const maxDocumentValues = 1 << 16
+
+// Check reports what makes r inconsistent or out of bounds, or nil: an
+// unknown kind, a status or code its kind does not have, outcomes out of
+// order or repeated, more than [MaxOutcomes], a count below 1 or above
+// [MaxCount], latency buckets not of the scheme or out of order, counts
+// that do not add up (outcomes to Attempts, buckets and Retry-After values
+// to their outcome's count, failures to FailureRuns.Failures, lengths to
+// Runs), more runs than failures or fewer than one when there are
+// failures.
+func (r *Recording) Check() error {
+	if len(r.Outcomes) > MaxOutcomes {
+		return fmt.Errorf("traffic: %d outcomes, more than the %d allowed", len(r.Outcomes), MaxOutcomes)
+	}
+	if err := checkCount("attempts", r.Attempts, 0); err != nil {
+		return fmt.Errorf("traffic: %w", err)
+	}
+	var sum, failures int64
+	for i := range r.Outcomes {
+		o := &r.Outcomes[i]
+		if err := o.check(); err != nil {
+			return fmt.Errorf("traffic: outcome %d (%s): %w", i+1, o.name(), err)
+		}
+		if i > 0 && compareOutcomes(&r.Outcomes[i-1], o) >= 0 {
+			return fmt.Errorf("traffic: outcome %d (%s) is out of order or repeated", i+1, o.name())
+		}
+		sum += o.Count // at most 32 · 2^53: no overflow
+		if o.Kind.Failure() {
+			failures += o.Count
+		}
+	}
+	if sum != r.Attempts {
+		return fmt.Errorf("traffic: the outcomes count %d attempts, attempts says %d", sum, r.Attempts)
+	}
+	fr := &r.FailureRuns
+	if fr.Failures != failures {
+		return fmt.Errorf("traffic: the failure outcomes count %d attempts, failure_runs.failures says %d", failures, fr.Failures)
+	}
+	if len(fr.Lengths) > MaxRunLength {
+		return fmt.Errorf("traffic: %d run lengths, more than the %d allowed", len(fr.Lengths), MaxRunLength)
+	}
+	var runs, least int64
+	for i, l := range fr.Lengths {
+		if l.Length < 1 || l.Length > MaxRunLength {
+			return fmt.Errorf("traffic: run length %d is not in [1, %d]", l.Length, MaxRunLength)
+		}
+		if i > 0 && fr.Lengths[i-1].Length >= l.Length {
+			return fmt.Errorf("traffic: run length %d is out of order or repeated", l.Length)
+		}
+		if err := checkCount(fmt.Sprintf("run length %d: count", l.Length), l.Count, 1); err != nil {
+			return fmt.Errorf("traffic: %w", err)
+		}
+		runs += l.Count
+		least += l.Count * int64(l.Length) // < 2^53 + 1000·2^53 before the check: no overflow
+		if runs > MaxCount || least > MaxCount {
+			return fmt.Errorf("traffic: the runs count more than %d", int64(MaxCount))
+		}
+	}
+	switch {
+	case runs != fr.Runs:
+		return fmt.Errorf("traffic: the run lengths count %d runs, failure_runs.runs says %d", runs, fr.Runs)
+	case least > fr.Failures:
+		return fmt.Errorf("traffic: the run lengths add up to at least %d failures, failure_runs.failures says %d", least, fr.Failures)
+	case fr.Failures > 0 && fr.Runs == 0:
+		return fmt.Errorf("traffic: %d failures in no run", fr.Failures)
+	}
+	return nil
+}
+
+// check reports what is wrong with o alone.
+func (o *Outcome) check() error {
+	switch {
+	case o.Kind.rank() < 0:
+		return fmt.Errorf("unknown kind %q", o.Kind)
+	case !o.Kind.statusFits(o.Status):
+		return fmt.Errorf("status %d is not one of kind %s", o.Status, o.Kind)
+	case o.Code != nil && (o.Kind != Kind4xx || o.Status == 0):
+		return errors.New("a code on an outcome without one")
+	case !o.Kind.hasRetryAfter() && o.RetryAfter != nil:
+		return errors.New("retry_after on an outcome without one")
+	case len(o.Latency) > NumBuckets:
+		return fmt.Errorf("%d latency buckets, more than the %d of the scheme", len(o.Latency), NumBuckets)
+	case len(o.RetryAfter) > MaxRetryAfters:
+		return fmt.Errorf("%d retry_after values, more than the %d allowed", len(o.RetryAfter), MaxRetryAfters)
+	}
+	if err := checkCount("count", o.Count, 1); err != nil {
+		return err
+	}
+	var sum int64
+	prev := -1
+	for _, b := range o.Latency {
+		i, ok := b.Index()
+		if !ok {
+			return fmt.Errorf("latency bucket [%g, %g) µs is not one of the scheme", b.FromUS, b.ToUS)
+		}
+		if i <= prev {
+			return fmt.Errorf("latency bucket [%g, %g) µs is out of order or repeated", b.FromUS, b.ToUS)
+		}
+		prev = i
+		if err := checkCount("latency bucket count", b.Count, 1); err != nil {
+			return err
+		}
+		sum += b.Count
+	}
+	if sum != o.Count {
+		return fmt.Errorf("the latency buckets count %d attempts, count says %d", sum, o.Count)
+	}
+	if !o.Kind.hasRetryAfter() {
+		return nil
+	}
+	sum = 0
+	for i, ra := range o.RetryAfter {
+		if ra.Seconds != nil && (*ra.Seconds < 0 || *ra.Seconds > MaxRetryAfterSeconds) {
+			return fmt.Errorf("retry_after %d s is not in [0, %d]", *ra.Seconds, MaxRetryAfterSeconds)
+		}
+		if i > 0 && (ra.Seconds == nil || o.RetryAfter[i-1].Seconds != nil && *o.RetryAfter[i-1].Seconds >= *ra.Seconds) {
+			return errors.New("retry_after values out of order or repeated")
+		}
+		if err := checkCount("retry_after count", ra.Count, 1); err != nil {
+			return err
+		}
+		sum += ra.Count
+	}
+	if sum != o.Count {
+		return fmt.Errorf("the retry_after values count %d attempts, count says %d", sum, o.Count)
+	}
+	return nil
+}
+
+// checkCount reports a count outside [least, MaxCount].
+func checkCount(what string, n, least int64) error {
+	if n < least || n > MaxCount {
+		return fmt.Errorf("%s %d is not in [%d, %d]", what, n, least, int64(MaxCount))
+	}
+	return nil
+}
+
+// name names o in messages: "5xx 503", "4xx 400 code 3", "attempt_timeout".
+func (o *Outcome) name() string {
+	s := string(o.Kind)
+	if o.Kind.hasStatus() && o.Kind != Kind429 {
+		if o.Status == 0 {
+			s += " other"
+		} else {
+			s += fmt.Sprintf(" %d", o.Status)
+		}
+	}
+	if o.Code != nil {
+		s += fmt.Sprintf(" code %d", *o.Code)
+	}
+	return s
+}
+
+// compareOutcomes orders outcomes by kind, status and code (absent first).
+func compareOutcomes(a, b *Outcome) int {
+	if c := a.Kind.rank() - b.Kind.rank(); c != 0 {
+		return c
+	}
+	if c := a.Status - b.Status; c != 0 {
+		return c
+	}
+	switch {
+	case a.Code == nil && b.Code == nil:
+		return 0
+	case a.Code == nil:
+		return -1
+	case b.Code == nil:
+		return 1
+	}
+	return int(*a.Code) - int(*b.Code)
+}
+
+// Read reads a profile document, as [Recorder.WriteTo] writes it, and
+// returns its traffic, checked ([Recording.Check]). It reads at most
+// [MaxDocumentSize] bytes, refuses a field name repeated within an object,
+// and in the traffic object an unknown field; the document's other fields
+// are the profile's (plantstoretest.Profile), which it leaves alone. A
+// document without traffic is an error.
+func Read(r io.Reader) (*Recording, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxDocumentSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("traffic: read: %w", err)
+	}
+	if len(data) > MaxDocumentSize {
+		return nil, fmt.Errorf("traffic: the document is more than the %d bytes allowed", MaxDocumentSize)
+	}
+	var doc struct {
+		Traffic json.RawMessage `json:"traffic"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("traffic: document: %w", err)
+	}
+	if !bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{")) {
+		return nil, errors.New("traffic: the document is not a JSON object")
+	}
+	var strict *strictjson.Error
+	if err := strictjson.Check(data, maxDocumentValues); errors.As(err, &strict) {
+		return nil, fmt.Errorf("traffic: document: %s (at byte %d)", strict.Msg, strict.Offset)
+	}
+	if len(doc.Traffic) == 0 || string(doc.Traffic) == "null" {
+		return nil, errors.New("traffic: the document has no traffic")
+	}
+	rec := new(Recording)
+	if err := strictjson.CheckFor(doc.Traffic, maxDocumentValues, rec); errors.As(err, &strict) {
+		return nil, fmt.Errorf("traffic: traffic: %s", strict.Msg)
+	}
+	if err := json.Unmarshal(doc.Traffic, rec); err != nil {
+		return nil, fmt.Errorf("traffic: traffic: %w", err)
+	}
+	if err := rec.Check(); err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// mean returns the mean run length, or 0 without runs.
+func (fr *Runs) mean() float64 {
+	if fr.Runs == 0 {
+		return 0
+	}
+	return float64(fr.Failures) / float64(fr.Runs)
+}
+
+// sortOutcomes sorts outcomes as a Recording holds them.
+func sortOutcomes(os []Outcome) {
+	slices.SortFunc(os, func(a, b Outcome) int { return compareOutcomes(&a, &b) })
+}
+
+// sortRetryAfters sorts Retry-After values, none first.
+func sortRetryAfters(ras []RetryAfter) {
+	slices.SortFunc(ras, func(a, b RetryAfter) int {
+		switch {
+		case a.Seconds == nil && b.Seconds == nil:
+			return 0
+		case a.Seconds == nil:
+			return -1
+		case b.Seconds == nil:
+			return 1
+		}
+		return int(*a.Seconds - *b.Seconds)
+	})
+}

@@ -1,0 +1,109 @@
+package traffic
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// okDoc is a small valid document; the cases of TestReadRefuses change it.
+const okDoc = `{"source": "s", "duplicate_id": {"status": 409, "body": "x"}, "traffic": {"attempts": 3,
+ "outcomes": [{"kind": "2xx", "status": 201, "count": 2, "latency": [{"from_us": 1024, "to_us": 1116.68, "count": 2}]},
+  {"kind": "5xx", "status": 503, "count": 1, "latency": [{"from_us": 1024, "to_us": 1116.7, "count": 1}], "retry_after": [{"seconds": null, "count": 1}]}],
+ "failure_runs": {"runs": 1, "failures": 1, "lengths": [{"length": 1, "count": 1}]}}}`
+
+func TestRead(t *testing.T) {
+	t.Parallel()
+	rec, err := Read(strings.NewReader(okDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Attempts != 3 || len(rec.Outcomes) != 2 || rec.Outcomes[1].Latency[0].ToUS != 1116.7 {
+		t.Errorf("Read = %+v", rec)
+	}
+}
+
+func TestReadRefuses(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, old, new, want string
+	}{
+		{"no traffic", `"traffic"`, `"other"`, "has no traffic"},
+		{"null traffic", `"traffic": {`, `"traffic": null, "x": {`, "has no traffic"},
+		{"repeated field", `"attempts": 3,`, `"attempts": 3, "attempts": 3,`, "appears more than once"},
+		{"unknown field", `"attempts": 3,`, `"attempts": 3, "extra": 1,`, `unknown field`},
+		{"attempts not a sum", `"attempts": 3`, `"attempts": 4`, "count 3 attempts, attempts says 4"},
+		{"negative count", `"count": 2, "latency"`, `"count": -2, "latency"`, "count -2 is not in"},
+		{"huge count", `"attempts": 3`, `"attempts": 1e300`, "traffic: traffic: json"},
+		{"unknown kind", `"kind": "5xx"`, `"kind": "6xx"`, `unknown kind "6xx"`},
+		{"status of another kind", `"status": 503`, `"status": 429`, "status 429 is not one of kind 5xx"},
+		{"code on a 5xx", `"status": 503,`, `"status": 503, "code": 1,`, "a code on an outcome without one"},
+		{"out of order", `"kind": "2xx"`, `"kind": "attempt_timeout"`, "status 201 is not one of kind attempt_timeout"},
+		{"bucket off the scheme", `"from_us": 1024, "to_us": 1116.68`, `"from_us": 1000, "to_us": 1116.68`, "not one of the scheme"},
+		{"bucket count not a sum", `"to_us": 1116.68, "count": 2`, `"to_us": 1116.68, "count": 1`, "latency buckets count 1 attempts, count says 2"},
+		{"retry_after out of range", `"seconds": null`, `"seconds": 86401`, "retry_after 86401 s is not in"},
+		{"retry_after on a 2xx", `"count": 2, "latency"`, `"count": 2, "retry_after": [], "latency"`, "retry_after on an outcome without one"},
+		{"runs exceed failures", `"lengths": [{"length": 1, "count": 1}]`, `"lengths": [{"length": 2, "count": 1}]`, "at least 2 failures"},
+		{"runs not a sum", `"runs": 1,`, `"runs": 2,`, "count 1 runs, failure_runs.runs says 2"},
+		{"run length too long", `"length": 1,`, `"length": 1001,`, "not in [1, 1000]"},
+		{"not an object", okDoc, `[1]`, "document"},
+		{"not JSON", okDoc, `{`, "document"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := strings.Replace(okDoc, tc.old, tc.new, 1)
+			if doc == okDoc {
+				t.Fatalf("%q is not in the document", tc.old)
+			}
+			_, err := Read(strings.NewReader(doc))
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "traffic: ") {
+				t.Errorf("Read: %v; want an error starting traffic: and holding %q", err, tc.want)
+			}
+		})
+	}
+	big := `{"traffic": ` + strings.Repeat(" ", MaxDocumentSize) + `}`
+	if _, err := Read(strings.NewReader(big)); err == nil || !strings.Contains(err.Error(), "more than the 1048576 bytes") {
+		t.Errorf("Read of %d bytes: %v, want a size error", len(big), err)
+	}
+}
+
+// TestLargestRecordingFits checks that a Recording at every bound, with
+// counts of 2^32-1 (what a Recorder counts up to), is written within
+// MaxDocumentSize and reads back.
+func TestLargestRecordingFits(t *testing.T) {
+	t.Parallel()
+	r := NewRecorder()
+	for i := range r.slots {
+		s := &r.slots[i]
+		s.kind, s.status = k5xx, uint16(500+i)
+		if i == len(r.slots)-1 {
+			s.status = 0
+		}
+		for b := range s.latency {
+			s.latency[b] = 1 << 24
+		}
+		for j := range s.ra {
+			s.ra[j] = raCount{seconds: int32(86400 - j), count: 1 << 28}
+		}
+		s.count = 1 << 28
+		s.nra = MaxRetryAfters
+	}
+	r.nslots = MaxOutcomes
+	r.attempts = 1<<32 - 1
+	for i := range r.runs {
+		r.runs[i] = 1
+	}
+	r.origin.Store(new(string))
+	var doc bytes.Buffer
+	if _, err := r.WriteTo(&doc); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the largest document: %d bytes (every bucket of 32 outcomes)", doc.Len())
+	if doc.Len() > MaxDocumentSize {
+		t.Errorf("the largest document takes %d bytes, more than MaxDocumentSize", doc.Len())
+	}
+	var v any
+	if err := json.Unmarshal(doc.Bytes(), &v); err != nil {
+		t.Fatal(err)
+	}
+}
