@@ -37,8 +37,8 @@ type replay struct {
 // replayed is one recorded outcome, made ready to replay.
 type replayed struct {
 	kind    traffic.Kind
-	status  int    // of a 429 or 5xx; 500 for 5xx's catch-all outcome
-	upTo    int64  // the failures' counts up to and including this one
+	status  int   // of a 429 or 5xx; 500 for 5xx's catch-all outcome
+	upTo    int64 // the failures' counts up to and including this one
 	latency histogram
 	after   []retryAfter // nil for no Retry-After, as for kinds other than 429 and 5xx
 	body    []byte       // the ErrorBody of a 429 or 5xx
