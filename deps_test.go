@@ -39,8 +39,9 @@ func TestDependencies(t *testing.T) {
 }
 
 // TestLayers checks that no package of this module imports one above it:
-// the rules of internal/ serve everything; the client comes next; the fake
-// builds on the client; the conformance kit checks deployments and the
+// the rules of internal/ serve everything; the client comes next; the
+// traffic recorder builds on it; the fake builds on both (it replays
+// recordings); the conformance kit checks deployments and the
 // mock from outside, through the fake's Go API, and so never imports the
 // mock; the mock serves the fake; commands and examples sit on top.
 func TestLayers(t *testing.T) {
@@ -56,14 +57,16 @@ func TestLayers(t *testing.T) {
 			return 0
 		case path == "":
 			return 1
-		case path == "/plantstoretest":
+		case path == "/traffic": // the recorder, in production: never the fake
 			return 2
-		case path == "/plantstoretest/conformance":
+		case path == "/plantstoretest":
 			return 3
-		case path == "/internal/mockserver":
+		case path == "/plantstoretest/conformance":
 			return 4
+		case path == "/internal/mockserver":
+			return 5
 		}
-		return 5 // commands and examples
+		return 6 // commands and examples
 	}
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./...").CombinedOutput()
 	if err != nil {

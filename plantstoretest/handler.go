@@ -31,6 +31,7 @@ type Handler struct {
 	logToTB     bool             // WithLogging
 	limiter     *rateLimiter     // nil without WithRateLimit
 	chaos       *chaos           // nil without WithChaos
+	replay      *replay          // nil without a Profile's Traffic
 	now         func() time.Time // time.Now, but for tests of the rate limit
 	profile     *Profile         // nil without WithProfile
 
@@ -102,6 +103,9 @@ func newHandler(c *config) *Handler {
 	if c.chaos > 0 {
 		h.chaos = &chaos{fraction: c.chaos, seed: c.chaosSeed}
 	}
+	if c.profile != nil && c.profile.Traffic != nil {
+		h.replay = newReplay(c.profile.Traffic, c.chaosSeed)
+	}
 	if len(c.plants) > 0 {
 		var seedErr *SeedError
 		if err := h.Seed(c.plants); errors.As(err, &seedErr) {
@@ -133,7 +137,8 @@ func (h *Handler) Plants() []plantstore.NewPlant {
 // faults not yet used (without reporting them), so that subtests can share a
 // server. A request held by a [Fault]'s Delay across Reset is answered as it
 // would have been, but stores nothing. [Request.Seq] and fault IDs go on
-// counting, and the states of [WithRateLimit] and [WithChaos] go on.
+// counting, and the states of [WithRateLimit], [WithChaos] and the replay
+// of a [Profile]'s Traffic go on.
 func (h *Handler) Reset() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -228,8 +233,8 @@ type answer struct {
 
 // arrive numbers and records req, and decides in ans who answers it: the
 // journal's [Budget] (see [Handler.enter]), the rate limit, the first
-// injected fault that matches, chaos, or the fake itself, which then
-// processes it, as does a fault with Store.
+// injected fault that matches, chaos, the replay of a profile's traffic, or
+// the fake itself, which then processes it, as does a fault with Store.
 func (h *Handler) arrive(ans *answer, req Request, op *operation, in input, rej *reply) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -256,6 +261,9 @@ func (h *Handler) arrive(ans *answer, req Request, op *operation, in input, rej 
 		ans.scripted, ans.fault = &sf.Fault, sf.describe()
 	} else if h.chaos != nil {
 		ans.scripted, ans.fault = h.chaos.next()
+	}
+	if ans.scripted == nil && h.replay != nil {
+		ans.scripted, ans.fault = h.replay.next()
 	}
 	if ans.scripted == nil || ans.scripted.Store {
 		ans.rep = h.process(op, in, rej, true)

@@ -59,8 +59,10 @@ type Request struct {
 	// Fault says what answered the request instead of the usual reply, or
 	// is "" when nothing did: an injected [Fault] as "#" followed by its
 	// [InjectedFault.ID] and what it does ("#3 Status 503, Header"); the rate
-	// limit of [WithRateLimit] as "rate limit"; and a fault chosen by
-	// [WithChaos] as "chaos: " followed by what it does ("chaos: 502").
+	// limit of [WithRateLimit] as "rate limit"; a fault chosen by
+	// [WithChaos] as "chaos: " followed by what it does ("chaos: 502"); and
+	// a failure replayed from a [Profile]'s Traffic as "traffic: " followed
+	// by its outcome ("traffic: 503 Retry-After 2").
 	Fault string
 	// Duration is how long the request took from Time until its reply
 	// began to be written (its status line; the body follows) or its

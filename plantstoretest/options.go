@@ -226,7 +226,20 @@ func WithRateLimit(n int, per time.Duration) Option {
 // [Fault] answers first takes no part in the decision. A chaos reply is
 // recorded with a [Request.Fault] that starts with "chaos: ", such as
 // "chaos: 503 Retry-After". fraction 0 turns chaos off and 1 answers every
-// request with a fault; outside 0 to 1 (or NaN) is invalid.
+// request with a fault; outside 0 to 1 (or NaN) is invalid. A request that
+// chaos lets through goes on to the replay of a [Profile]'s Traffic, if
+// any. WithChaos sets the seed as [WithChaosSeed] does.
 func WithChaos(fraction float64, seed int64) Option {
 	return func(c *config) { c.chaos, c.chaosSeed, c.chaosSet = fraction, seed, true }
+}
+
+// WithChaosSeed seeds the pseudo-random choices of [WithChaos] and of the
+// replay of a [Profile]'s Traffic (see [Profile]), as plantstore-mock
+// -chaos-seed does: with the same seed, the i-th request to reach the
+// choice gets the same fate in every run. Without it the seed is 0 (or
+// WithChaos's), so that a test replays the same sequence every time;
+// vary the seed to explore others. Of WithChaos and WithChaosSeed, the last
+// given wins.
+func WithChaosSeed(seed int64) Option {
+	return func(c *config) { c.chaosSeed = seed }
 }

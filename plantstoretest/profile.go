@@ -13,6 +13,7 @@ import (
 	"github.com/plantstore/plantstore-go"
 	"github.com/plantstore/plantstore-go/internal/strictjson"
 	"github.com/plantstore/plantstore-go/internal/wire"
+	"github.com/plantstore/plantstore-go/traffic"
 )
 
 // Profile makes the fake answer like a given deployment where the
@@ -35,6 +36,10 @@ import (
 // A profile changes replies only; the checks, and the order they run in,
 // stay the fake's (see the package documentation), and so does [Request.Invalid] in the
 // journal, which keeps the fake's own [ErrorBody].
+//
+// A profile may also hold the traffic a deployment answered, as
+// traffic.Recorder writes it: its fault mix, latencies and bursts, which
+// the fake then replays (see Traffic, and TRAFFIC.md beside this package).
 type Profile struct {
 	// Source says where the profile was observed, for people. At most
 	// [MaxProfileField] bytes.
@@ -52,6 +57,45 @@ type Profile struct {
 	AuthMalformed *ProfileReply `json:"auth_malformed,omitempty"`
 	// AuthInvalid is the reply to a bearer token other than the fake's.
 	AuthInvalid *ProfileReply `json:"auth_invalid,omitempty"`
+
+	// Traffic, if not nil, makes the fake answer with the recorded mix of a
+	// deployment, as package traffic's Recorder counted it, deterministic
+	// for the seed of [WithChaosSeed] (0 by default). Each request that no
+	// injected [Fault], rate limit or [WithChaos] answered first takes its
+	// fate from a two-state chain, so that failures come in runs of the
+	// recorded mean length (failures/runs) and make the recorded fraction
+	// of attempts; a failure's outcome is drawn by its count among the
+	// failures. Every request waits a latency drawn from its outcome's
+	// histogram (a bucket by its count, then log-uniform within it) before
+	// it is answered, successes included:
+	//
+	//   - "2xx": the fake's own reply.
+	//   - "429" and "5xx": that status, with a Retry-After drawn by its
+	//     counts (none where none was recorded), and an [ErrorBody] with
+	//     [CodeFault]; 5xx's catch-all outcome (status 0) as 500.
+	//   - "broken_after_send": the plant is stored, then the connection
+	//     dropped, as a Fault with Store and Drop: the consumer's path that
+	//     settles a maybe-created plant runs at the recorded rate.
+	//   - "broken_before_send": the connection dropped, nothing stored. A
+	//     server cannot fail a request before it was sent, so the client
+	//     sees a break after sending (and may retry, or settle).
+	//   - "attempt_timeout": the connection held for the top of the
+	//     recorded duration's bucket, then dropped: a client with the
+	//     deployment's attempt timeout times out first.
+	//   - "4xx" is not replayed: a 4xx answers what the request said (a
+	//     repeated id, a bad plant or token), which the fake's own checks
+	//     answer from what the consumer's test sends, as the rest of the
+	//     profile shapes them; a recorded 400 for a valid plant would fail
+	//     a test for a reason production never gives. The fake answers
+	//     such a request itself, after a 2xx latency.
+	//
+	// A replayed failure is recorded with a [Request.Fault] that starts
+	// with "traffic: ", such as "traffic: 503 Retry-After 3" or "traffic:
+	// broken_after_send"; a replayed success has none, and its wait shows
+	// in [Request.Duration]. The fake's own time adds to the drawn latency
+	// (none in a testing/synctest bubble). [Profile.Check] checks it as
+	// (*traffic.Recording).Check does.
+	Traffic *traffic.Recording `json:"traffic,omitempty"`
 }
 
 // ProfileReply is one reply of a [Profile], sent exactly as given.
@@ -72,8 +116,9 @@ type ProfileReply struct {
 
 // MaxProfileBody bounds the body of a [ProfileReply], MaxProfileField a
 // [Profile]'s Source and each reply's ContentType and Challenge, and
-// MaxProfileSize the JSON [ParseProfile] reads, in bytes: any profile
-// [Profile.Check] accepts loads again however encoding/json escapes it.
+// MaxProfileSize the JSON [ParseProfile] reads, in bytes, as
+// traffic.MaxDocumentSize bounds a recording: any profile [Profile.Check]
+// accepts loads again however encoding/json escapes it.
 //
 // MaxProfileReply bounds a DuplicateID reply once the plant's id and name
 // are put in for its placeholders: 1 MiB, the most the client reads. Within
@@ -86,7 +131,7 @@ type ProfileReply struct {
 const (
 	MaxProfileBody  = 16 << 10
 	MaxProfileField = 1 << 10
-	MaxProfileSize  = 512 << 10
+	MaxProfileSize  = traffic.MaxDocumentSize
 	MaxProfileReply = maxBodyBytes
 )
 
@@ -106,13 +151,29 @@ func WithProfile(p Profile) Option {
 	return func(c *config) { c.profile = &p }
 }
 
-// clone returns a copy of p that shares no reply with it.
+// clone returns a copy of p that shares no reply or traffic with it.
 func (p Profile) clone() Profile {
 	for _, r := range []**ProfileReply{&p.DuplicateID, &p.AuthMissing, &p.AuthMalformed, &p.AuthInvalid} {
 		if *r != nil {
 			c := **r
 			*r = &c
 		}
+	}
+	if t := p.Traffic; t != nil {
+		c := *t
+		c.Outcomes = append([]traffic.Outcome(nil), t.Outcomes...)
+		for i := range c.Outcomes {
+			o := &c.Outcomes[i]
+			o.Latency = append([]traffic.Bucket(nil), o.Latency...)
+			o.RetryAfter = append([]traffic.RetryAfter(nil), o.RetryAfter...)
+			if o.Code != nil {
+				code := *o.Code
+				o.Code = &code
+			}
+			// A RetryAfter's Seconds is never modified by the fake.
+		}
+		c.FailureRuns.Lengths = append([]traffic.RunLength(nil), t.FailureRuns.Lengths...)
+		p.Traffic = &c
 	}
 	return p
 }
@@ -155,16 +216,24 @@ func ParseProfile(data []byte) (Profile, error) {
 }
 
 // jsonKinds names the kinds of a Profile's fields as JSON does.
-var jsonKinds = map[reflect.Kind]string{reflect.Int: "an integer", reflect.String: "a string", reflect.Struct: "an object"}
+var jsonKinds = map[reflect.Kind]string{reflect.Int: "an integer", reflect.Int32: "an integer", reflect.Int64: "an integer",
+	reflect.Float64: "a number", reflect.String: "a string", reflect.Struct: "an object", reflect.Slice: "an array"}
 
-// maxProfileValues bounds the JSON values of a profile: it has at most 22
-// (the object, the source, and four replies of four fields), and an unknown
-// or repeated field, which comes first, is an error.
-const maxProfileValues = 64
+// maxProfileValues bounds the JSON values of a profile: at most 22 (the
+// object, the source, and four replies of four fields) and those of its
+// traffic, under 45,000 (see traffic.MaxOutcomes and what it bounds), and
+// an unknown or repeated field, which comes first, is an error.
+const maxProfileValues = 1 << 16
 
 // Check reports what makes p unusable, or nil: a status outside 400 to 499,
-// text over its limit or not UTF-8, a header value with a control character.
+// text over its limit or not UTF-8, a header value with a control character,
+// traffic that (*traffic.Recording).Check refuses.
 func (p *Profile) Check() error {
+	if p.Traffic != nil {
+		if err := p.Traffic.Check(); err != nil {
+			return fmt.Errorf("plantstoretest: profile: %w", err)
+		}
+	}
 	if err := checkText(p.Source, MaxProfileField); err != nil {
 		return fmt.Errorf("plantstoretest: profile: source %v", err)
 	}

@@ -293,3 +293,54 @@ func TestFlagMaxConns(t *testing.T) {
 	}
 	resp.Body.Close()
 }
+
+// TestFlagProfileTraffic checks that -profile replays a recording's
+// traffic, the same sequence for the same -chaos-seed, and that without
+// one the mock picks a seed and says which; and that the start-up line
+// shows the failures' rates.
+func TestFlagProfileTraffic(t *testing.T) {
+	t.Parallel()
+	profile := filepath.Join(t.TempDir(), "traffic.json")
+	lat := `"latency": [{"from_us": 1024, "to_us": 1116.68, "count": 10}]`
+	if err := os.WriteFile(profile, []byte(`{"source": "traffic.Recorder: https://plants.example.com", "traffic": {"attempts": 20,
+		"outcomes": [{"kind": "2xx", "status": 200, "count": 10, `+lat+`},
+		             {"kind": "5xx", "status": 503, "count": 10, `+lat+`, "retry_after": [{"seconds": 2, "count": 10}]}],
+		"failure_runs": {"runs": 5, "failures": 10, "lengths": [{"length": 2, "count": 5}]}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	faults := func(args ...string) (*mock, []string) {
+		m := startRun(t, nil, append([]string{"-addr", "127.0.0.1:0", "-profile", profile}, args...)...)
+		for i := 0; i < 20; i++ {
+			status, header, _ := m.create(t, i, plantstoretest.DefaultToken)
+			if status != 200 && (status != 503 || header.Get("Retry-After") != "2") {
+				t.Errorf("create %d: %d, Retry-After %q; want 200, or 503 with Retry-After 2", i, status, header.Get("Retry-After"))
+			}
+		}
+		var out []string
+		for _, e := range m.journal(t, "") {
+			f := ""
+			if e.Fault != nil {
+				f = *e.Fault
+			}
+			if f != "" && f != "traffic: 503 Retry-After 2" || (f == "") != (e.Status == 200) {
+				t.Errorf("journal entry %+v, want a 200, or a 503 journaled as traffic", e)
+			}
+			out = append(out, f)
+		}
+		return m, out
+	}
+	m, a := faults("-chaos-seed", "42")
+	_, b := faults("-chaos-seed", "42")
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Errorf("faults with -chaos-seed 42 differ between runs:\n%q\n%q", a, b)
+	}
+	if n := strings.Count(fmt.Sprint(a), "traffic: 503"); n == 0 || n == len(a) {
+		t.Errorf("faults %q: want some 503s and some 200s, of a traffic half 503", a)
+	}
+	if want := `traffic_attempts=20 traffic_failures="5xx 503 50%"`; !strings.Contains(m.stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, m.stderr.String())
+	}
+	if m, _ := faults(); !strings.Contains(m.stderr.String(), "-profile's traffic with a random seed; pass -chaos-seed") {
+		t.Errorf("stderr with -profile's traffic and no seed = %q, want the seed chosen", m.stderr.String())
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"context"
 	"errors"
 	"io"
@@ -70,7 +71,21 @@ func logProfile(log *slog.Logger, path string, p *plantstoretest.Profile) {
 			replies = append(replies, r.name)
 		}
 	}
-	log.Info("-profile in force", "profile", path, "source", source, "replies", strings.Join(replies, " "))
+	attrs := []any{"profile", path, "source", source, "replies", strings.Join(replies, " ")}
+	if t := p.Traffic; t != nil {
+		var failures []string
+		for _, o := range t.Outcomes {
+			if o.Kind.Failure() {
+				name := string(o.Kind)
+				if o.Status != 0 && o.Kind != "429" {
+					name += fmt.Sprintf(" %d", o.Status)
+				}
+				failures = append(failures, fmt.Sprintf("%s %.3g%%", name, 100*float64(o.Count)/float64(t.Attempts)))
+			}
+		}
+		attrs = append(attrs, "traffic_attempts", t.Attempts, "traffic_failures", strings.Join(failures, ", "))
+	}
+	log.Info("-profile in force", attrs...)
 }
 
 // maxSourceShown bounds the Source the -profile start-up line shows.

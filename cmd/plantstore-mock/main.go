@@ -31,9 +31,10 @@
 // On standard error it logs, in slog's text format (time=… level=… msg=…,
 // one handler for every line), start-up lines at every -log-level: whether
 // the control API is open, needs the admin token, or is off (on a
-// non-loopback address without an admin token), the -chaos seed it picked,
-// and the -profile in force (its file, its source without a password or
-// query, and which replies it sets; never a secret). At -log-level debug
+// non-loopback address without an admin token), the seed it picked for
+// -chaos or -profile's traffic, and the -profile in force (its file, its
+// source without a password or query, which replies it sets and the rates of
+// the failures its traffic replays; never a secret). At -log-level debug
 // only, it logs one line per request (method, path, status and duration;
 // never a token); at info, also its shutdown. A mock that cannot start
 // logs nothing: it says why in plain lines, as the flag package does.
@@ -147,8 +148,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 	f.logLevel = slog.LevelInfo
 	fs.Var(levelFlag{&f.logLevel}, "log-level", "log at `level` and above: debug (one line per API and control request), info (start-up and shutdown), warn or error")
 	fs.BoolVar(&f.healthcheck, "healthcheck", false, "check the health of the mock at -addr (GET /__plantstore/health, 1s at most) and exit: 0 healthy, 1 not; for a container's HEALTHCHECK")
-	fs.StringVar(&f.profilePath, "profile", "", "answer a repeated id and refused credentials as the profile in `file` says (written by plantstore-mock conformance -profile-out)")
-	fs.Int64Var(&f.chaosSeed, "chaos-seed", 0, "the `seed` of -chaos's choices; the same seed gives the same sequence (default a random seed, printed)")
+	fs.StringVar(&f.profilePath, "profile", "", "answer a repeated id and refused credentials as the profile in `file` says (written by plantstore-mock conformance -profile-out), "+
+		"and replay its traffic, the fault mix and latencies traffic.Recorder recorded")
+	fs.Int64Var(&f.chaosSeed, "chaos-seed", 0, "the `seed` of -chaos's choices and of the replay of -profile's traffic; the same seed gives the same sequence (default a random seed, printed)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, 0
@@ -249,7 +251,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if f.healthcheck {
 		return healthcheck(ctx, f.addr, stderr)
 	}
-	if f.chaos > 0 && !f.chaosSeeded {
+	random := (f.chaos > 0 || f.profile != nil && f.profile.Traffic != nil) && !f.chaosSeeded
+	if random {
 		f.chaosSeed = time.Now().UnixNano()
 	}
 	logger, always := newLoggers(stderr, f.logLevel)
@@ -297,8 +300,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	} else {
 		always.Info("serving HTTP/1.1 only: h2c needs a plantstore-mock built with Go 1.24 or later")
 	}
-	if f.chaos > 0 && !f.chaosSeeded {
+	switch {
+	case random && f.chaos > 0:
 		always.Info("-chaos with a random seed; pass -chaos-seed to repeat this run", "chaos", f.chaos, "chaos_seed", f.chaosSeed)
+	case random:
+		always.Info("-profile's traffic with a random seed; pass -chaos-seed to repeat this run", "chaos_seed", f.chaosSeed)
 	}
 	if f.profile != nil {
 		logProfile(always, f.profilePath, f.profile)
@@ -350,7 +356,7 @@ func handlerOptions(f *flags, logger *slog.Logger) []plantstoretest.Option {
 		opts = append(opts, plantstoretest.WithChaos(f.chaos, f.chaosSeed))
 	}
 	if f.profile != nil {
-		opts = append(opts, plantstoretest.WithProfile(*f.profile))
+		opts = append(opts, plantstoretest.WithProfile(*f.profile), plantstoretest.WithChaosSeed(f.chaosSeed))
 	}
 	return opts
 }

@@ -1,0 +1,232 @@
+package plantstoretest
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/plantstore/plantstore-go/traffic"
+)
+
+// replay makes the fake answer with the mix of a recorded deployment's
+// traffic: a [Profile]'s Traffic (see [WithProfile]). The Handler's mutex
+// guards it.
+//
+// Whether a request fails follows a two-state chain, so that failures come
+// in runs of the recorded mean length L = failures/runs: after a failure
+// the next request fails with probability 1-1/L (= 1-runs/failures), after
+// a success with runs/successes, which makes the failing fraction the
+// recorded one. A failure's outcome is drawn by its count among the
+// failures; a request's delay by its outcome's latency histogram, a bucket
+// by its count and then log-uniform within it; a 429's or 5xx's
+// Retry-After by its counts.
+type replay struct {
+	seed    uint64
+	n       uint64 // decisions made
+	failing bool   // the last decision was a failure
+	pFail   [2]float64
+	ok      *replayed // the 2xx outcome; nil if none was recorded
+	fails   []replayed
+	total   int64 // the failures' count: the last fails[i].upTo
+}
+
+// replayed is one recorded outcome, made ready to replay.
+type replayed struct {
+	kind    traffic.Kind
+	status  int   // of a 429 or 5xx; 500 for 5xx's catch-all outcome
+	upTo    int64 // the failures' counts up to and including this one
+	latency histogram
+	after   []retryAfter // nil for no Retry-After, as for kinds other than 429 and 5xx
+	body    []byte       // the ErrorBody of a 429 or 5xx
+}
+
+// histogram is a latency histogram: the buckets that hold any, in order.
+type histogram []span
+
+// span is a bucket of a histogram, from and to in microseconds, with the
+// counts up to and including it.
+type span struct {
+	from, to float64
+	upTo     int64
+}
+
+// retryAfter is a recorded Retry-After: header is nil for none.
+type retryAfter struct {
+	header http.Header
+	upTo   int64
+}
+
+// replaySalt keeps the replay's choices apart from [chaos]'s under the same
+// seed.
+const replaySalt = 0x7472_6166_6669_6321 // "traffic!"
+
+// newReplay makes rec, which rec.Check accepted, ready to replay with seed.
+func newReplay(rec *traffic.Recording, seed int64) *replay {
+	r := &replay{seed: uint64(seed) ^ replaySalt}
+	var ok []traffic.Bucket // of every 2xx outcome
+	for _, o := range rec.Outcomes {
+		if !o.Kind.Failure() {
+			ok = append(ok, o.Latency...)
+			continue
+		}
+		r.total += o.Count
+		p := replayed{kind: o.Kind, status: o.Status, upTo: r.total, latency: newHistogram(o.Latency)}
+		if o.Kind == traffic.Kind429 || o.Kind == traffic.Kind5xx {
+			if p.status == 0 { // the catch-all of the statuses past MaxOutcomes
+				p.status = http.StatusInternalServerError
+			}
+			p.body = replayBody(p.status)
+			var upTo int64
+			for _, ra := range o.RetryAfter {
+				upTo += ra.Count
+				a := retryAfter{upTo: upTo}
+				if ra.Seconds != nil {
+					a.header = http.Header{"Retry-After": {strconv.FormatInt(*ra.Seconds, 10)}}
+				}
+				p.after = append(p.after, a)
+			}
+		}
+		r.fails = append(r.fails, p)
+	}
+	if len(ok) > 0 {
+		sort.SliceStable(ok, func(i, j int) bool { return ok[i].FromUS < ok[j].FromUS })
+		r.ok = &replayed{kind: traffic.KindOK, latency: newHistogram(ok)}
+	}
+	// The chain: runs/successes after a success, 1-runs/failures after a
+	// failure, which makes failures/attempts fail and runs of mean length
+	// failures/runs.
+	if f, runs := rec.FailureRuns.Failures, rec.FailureRuns.Runs; f > 0 {
+		r.pFail = [2]float64{1, 1} // no success recorded
+		if s := rec.Attempts - f; s > 0 {
+			r.pFail = [2]float64{min(1, float64(runs)/float64(s)), 1 - float64(runs)/float64(f)}
+		}
+	}
+	return r
+}
+
+// newHistogram returns the histogram of buckets, in order, those of one
+// bucket merged.
+func newHistogram(buckets []traffic.Bucket) histogram {
+	var h histogram
+	var upTo int64
+	for _, b := range buckets {
+		upTo += b.Count
+		if n := len(h); n > 0 && h[n-1].from == b.FromUS {
+			h[n-1].upTo = upTo
+			continue
+		}
+		h = append(h, span{from: b.FromUS, to: b.ToUS, upTo: upTo})
+	}
+	return h
+}
+
+// next makes the next decision: a fault and its description for
+// [Request.Fault] ("traffic: 503"), or a fault with only a Delay and "" for
+// the fake's own reply after the recorded latency, or nil and "" for the
+// fake's own reply at once. The i-th decision depends on the seed and the
+// decisions before it only.
+func (r *replay) next() (*Fault, string) {
+	r.n++
+	x := mix64(r.seed ^ mix64(r.n))
+	u := func() float64 { // uniform in [0, 1)
+		x = mix64(x)
+		return float64(x>>11) / (1 << 53)
+	}
+	state := 0
+	if r.failing {
+		state = 1
+	}
+	r.failing = u() < r.pFail[state]
+	if !r.failing {
+		return r.success(u)
+	}
+	c := int64(u() * float64(r.total))
+	o := &r.fails[sort.Search(len(r.fails), func(i int) bool { return r.fails[i].upTo > c })]
+	switch o.kind {
+	case traffic.KindBrokenBeforeSend:
+		return &Fault{Drop: true, Delay: o.latency.sample(u)}, "traffic: " + string(o.kind)
+	case traffic.KindBrokenAfterSend:
+		return &Fault{Store: true, Drop: true, Delay: o.latency.sample(u)}, "traffic: " + string(o.kind)
+	case traffic.KindAttemptTimeout:
+		// The top of the recorded duration's bucket: a client with the
+		// deployment's attempt timeout, which the recorded duration
+		// reached, times out before the drop.
+		return &Fault{Drop: true, Delay: o.latency.top(u)}, "traffic: " + string(o.kind)
+	case traffic.Kind429, traffic.Kind5xx:
+		f := &Fault{Status: o.status, Body: o.body, Delay: o.latency.sample(u)}
+		desc := "traffic: " + strconv.Itoa(o.status)
+		if len(o.after) > 0 {
+			c := int64(u() * float64(o.after[len(o.after)-1].upTo))
+			f.Header = o.after[sort.Search(len(o.after), func(i int) bool { return o.after[i].upTo > c })].header
+			if f.Header != nil {
+				desc += " Retry-After " + f.Header.Get("Retry-After")
+			}
+		}
+		return f, desc
+	}
+	// A 4xx answers what the request said: the fake's own checks answer
+	// it, after a success's latency.
+	return r.success(u)
+}
+
+// success is the fake's own reply after a latency of the 2xx outcome.
+func (r *replay) success(u func() float64) (*Fault, string) {
+	if r.ok == nil {
+		return nil, ""
+	}
+	if d := r.ok.latency.sample(u); d > 0 {
+		return &Fault{Delay: d}, ""
+	}
+	return nil, ""
+}
+
+// sample draws a latency: a bucket by its count, then a point log-uniform
+// within it (uniform in a bucket that starts at 0). It is 0 for an empty
+// histogram.
+func (h histogram) sample(u func() float64) time.Duration {
+	b, ok := h.pick(u)
+	if !ok {
+		return 0
+	}
+	v := b.from * math.Pow(b.to/b.from, u())
+	if b.from <= 0 {
+		v = b.to * u()
+	}
+	return micros(v)
+}
+
+// top draws a bucket as sample does and returns its top.
+func (h histogram) top(u func() float64) time.Duration {
+	b, ok := h.pick(u)
+	if !ok {
+		return 0
+	}
+	return micros(b.to)
+}
+
+// pick draws a bucket by its count; ok is false for an empty histogram.
+func (h histogram) pick(u func() float64) (b span, ok bool) {
+	if len(h) == 0 {
+		return b, false
+	}
+	c := int64(u() * float64(h[len(h)-1].upTo))
+	return h[sort.Search(len(h), func(i int) bool { return h[i].upTo > c })], true
+}
+
+// micros converts v microseconds to a Duration, within a Duration's range.
+func micros(v float64) time.Duration {
+	if ns := v * 1e3; ns < float64(math.MaxInt64) {
+		return time.Duration(ns)
+	}
+	return math.MaxInt64
+}
+
+// replayBody is the ErrorBody of a replayed 429 or 5xx.
+func replayBody(status int) []byte {
+	b, _ := json.Marshal(ErrorBody{Code: CodeFault, Message: fmt.Sprintf("traffic: %d %s", status, http.StatusText(status))}) // cannot fail
+	return b
+}

@@ -1,0 +1,283 @@
+package plantstoretest
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/plantstore/plantstore-go/traffic"
+)
+
+// mix is a deployment's fault mix, the known one the tests script and then
+// look for in what the fake replays.
+type mix struct {
+	p503, p429, pBroken float64       // fractions of attempts
+	meanRun             float64       // mean length of a run of failures
+	median              time.Duration // of the lognormal latency of every outcome
+	p99OverP50          float64
+}
+
+// knownMix is issue 29's example: 1 % 503, 0.5 % 429 with Retry-After 1 to
+// 5 s, 0.2 % broken after sending, lognormal latency with p99 = 20 × p50,
+// failures in runs of mean length 4.
+var knownMix = mix{p503: 0.01, p429: 0.005, pBroken: 0.002, meanRun: 4, median: 20 * time.Millisecond, p99OverP50: 20}
+
+// faults returns n Faults that script m, one per attempt in the order they
+// arrive, from a generator seeded with seed, and the delay of each.
+func (m mix) faults(n int, seed uint64) []Fault {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	fail := m.p503 + m.p429 + m.pBroken
+	p11 := 1 - 1/m.meanRun
+	p01 := fail * (1 - p11) / (1 - fail)
+	sigma := math.Log(m.p99OverP50) / 2.3263478740408408 // the 99th percentile of N(0, 1)
+	out := make([]Fault, n)
+	failing := false
+	for i := range out {
+		if failing {
+			failing = rng.Float64() < p11
+		} else {
+			failing = rng.Float64() < p01
+		}
+		f := Fault{Delay: time.Duration(float64(m.median) * math.Exp(sigma*rng.NormFloat64()))}
+		if failing {
+			switch x := rng.Float64() * fail; {
+			case x < m.p503:
+				f.Status = http.StatusServiceUnavailable
+			case x < m.p503+m.p429:
+				f.Status = http.StatusTooManyRequests
+				f.Header = http.Header{"Retry-After": {fmt.Sprint(1 + rng.IntN(5))}}
+			default:
+				f.Store, f.Drop = true, true
+			}
+		}
+		out[i] = f
+	}
+	return out
+}
+
+// testRecording is a recording of a million attempts of knownMix's kind,
+// built directly, with a catch-all 5xx and every failure kind but 4xx
+// (which TestReplayEdges checks).
+func testRecording(t *testing.T) *traffic.Recording {
+	t.Helper()
+	hist := func(d ...time.Duration) []traffic.Bucket {
+		var out []traffic.Bucket
+		for _, d := range d {
+			from, to := traffic.BucketBounds(traffic.BucketOf(d))
+			out = append(out, traffic.Bucket{FromUS: from, ToUS: to, Count: 1000})
+		}
+		return out
+	}
+	secs := func(s int64) *int64 { return &s }
+	const ok = 1_000_000 - 19_000
+	rec := &traffic.Recording{
+		Attempts: 1_000_000,
+		Outcomes: []traffic.Outcome{
+			{Kind: traffic.KindOK, Status: 200, Count: ok, Latency: []traffic.Bucket{{FromUS: 1024, ToUS: 1116.68, Count: ok / 2}, {FromUS: 16384, ToUS: 17866.94, Count: ok / 2}}},
+			{Kind: traffic.Kind429, Status: 429, Count: 4000, Latency: hist(time.Millisecond, 2*time.Millisecond, 3*time.Millisecond, 4*time.Millisecond),
+				RetryAfter: []traffic.RetryAfter{{Seconds: nil, Count: 1000}, {Seconds: secs(3), Count: 3000}}},
+			{Kind: traffic.Kind5xx, Count: 1000, Latency: hist(time.Millisecond), RetryAfter: []traffic.RetryAfter{{Count: 1000}}},
+			{Kind: traffic.Kind5xx, Status: 503, Count: 10000, Latency: hist(10*time.Millisecond, 20*time.Millisecond, 30*time.Millisecond, 40*time.Millisecond,
+				50*time.Millisecond, 60*time.Millisecond, 70*time.Millisecond, 80*time.Millisecond, 90*time.Millisecond, 100*time.Millisecond),
+				RetryAfter: []traffic.RetryAfter{{Seconds: secs(1), Count: 10000}}},
+			{Kind: traffic.KindBrokenBeforeSend, Count: 1000, Latency: hist(100 * time.Microsecond)},
+			{Kind: traffic.KindBrokenAfterSend, Count: 2000, Latency: hist(time.Second, 2*time.Second)},
+			{Kind: traffic.KindAttemptTimeout, Count: 1000, Latency: hist(5 * time.Second)},
+		},
+		FailureRuns: traffic.Runs{Runs: 4750, Failures: 19000, Lengths: []traffic.RunLength{{Length: 4, Count: 4750}}},
+	}
+	if err := rec.Check(); err != nil {
+		t.Fatalf("the test's recording: %v", err)
+	}
+	return rec
+}
+
+// decision is one replay decision, in a form cmp can compare.
+type decision struct {
+	Desc   string
+	Delay  time.Duration
+	Status int
+	Retry  string
+	Store  bool
+	Drop   bool
+}
+
+func replayDecisions(rec *traffic.Recording, seed int64, n int) []decision {
+	r := newReplay(rec, seed)
+	out := make([]decision, n)
+	for i := range out {
+		f, desc := r.next()
+		if f == nil {
+			f = &Fault{}
+		}
+		out[i] = decision{desc, f.Delay, f.Status, f.Header.Get("Retry-After"), f.Store, f.Drop}
+	}
+	return out
+}
+
+// TestReplaySameSeedSameSequence checks that a replay's decisions depend
+// on its seed only: the same seed gives the same sequence, another seed
+// another.
+func TestReplaySameSeedSameSequence(t *testing.T) {
+	t.Parallel()
+	rec := testRecording(t)
+	const n = 20_000
+	first := replayDecisions(rec, 7, n)
+	if diff := cmp.Diff(first, replayDecisions(rec, 7, n)); diff != "" {
+		t.Errorf("seed 7 twice: different decisions (-first +second):\n%s", diff)
+	}
+	if cmp.Equal(first, replayDecisions(rec, 8, n)) {
+		t.Errorf("seeds 7 and 8 made the same %d decisions", n)
+	}
+}
+
+// TestReplayDecisions checks, over many decisions of one seed, that the
+// replay acts out each recorded outcome as WithProfile's Traffic says, at
+// its recorded rate, with failures in runs of the recorded mean length,
+// latencies within their outcome's buckets and Retry-After by its counts.
+func TestReplayDecisions(t *testing.T) {
+	t.Parallel()
+	rec := testRecording(t)
+	const n = 1_000_000
+	got := replayDecisions(rec, 1, n)
+	count := map[string]int{}
+	retry := map[string]int{}
+	var okDelays []time.Duration
+	runs, failures, run := 0, 0, 0
+	for i, d := range got {
+		kind := d.Desc
+		switch {
+		case d.Desc == "" && d.Status == 0 && !d.Drop:
+			kind = "ok" // a success, or a 4xx answered by the fake
+			okDelays = append(okDelays, d.Delay)
+		case d.Desc == "traffic: broken_after_send" && d.Store && d.Drop,
+			d.Desc == "traffic: broken_before_send" && !d.Store && d.Drop:
+		case d.Desc == "traffic: attempt_timeout" && !d.Store && d.Drop:
+			if from, to := traffic.BucketBounds(traffic.BucketOf(5 * time.Second)); d.Delay != micros(to) {
+				t.Errorf("decision %d: attempt_timeout after %v, want the top of its bucket [%vµs, %vµs)", i, d.Delay, from, to)
+			}
+		case d.Status == 429 || d.Status >= 500:
+			kind = fmt.Sprint(d.Status)
+			retry[kind+" "+d.Retry]++
+			if want := fmt.Sprintf("traffic: %d", d.Status); d.Retry != "" {
+				want += " Retry-After " + d.Retry
+				if d.Desc != want {
+					t.Errorf("decision %d: %q, want %q", i, d.Desc, want)
+				}
+			}
+		default:
+			t.Fatalf("decision %d: %+v is no replayed outcome", i, d)
+		}
+		count[kind]++
+		if kind != "ok" {
+			failures++
+			if run == 0 {
+				runs++
+			}
+			run++
+		} else {
+			run = 0
+		}
+	}
+	want := map[string]float64{"ok": 981_000, "429": 4000, "500": 1000, "503": 10000,
+		"traffic: broken_before_send": 1000, "traffic: broken_after_send": 2000, "traffic: attempt_timeout": 1000}
+	for kind, w := range want {
+		// 4.4 standard deviations: the counts are of one fixed sequence,
+		// which this bound accepts with room.
+		if c := float64(count[kind]); math.Abs(c-w) > 4.4*math.Sqrt(w)+1 {
+			t.Errorf("%s: %v of %d decisions, want %v ± %.0f", kind, c, n, w, 4.4*math.Sqrt(w))
+		}
+	}
+	if mean := float64(failures) / float64(runs); math.Abs(mean-4) > 0.2 {
+		t.Errorf("mean failure run %.2f (%d failures in %d runs), want 4 ± 0.2", mean, failures, runs)
+	}
+	if f := float64(retry["429 3"]) / float64(count["429"]); math.Abs(f-0.75) > 0.03 {
+		t.Errorf("429 with Retry-After 3: %.3f, want 0.75 (the rest none): %v", f, retry)
+	}
+	if retry["500 "] != count["500"] || retry["503 1"] != count["503"] {
+		t.Errorf("Retry-After of the 5xx: %v, want none on 500, 1 on 503", retry)
+	}
+	sort.Slice(okDelays, func(i, j int) bool { return okDelays[i] < okDelays[j] })
+	lo, hi := okDelays[0], okDelays[len(okDelays)-1]
+	if lo < 1024*time.Microsecond || hi >= 17867*time.Microsecond {
+		t.Errorf("success delays from %v to %v, want within the recorded buckets [1024µs, 1116.68µs) and [16384µs, 17866.94µs)", lo, hi)
+	}
+	if mid := okDelays[len(okDelays)/2]; mid > 1117*time.Microsecond && mid < 16384*time.Microsecond {
+		t.Errorf("median success delay %v: half the successes should fall in each bucket", mid)
+	}
+}
+
+// TestReplayEdges checks recordings that are not a mix: no failures, only
+// failures, nothing at all.
+func TestReplayEdges(t *testing.T) {
+	t.Parallel()
+	lat := []traffic.Bucket{{FromUS: 1024, ToUS: 1116.68, Count: 10}}
+	tests := []struct {
+		name string
+		rec  traffic.Recording
+		want string // every decision's description
+	}{
+		{"empty", traffic.Recording{}, ""},
+		{"no failures", traffic.Recording{Attempts: 10, Outcomes: []traffic.Outcome{{Kind: traffic.KindOK, Status: 200, Count: 10, Latency: lat}}}, ""},
+		{"only failures", traffic.Recording{Attempts: 10,
+			Outcomes:    []traffic.Outcome{{Kind: traffic.KindBrokenBeforeSend, Count: 10, Latency: lat}},
+			FailureRuns: traffic.Runs{Runs: 1, Failures: 10, Lengths: []traffic.RunLength{{Length: 10, Count: 1}}}}, "traffic: broken_before_send"},
+		{"only 4xx, which the fake answers", traffic.Recording{Attempts: 10,
+			Outcomes:    []traffic.Outcome{{Kind: traffic.Kind4xx, Status: 404, Count: 10, Latency: lat}},
+			FailureRuns: traffic.Runs{Runs: 1, Failures: 10, Lengths: []traffic.RunLength{{Length: 10, Count: 1}}}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.rec.Check(); err != nil {
+				t.Fatal(err)
+			}
+			for i, d := range replayDecisions(&tt.rec, 3, 100) {
+				if d.Desc != tt.want {
+					t.Fatalf("decision %d: %q, want %q", i, d.Desc, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// TestProfileTraffic checks that a profile document with traffic loads,
+// that a profile's Check refuses traffic that traffic's Check refuses,
+// and that WithProfile copies the traffic.
+func TestProfileTraffic(t *testing.T) {
+	t.Parallel()
+	doc := `{"source": "traffic.Recorder: https://plants.example.com", "traffic": {"attempts": 3,
+	  "outcomes": [{"kind": "2xx", "status": 200, "count": 2, "latency": [{"from_us": 1024, "to_us": 1116.68, "count": 2}]},
+	               {"kind": "5xx", "status": 503, "count": 1, "latency": [{"from_us": 1024, "to_us": 1116.68, "count": 1}],
+	                "retry_after": [{"seconds": 2, "count": 1}]}],
+	  "failure_runs": {"runs": 1, "failures": 1, "lengths": [{"length": 1, "count": 1}]}}}`
+	p, err := ParseProfile([]byte(doc))
+	if err != nil {
+		t.Fatalf("ParseProfile: %v", err)
+	}
+	if p.Traffic == nil || p.Traffic.Attempts != 3 || len(p.Traffic.Outcomes) != 2 {
+		t.Fatalf("ParseProfile: traffic %+v, want the document's", p.Traffic)
+	}
+	for _, tt := range []struct{ edit, want string }{
+		{`"attempts": 3`, `"attempts": 4`},
+		{`"kind": "5xx"`, `"kind": "6xx"`},
+		{`"runs": 1, "failures": 1`, `"runs": 1, "failures": 1, "rate": 2`},
+	} {
+		bad := strings.Replace(doc, tt.edit, tt.want, 1)
+		if _, err := ParseProfile([]byte(bad)); err == nil || !strings.HasPrefix(err.Error(), "plantstoretest: profile: ") {
+			t.Errorf("ParseProfile with %s: %v, want an error that starts with %q", tt.want, err, "plantstoretest: profile: ")
+		}
+	}
+
+	opt := WithProfile(p)
+	p.Traffic.Outcomes[1].Latency[0].Count = 7
+	c := newConfig([]Option{opt})
+	if got := c.profile.Traffic.Outcomes[1].Latency[0].Count; got != 1 {
+		t.Errorf("WithProfile shares its traffic with the caller: a change after it shows (count %d, want 1)", got)
+	}
+}
