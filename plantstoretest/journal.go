@@ -230,6 +230,54 @@ func (h *Handler) entry(i int) *Request {
 	return &h.requests[(h.head+i)%len(h.requests)]
 }
 
+// answer is what [Handler.arrive] decided for a request.
+type answer struct {
+	seq      uint64 // the request's Seq
+	gen      int    // the state's generation (see [Handler.Reset])
+	fault    string // what answered instead of the usual reply, as in Request.Fault
+	scripted *Fault // the fault to act out, or nil to send rep
+	rep      reply  // the reply, once worked out (status 0 until then): the operation done, or its refusal
+}
+
+// arrive numbers and records req, and decides in ans who answers it: the
+// journal's [Budget] (see [Handler.enter]), the rate limit, the first
+// injected fault that matches, chaos, the replay of a profile's traffic, or
+// the fake itself, which then processes it, as does a fault with Store.
+func (h *Handler) arrive(ans *answer, req Request, op *operation, in input, rej *reply) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	entry, full := h.enter(req)
+	if full != nil {
+		ans.rep = *full
+		return
+	}
+	req.Seq = entry.Seq
+	ans.seq, ans.gen = entry.Seq, h.gen
+	defer func() {
+		entry.Fault = ans.fault
+		h.record(entry)
+	}()
+
+	if h.limiter != nil {
+		if wait, ok := h.limiter.take(h.now()); !ok {
+			ans.fault, ans.rep = "rate limit", h.limiter.reply(wait)
+			return
+		}
+	}
+	sf := h.takeFault(req)
+	if sf != nil {
+		ans.scripted, ans.fault = &sf.Fault, sf.describe()
+	} else if h.chaos != nil {
+		ans.scripted, ans.fault = h.chaos.next()
+	}
+	if ans.scripted == nil && h.replay != nil {
+		ans.scripted, ans.fault = h.replay.next()
+	}
+	if ans.scripted == nil || ans.scripted.Store {
+		ans.rep = h.process(op, in, rej, true)
+	}
+}
+
 // enter numbers req and returns it as the journal keeps it: a copy, for
 // Fault.Match sees the plant whole, with the plant's name and tag cut like
 // the body. If h's [Budget] has no room for the entry, enter returns the
