@@ -235,7 +235,8 @@ func TestRetryBudgetDenied(t *testing.T) {
 			if info.Attempts != 1 {
 				t.Errorf("the call made %d attempts, want 1", info.Attempts)
 			}
-			want := []Attempt{{Number: 1, StatusCode: tt.status, RetryDenied: true, MaybeSent: tt.status == 0}} // a dropped connection got no answer after sending
+			// The dropped connection had the request sent: MaybeSent.
+			want := []Attempt{{Number: 1, StatusCode: tt.status, RetryDenied: true, MaybeSent: tt.status == 0}}
 			mu.Lock()
 			defer mu.Unlock()
 			if diff := cmp.Diff(want, attempts); diff != "" {

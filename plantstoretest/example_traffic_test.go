@@ -36,8 +36,8 @@ func ExampleProfile_traffic() {
 				t.Fatal(err)
 			}
 			srv := plantstoretest.NewServer(t, plantstoretest.WithInMemoryNetwork(), plantstoretest.WithProfile(p), plantstoretest.WithChaosSeed(1))
-			client := srv.ProductionClient()
-
+			client := srv.ProductionClient() // or your code, given srv.URL and srv.HTTPClient()
+			// … 1,000 creates through client, counting in slow those over 2s; then:
 			slow, failed, maybe := 0, 0, 0
 			for i := range 1000 {
 				start := time.Now()

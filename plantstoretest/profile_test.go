@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/plantstore/plantstore-go"
 	"github.com/plantstore/plantstore-go/plantstoretest"
+	"github.com/plantstore/plantstore-go/traffic"
 )
 
 var testProfile = plantstoretest.Profile{
@@ -305,9 +306,10 @@ func TestWithProfileReplyBound(t *testing.T) {
 
 // TestProfileLargestLoads writes the largest profile Check accepts, every
 // byte one that encoding/json escapes to 6 (a control character; markup,
-// which a header may hold, when HTML is escaped), as it writes it, and
-// checks that ParseProfile reads it back: any profile Check accepts, a
-// report's included, loads.
+// which a header may hold, when HTML is escaped), with the largest traffic,
+// as it writes it, and checks that ParseProfile reads it back, and
+// traffic.Read (plantstore-mock drift) its traffic: any profile Check
+// accepts, a report's or a recording's included, loads in both.
 func TestProfileLargestLoads(t *testing.T) {
 	t.Parallel()
 	reply := func() *plantstoretest.ProfileReply {
@@ -321,6 +323,7 @@ func TestProfileLargestLoads(t *testing.T) {
 	largest := plantstoretest.Profile{
 		Source:      strings.Repeat("\x01", plantstoretest.MaxProfileField),
 		DuplicateID: reply(), AuthMissing: reply(), AuthMalformed: reply(), AuthInvalid: reply(),
+		Traffic: largestTraffic(),
 	}
 	if err := largest.Check(); err != nil {
 		t.Fatalf("the largest profile: %v", err)
@@ -343,8 +346,12 @@ func TestProfileLargestLoads(t *testing.T) {
 		{"indented", encoded(true, "  ")},
 		{"indented, HTML not escaped", encoded(false, "  ")},
 	} {
+		t.Logf("%s: %d bytes", tt.name, len(tt.data))
 		if _, err := plantstoretest.ParseProfile(tt.data); err != nil {
 			t.Errorf("%s, %d bytes: %v", tt.name, len(tt.data), err)
+		}
+		if _, err := traffic.Read(bytes.NewReader(tt.data)); err != nil {
+			t.Errorf("%s, %d bytes: traffic.Read: %v", tt.name, len(tt.data), err)
 		}
 	}
 	// Each limit holds: a byte more is refused, and so is text JSON cannot
@@ -370,4 +377,46 @@ func TestProfileLargestLoads(t *testing.T) {
 			t.Errorf("%s: Check() = %v, want an error containing %q", tt.name, err, tt.want)
 		}
 	}
+}
+
+// largestTraffic returns the largest traffic Check accepts: every outcome
+// (traffic.MaxOutcomes, all 5xx, the catch-all first), each with every
+// latency bucket and traffic.MaxRetryAfters values, every run length, and
+// counts of as many digits as traffic.MaxCount leaves them.
+func largestTraffic() *traffic.Recording {
+	const outcomes = traffic.MaxOutcomes
+	per := int64(traffic.MaxCount / outcomes) // each outcome's count
+	// split returns per in n counts that sum to it.
+	split := func(n int) []int64 {
+		out := make([]int64, n)
+		for i := range out {
+			out[i] = per / int64(n)
+		}
+		out[n-1] += per % int64(n)
+		return out
+	}
+	rec := &traffic.Recording{Attempts: per * outcomes}
+	for i := range outcomes {
+		o := traffic.Outcome{Kind: traffic.Kind5xx, Count: per}
+		if i > 0 {
+			o.Status = 499 + i
+		}
+		for b, n := range split(traffic.NumBuckets) {
+			from, to := traffic.BucketBounds(b)
+			o.Latency = append(o.Latency, traffic.Bucket{FromUS: from, ToUS: to, Count: n})
+		}
+		for r, n := range split(traffic.MaxRetryAfters) {
+			s := int64(traffic.MaxRetryAfterSeconds - traffic.MaxRetryAfters + 1 + r)
+			o.RetryAfter = append(o.RetryAfter, traffic.RetryAfter{Seconds: &s, Count: n})
+		}
+		rec.Outcomes = append(rec.Outcomes, o)
+	}
+	fr := &rec.FailureRuns
+	fr.Failures = rec.Attempts
+	each := fr.Failures / (traffic.MaxRunLength * (traffic.MaxRunLength + 1) / 2)
+	for l := 1; l <= traffic.MaxRunLength; l++ {
+		fr.Lengths = append(fr.Lengths, traffic.RunLength{Length: l, Count: each})
+		fr.Runs += each
+	}
+	return rec
 }

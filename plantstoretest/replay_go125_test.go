@@ -8,13 +8,15 @@ package plantstoretest
 // a second of wall time, and the fake's own time is none.
 
 import (
-	"cmp"
+	"bytes"
 	"context"
+	"flag"
 	"fmt"
+	"maps"
 	"math"
+	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -25,153 +27,18 @@ import (
 	"github.com/plantstore/plantstore-go/traffic"
 )
 
-// tally counts the attempts of calls made one at a time, as traffic's
-// Recorder counts them, into a traffic.Recording: each attempt's outcome,
-// latency and Retry-After, and the runs of failures. It takes every
-// transport failure for one after sending, which are the only ones the
-// tests here provoke.
-type tally struct {
-	mu       sync.Mutex
-	start    time.Time
-	attempts []attempt
-}
-
-type attempt struct {
-	kind       traffic.Kind
-	status     int
-	retryAfter *int64
-	latency    time.Duration
-}
-
-func (ta *tally) hooks() plantstore.Hooks {
-	return plantstore.Hooks{
-		AttemptStart: func(ctx context.Context, _ *plantstore.CallInfo, _ plantstore.Attempt) context.Context {
-			ta.mu.Lock()
-			ta.start = time.Now()
-			ta.mu.Unlock()
-			return nil
-		},
-		AttemptEnd: func(_ context.Context, _ *plantstore.CallInfo, a plantstore.Attempt) {
-			ta.mu.Lock()
-			defer ta.mu.Unlock()
-			at := attempt{status: a.StatusCode, latency: time.Since(ta.start)}
-			switch s := a.StatusCode; {
-			case a.Err != nil:
-				at.kind, at.status = traffic.KindBrokenAfterSend, 0
-			case s < 300:
-				at.kind = traffic.KindOK
-			case s == 429, s >= 500:
-				at.kind = traffic.Kind429
-				if s >= 500 {
-					at.kind = traffic.Kind5xx
-				}
-				if a.RetryAfter > 0 {
-					secs := int64(a.RetryAfter / time.Second)
-					at.retryAfter = &secs
-				}
-			default:
-				at.kind = traffic.Kind4xx
-			}
-			ta.attempts = append(ta.attempts, at)
-		},
-	}
-}
-
-// recording returns what ta counted.
-func (ta *tally) recording(t *testing.T) *traffic.Recording {
-	t.Helper()
-	order := []traffic.Kind{traffic.KindOK, traffic.Kind4xx, traffic.Kind429, traffic.Kind5xx,
-		traffic.KindBrokenBeforeSend, traffic.KindBrokenAfterSend, traffic.KindAttemptTimeout}
-	type key struct {
-		kind   traffic.Kind
-		status int
-	}
-	type counts struct {
-		buckets map[int]int64
-		after   map[int64]int64 // -1 for none
-	}
-	by := map[key]*counts{}
-	rec := &traffic.Recording{Attempts: int64(len(ta.attempts))}
-	run := 0
-	lengths := map[int]int64{}
-	for _, a := range ta.attempts {
-		k := key{a.kind, a.status}
-		c := by[k]
-		if c == nil {
-			c = &counts{buckets: map[int]int64{}, after: map[int64]int64{}}
-			by[k] = c
-		}
-		c.buckets[traffic.BucketOf(a.latency)]++
-		if a.kind == traffic.Kind429 || a.kind == traffic.Kind5xx {
-			s := int64(-1)
-			if a.retryAfter != nil {
-				s = *a.retryAfter
-			}
-			c.after[s]++
-		}
-		if a.kind.Failure() {
-			rec.FailureRuns.Failures++
-			run++
-		} else if run > 0 {
-			lengths[run]++
-			run = 0
-		}
-	}
-	if run > 0 {
-		lengths[run]++
-	}
-	for l, n := range lengths {
-		rec.FailureRuns.Runs += n
-		rec.FailureRuns.Lengths = append(rec.FailureRuns.Lengths, traffic.RunLength{Length: l, Count: n})
-	}
-	slices.SortFunc(rec.FailureRuns.Lengths, func(a, b traffic.RunLength) int { return a.Length - b.Length })
-	for k, c := range by {
-		o := traffic.Outcome{Kind: k.kind, Status: k.status}
-		for i, n := range c.buckets {
-			from, to := traffic.BucketBounds(i)
-			o.Latency = append(o.Latency, traffic.Bucket{FromUS: from, ToUS: to, Count: n})
-			o.Count += n
-		}
-		slices.SortFunc(o.Latency, func(a, b traffic.Bucket) int { return cmp.Compare(a.FromUS, b.FromUS) })
-		for s, n := range c.after {
-			ra := traffic.RetryAfter{Count: n}
-			if s >= 0 {
-				ra.Seconds = &s
-			}
-			o.RetryAfter = append(o.RetryAfter, ra)
-		}
-		slices.SortFunc(o.RetryAfter, func(a, b traffic.RetryAfter) int {
-			return cmp.Compare(deref(a.Seconds, -1), deref(b.Seconds, -1))
-		})
-		rec.Outcomes = append(rec.Outcomes, o)
-	}
-	slices.SortFunc(rec.Outcomes, func(a, b traffic.Outcome) int {
-		return cmp.Or(cmp.Compare(slices.Index(order, a.Kind), slices.Index(order, b.Kind)), a.Status-b.Status)
-	})
-	if err := rec.Check(); err != nil {
-		t.Fatalf("the tally's recording: %v", err)
-	}
-	return rec
-}
-
-func deref(p *int64, none int64) int64 {
-	if p == nil {
-		return none
-	}
-	return *p
-}
-
 // runCalls makes calls creates, one at a time, with a production client
-// against a fake in the bubble with opts and faults injected, and returns
-// what a tally counted and the fake's journal.
-func runCalls(t *testing.T, calls int, faults []Fault, opts ...Option) (*traffic.Recording, []Request) {
+// against a fake in the bubble with opts and faults injected, records them
+// as a service would, with a traffic.Recorder through the client's hooks,
+// and returns the recording as WriteTo writes it and the fake's journal.
+func runCalls(t *testing.T, calls int, faults []Fault, opts ...Option) ([]byte, []Request) {
 	t.Helper()
 	s := NewServer(t, append(opts, WithInMemoryNetwork())...)
 	for _, f := range faults {
 		s.Inject(f)
 	}
-	ta := &tally{}
-	client := s.ProductionClient(plantstore.WithHooks(ta.hooks()))
+	rec := traffic.NewRecorder()
+	client := s.ProductionClient(plantstore.WithHooks(rec.Hooks()))
 	for i := range calls {
 		_, _ = client.CreatePlant(context.Background(), plantstore.NewPlant{ID: int64(i + 1), Name: "Fern"})
 	}
@@ -179,7 +46,46 @@ func runCalls(t *testing.T, calls int, faults []Fault, opts ...Option) (*traffic
 		t.Fatalf("the calls used up all %d scripted faults: script more", len(faults))
 	}
 	s.ClearFaults()
-	return ta.recording(t), s.Requests()
+	var doc bytes.Buffer
+	if _, err := rec.WriteTo(&doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Bytes(), s.Requests()
+}
+
+// parse loads a recording as a consumer does: the document, as it is,
+// through ParseProfile.
+func parse(t *testing.T, doc []byte) Profile {
+	t.Helper()
+	p, err := ParseProfile(doc)
+	if err != nil {
+		t.Fatalf("ParseProfile of the Recorder's document: %v", err)
+	}
+	return p
+}
+
+// ownTime returns the most time the fake added to the delays it was given,
+// the i-th request's in delays[i]: its own time, which the bubble makes
+// none.
+func ownTime(journal []Request, delays []time.Duration) time.Duration {
+	var own time.Duration
+	for i, r := range journal {
+		own = max(own, r.Duration-delays[i])
+	}
+	return own
+}
+
+// replayDelays returns the delays that a replay of rec with seed gives its
+// first n requests.
+func replayDelays(rec *traffic.Recording, seed int64, n int) []time.Duration {
+	r := newReplay(rec, seed)
+	out := make([]time.Duration, n)
+	for i := range out {
+		if f, _ := r.next(); f != nil {
+			out[i] = f.Delay
+		}
+	}
+	return out
 }
 
 // quantile reads the q-quantile of a histogram, log-linearly within its
@@ -212,7 +118,8 @@ func outcomeName(o traffic.Outcome) string {
 // fidelity compares a replay's recording with the recording it replayed,
 // by issue 29's bars, and returns what missed them and the relative
 // differences of the 2xx latency's p50, p95 and p99 and of the mean
-// failure run, with every figure in the log.
+// failure run, with every figure in the log. traffic.Compare reporting
+// anything is a miss too.
 func fidelity(t *testing.T, prod, replayed *traffic.Recording) (misses []string, diffs [4]float64) {
 	t.Helper()
 	count := func(r *traffic.Recording) map[string]int64 {
@@ -231,13 +138,7 @@ func fidelity(t *testing.T, prod, replayed *traffic.Recording) (misses []string,
 	for n := range b {
 		names[n] = true
 	}
-	for _, n := range slices.Sorted(func(yield func(string) bool) {
-		for n := range names {
-			if !yield(n) {
-				return
-			}
-		}
-	}) {
+	for _, n := range slices.Sorted(maps.Keys(names)) {
 		pa, pb := float64(a[n])/na, float64(b[n])/nb
 		p := float64(a[n]+b[n]) / (na + nb)
 		// The 99.9 % interval of the difference of two rates of that size.
@@ -272,16 +173,47 @@ func fidelity(t *testing.T, prod, replayed *traffic.Recording) (misses []string,
 	if math.Abs(diffs[3]) > 0.20 {
 		misses = append(misses, "mean failure run")
 	}
+	for _, c := range traffic.Compare(prod, replayed) {
+		t.Logf("drift: %v", c)
+		misses = append(misses, "drift: "+c.Subject)
+	}
 	return misses, diffs
 }
 
-// TestReplayFidelity is issue 29's fidelity measure: 10,000 calls of a
-// production client recorded against a fake scripted with the known mix,
-// then 10,000 calls recorded against a fake that replays that recording.
-// Every outcome's rate must be within its 99.9 % sampling interval, the
-// 2xx latency's p50, p95 and p99 within ±10 % (the fake's own time, which
-// the bubble makes none, checked to be none), and the mean failure run
-// within ±20 %.
+// recordAndReplay is issue 29's loop in a bubble: calls creates recorded
+// with a traffic.Recorder against a fake scripted with knownMix (from
+// mixSeed), the Recorder's document loaded as it is with ParseProfile,
+// and calls more recorded against a fake that replays it with replaySeed.
+// It fails the test if the fake's own time, measured in each run as its
+// journal's durations less the delays it was given, is not zero, and
+// returns both recordings.
+func recordAndReplay(t *testing.T, calls int, mixSeed uint64, replaySeed int64) (prod, replayed *traffic.Recording) {
+	t.Helper()
+	faults := knownMix.faults(calls*11/10, mixSeed)
+	doc, journal := runCalls(t, calls, faults)
+	delays := make([]time.Duration, len(journal))
+	for i := range delays {
+		delays[i] = faults[i].Delay
+	}
+	if own := ownTime(journal, delays); own != 0 {
+		t.Errorf("recording: the fake's own time is up to %v in a bubble, want none", own)
+	}
+	prod = parse(t, doc).Traffic
+	doc, journal = runCalls(t, calls, nil, WithProfile(parse(t, doc)), WithChaosSeed(replaySeed))
+	if own := ownTime(journal, replayDelays(prod, replaySeed, len(journal))); own != 0 {
+		t.Errorf("replay: the fake's own time is up to %v in a bubble, want none", own)
+	}
+	return prod, parse(t, doc).Traffic
+}
+
+// TestReplayFidelity is issue 29's fidelity measure, end to end: 10,000
+// calls of a production client recorded by a traffic.Recorder against a
+// fake scripted with the known mix, its document loaded by ParseProfile as
+// it is, then 10,000 calls recorded by another Recorder against a fake
+// that replays it. Every outcome's rate must be within its 99.9 % sampling
+// interval, the 2xx latency's p50, p95 and p99 within ±10 % (the fake's
+// own time, measured, is none in the bubble), the mean failure run within
+// ±20 %, and traffic.Compare must see no drift.
 func TestReplayFidelity(t *testing.T) {
 	t.Parallel()
 	oneProcForRaceBubbles(t)
@@ -289,24 +221,9 @@ func TestReplayFidelity(t *testing.T) {
 	var prod, replayed *traffic.Recording
 	start := time.Now()
 	synctest.Test(t, func(t *testing.T) {
-		faults := knownMix.faults(calls*11/10, 29)
-		var journal []Request
-		prod, journal = runCalls(t, calls, faults)
-		var own time.Duration
-		for i, r := range journal {
-			own = max(own, r.Duration-faults[i].Delay)
-		}
-		if own != 0 {
-			t.Errorf("the fake's own time is up to %v in a bubble, want none", own)
-		}
+		prod, replayed = recordAndReplay(t, calls, 29, 29)
 	})
-	recorded := time.Since(start)
-	start = time.Now()
-	synctest.Test(t, func(t *testing.T) {
-		replayed, _ = runCalls(t, calls, nil, WithProfile(Profile{Traffic: prod}), WithChaosSeed(29))
-	})
-	t.Logf("%d calls: %d attempts recorded in %v of wall time, %d replayed in %v", calls, prod.Attempts, recorded.Round(time.Millisecond),
-		replayed.Attempts, time.Since(start).Round(time.Millisecond))
+	t.Logf("%d calls: %d attempts recorded, %d replayed, in %v of wall time", calls, prod.Attempts, replayed.Attempts, time.Since(start).Round(time.Millisecond))
 	if misses, _ := fidelity(t, prod, replayed); len(misses) > 0 {
 		t.Errorf("the replay missed the bars for %v (figures in the log)", misses)
 	}
@@ -317,26 +234,29 @@ func TestReplayFidelity(t *testing.T) {
 // are near the sampling error of the two recordings themselves (about 7 %
 // for p99, whose tail holds 100 attempts, and 19 % for a mean of some 45
 // runs), so single seeds may miss them; the test asks that no rate miss its
-// 99.9 % interval more than once in the ten, and that the mean absolute
-// difference over the seeds be within the bars.
+// 99.9 % interval more than once in the ten, that traffic.Compare see no
+// drift in any, and that the mean absolute difference over the seeds be
+// within the bars.
 func TestReplayFidelitySeeds(t *testing.T) {
 	testenv.Long(t)
 	t.Parallel()
 	oneProcForRaceBubbles(t)
 	const calls, seeds = 10_000, 10
-	rateMisses := 0
+	rateMisses, drifts := 0, 0
 	var sum [4]float64
 	for seed := range uint64(seeds) {
 		var misses []string
 		var diffs [4]float64
 		synctest.Test(t, func(t *testing.T) {
-			prod, _ := runCalls(t, calls, knownMix.faults(calls*11/10, 100+seed))
-			replayed, _ := runCalls(t, calls, nil, WithProfile(Profile{Traffic: prod}), WithChaosSeed(int64(seed)))
+			prod, replayed := recordAndReplay(t, calls, 100+seed, int64(seed))
 			misses, diffs = fidelity(t, prod, replayed)
 		})
 		for _, m := range misses {
-			if strings.HasPrefix(m, "rate") {
+			switch {
+			case strings.HasPrefix(m, "rate"):
 				rateMisses++
+			case strings.HasPrefix(m, "drift"):
+				drifts++
 			}
 		}
 		for i, d := range diffs {
@@ -344,9 +264,9 @@ func TestReplayFidelitySeeds(t *testing.T) {
 		}
 		t.Logf("seed %d: misses %v; p50 %+.1f%% p95 %+.1f%% p99 %+.1f%% run %+.1f%%", seed, misses, 100*diffs[0], 100*diffs[1], 100*diffs[2], 100*diffs[3])
 	}
-	t.Logf("over %d seeds: mean |diff| p50 %.1f%% p95 %.1f%% p99 %.1f%% run %.1f%%; %d rates outside their 99.9%% interval",
-		seeds, 100*sum[0]/seeds, 100*sum[1]/seeds, 100*sum[2]/seeds, 100*sum[3]/seeds, rateMisses)
-	if rateMisses > 1 || sum[2]/seeds > 0.10 || sum[3]/seeds > 0.20 {
+	t.Logf("over %d seeds: mean |diff| p50 %.1f%% p95 %.1f%% p99 %.1f%% run %.1f%%; %d rates outside their 99.9%% interval; %d drifts",
+		seeds, 100*sum[0]/seeds, 100*sum[1]/seeds, 100*sum[2]/seeds, 100*sum[3]/seeds, rateMisses, drifts)
+	if rateMisses > 1 || drifts > 0 || sum[2]/seeds > 0.10 || sum[3]/seeds > 0.20 {
 		t.Errorf("the replay is further from the recordings than sampling explains (figures in the log)")
 	}
 }
@@ -396,5 +316,33 @@ func TestReplayIsItsFaults(t *testing.T) {
 		if diff := gocmp.Diff(view(scripted), view(replayed)); diff != "" {
 			t.Errorf("the replay and its decisions as Faults (-faults +replay):\n%s", diff)
 		}
+	}
+}
+
+var updateTraffic = flag.Bool("update", false, "rewrite testdata/traffic.json from a traffic.Recorder")
+
+// TestTrafficTestdata checks that testdata/traffic.json, the recording
+// ExampleProfile_traffic replays, is what a traffic.Recorder writes for
+// 10,000 calls against a fake scripted with knownMix (seed 1), byte for
+// byte; -update rewrites it.
+func TestTrafficTestdata(t *testing.T) {
+	t.Parallel()
+	oneProcForRaceBubbles(t)
+	var doc []byte
+	synctest.Test(t, func(t *testing.T) {
+		doc, _ = runCalls(t, 10_000, knownMix.faults(11_000, 1))
+	})
+	const file = "testdata/traffic.json"
+	if *updateTraffic {
+		if err := os.WriteFile(file, doc, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := gocmp.Diff(string(doc), string(got)); diff != "" {
+		t.Errorf("%s is not what the Recorder writes (-recorder +file); go test -run TestTrafficTestdata -update rewrites it:\n%s", file, diff)
 	}
 }

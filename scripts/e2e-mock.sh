@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # e2e-mock.sh tests plantstore-mock from outside Go, as a consumer in
 # another language does: it builds the binary, runs scripts/e2e_mock.py
-# (python3, standard library only) against it, h2c from python3 and node,
+# (python3, standard library only) against it, -profile replaying a
+# recording among its tests, h2c from python3 and node,
 # then a short curl smoke, over HTTP/1.1 and h2c.
 # The python test's last line is "e2e: N passed, M failed".
 set -euo pipefail

@@ -9,6 +9,7 @@ with SIGTERM. The last line is "e2e: N passed, M failed"; the exit status is
 0 only when nothing failed.
 """
 
+import http.client
 import json
 import os
 import subprocess
@@ -205,6 +206,81 @@ def test_log_is_structured_and_names_the_profile():
     want = f'msg="-profile in force" profile={profile.name} source=https://ops:xxxxx@plants.example.com replies=auth_invalid'
     assert any(want in l for l in lines), lines
     assert not any("hunter2" in l for l in lines), lines
+
+
+def recording(attempts=10000, ok=7000, r429=1000, r503=1500, broken=500):
+    """A recording as traffic.Recorder writes it: 429s with Retry-After 1,
+    503s with 2, breaks after sending; failures in runs of 1 and 3, mean 2;
+    every latency in the scheme's 1 us bucket, so the replay waits nothing."""
+    lat = lambda n: [{"from_us": 1, "to_us": 1.090508, "count": n}]
+    failures = r429 + r503 + broken
+    return {"source": "traffic.Recorder: https://plants.example.com", "traffic": {
+        "attempts": attempts,
+        "outcomes": [
+            {"kind": "2xx", "status": 200, "count": ok, "latency": lat(ok)},
+            {"kind": "429", "status": 429, "count": r429, "latency": lat(r429), "retry_after": [{"seconds": 1, "count": r429}]},
+            {"kind": "5xx", "status": 503, "count": r503, "latency": lat(r503), "retry_after": [{"seconds": 2, "count": r503}]},
+            {"kind": "broken_after_send", "count": broken, "latency": lat(broken)}],
+        "failure_runs": {"runs": failures // 2, "failures": failures,
+                         "lengths": [{"length": 1, "count": failures // 4}, {"length": 3, "count": failures // 4}]}}}
+
+
+def replay_outcomes(m, n):
+    """Sends n creates, one at a time, and returns each one's outcome: its
+    status and Retry-After, or "dropped" for a connection that broke."""
+    out = []
+    for i in range(1, n + 1):
+        try:
+            status, headers, _ = m.create({"id": i, "name": "Fern"})
+        except (urllib.error.URLError, ConnectionError, http.client.HTTPException):
+            out.append("dropped")
+            continue
+        out.append(f"{status} {headers.get('Retry-After')}")
+    return out
+
+
+def test_profile_replays_a_recording_deterministically():
+    """-profile with a recording's traffic and -chaos-seed: the mock answers
+    with the recorded mix, breaks after sending store the plant, and the same
+    seed gives the same sequence of outcomes."""
+    # What a traffic.Recorder wrote (plantstoretest/testdata/traffic.json,
+    # which a Go test keeps byte for byte its output) loads as it is.
+    written = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plantstoretest", "testdata", "traffic.json")
+    with Mock("-profile", written, "-chaos-seed", "7") as m:
+        pass
+    with open(written) as f:
+        attempts = json.load(f)["traffic"]["attempts"]
+    assert f"traffic_attempts={attempts} " in m.log(), m.log()
+    n = 1000
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+        json.dump(recording(), f)
+        f.flush()
+        runs = {}
+        for seed in ["7", "7", "8"]:
+            with Mock("-profile", f.name, "-chaos-seed", seed) as m:
+                got = replay_outcomes(m, n)
+                _, _, journal = m.call("GET", "/__plantstore/requests")
+                _, _, plants = m.call("GET", "/__plantstore/plants")
+            runs.setdefault(seed, []).append(got)
+            want = {"200 None": 0.70, "429 1": 0.10, "503 2": 0.15, "dropped": 0.05}
+            assert set(got) <= set(want), sorted(set(got) - set(want))
+            for outcome, p in want.items():
+                # Failures come in runs of mean 2, which widens the spread of
+                # a count (design effect about 3): 5 such standard deviations.
+                sd = (n * p * (1 - p) * 3) ** 0.5
+                assert abs(got.count(outcome) - n * p) <= 5 * sd, (seed, outcome, got.count(outcome), n * p, 5 * sd)
+            fails = [o != "200 None" for o in got]
+            runs_seen = sum(1 for i, x in enumerate(fails) if x and (i == 0 or not fails[i - 1]))
+            mean_run = sum(fails) / runs_seen
+            assert 1.5 <= mean_run <= 2.5, (seed, mean_run)
+            faults = [e["fault"] for e in journal]
+            expect(faults.count("traffic: 503 Retry-After 2"), got.count("503 2"), f"seed {seed}: journaled 503s")
+            expect(faults.count("traffic: broken_after_send"), got.count("dropped"), f"seed {seed}: journaled breaks")
+            stored = {p["id"] for p in plants}
+            dropped = {i + 1 for i, o in enumerate(got) if o == "dropped"}
+            assert dropped <= stored, f"seed {seed}: plants dropped after sending but not stored: {sorted(dropped - stored)[:5]}"
+        expect(runs["7"][0], runs["7"][1], "outcomes of two runs with -chaos-seed 7")
+        assert runs["7"][0] != runs["8"][0], "-chaos-seed 7 and 8 gave the same outcomes"
 
 
 def test_web_pages_cannot_drive_the_open_control_api():

@@ -2,6 +2,9 @@ package traffic
 
 import (
 	"math"
+	"os"
+	"regexp"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -56,3 +59,29 @@ func BenchmarkBucketOf(b *testing.B) {
 }
 
 var sink int
+
+// TestDocumentedBucketsAreOfTheScheme checks that every latency bucket the
+// docs and scripts show, as "from_us": X, "to_us": Y, is one of the scheme,
+// so that an example copied from them loads.
+func TestDocumentedBucketsAreOfTheScheme(t *testing.T) {
+	t.Parallel()
+	bucket := regexp.MustCompile(`"from_us":\s*([0-9.]+),\s*"to_us":\s*([0-9.]+)`)
+	seen := 0
+	for _, file := range []string{"doc.go", "../README.md", "../plantstoretest/TRAFFIC.md", "../cmd/plantstore-mock/README.md", "../scripts/e2e-mock.sh", "../scripts/e2e_mock.py"} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range bucket.FindAllStringSubmatch(string(data), -1) {
+			seen++
+			from, _ := strconv.ParseFloat(m[1], 64)
+			to, _ := strconv.ParseFloat(m[2], 64)
+			if _, ok := (Bucket{FromUS: from, ToUS: to, Count: 1}).Index(); !ok {
+				t.Errorf("%s: bucket [%s, %s) µs is not one of the scheme", file, m[1], m[2])
+			}
+		}
+	}
+	if seen == 0 {
+		t.Errorf("no bucket found in the docs: the pattern is out of date")
+	}
+}

@@ -31,9 +31,10 @@ func ExampleRecorder() {
 	}))
 	defer srv.Close()
 
+	baseURL, opts := srv.URL, []plantstore.Option{plantstore.WithToken("token"), plantstore.WithRetryBackoff(0, 0)}
+
 	rec := traffic.NewRecorder()
-	client, err := plantstore.NewClient(srv.URL, plantstore.WithToken("token"),
-		plantstore.WithHooks(rec.Hooks()), plantstore.WithRetryBackoff(0, 0))
+	client, err := plantstore.NewClient(baseURL, append(opts, plantstore.WithHooks(rec.Hooks()))...)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -42,12 +43,14 @@ func ExampleRecorder() {
 			log.Fatal(err)
 		}
 	}
-
-	var doc bytes.Buffer // in a service: a file, written now and then
-	if _, err := rec.WriteTo(&doc); err != nil {
+	f := new(bytes.Buffer) // in a service, an *os.File
+	// Now and then, and at shutdown: the profile document your tests replay.
+	_, err = rec.WriteTo(f)
+	if err != nil {
 		log.Fatal(err)
 	}
-	recording, err := traffic.Read(&doc)
+
+	recording, err := traffic.Read(f)
 	if err != nil {
 		log.Fatal(err)
 	}

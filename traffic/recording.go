@@ -171,10 +171,12 @@ const (
 	// MaxCount bounds every count, so that any language reads it exactly
 	// (2^53).
 	MaxCount = 1 << 53
-	// MaxDocumentSize bounds the document [Read] reads, in bytes; the
-	// largest Recording Check accepts (every outcome with every bucket)
-	// takes under half of it.
-	MaxDocumentSize = 1 << 20
+	// MaxDocumentSize bounds the document [Read] reads, in bytes, and
+	// plantstoretest.MaxProfileSize is it: the largest profile Check
+	// accepts, with the largest Recording (every outcome with every
+	// bucket, counts of 13 digits) beside the largest replies, takes
+	// 1,726,369 bytes as encoding/json indents it.
+	MaxDocumentSize = 2 << 20
 )
 
 // maxDocumentValues bounds the JSON values of a document Read decodes: a

@@ -2,7 +2,6 @@ package traffic
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -62,17 +61,21 @@ func TestReadRefuses(t *testing.T) {
 		})
 	}
 	big := `{"traffic": ` + strings.Repeat(" ", MaxDocumentSize) + `}`
-	if _, err := Read(strings.NewReader(big)); err == nil || !strings.Contains(err.Error(), "more than the 1048576 bytes") {
+	if _, err := Read(strings.NewReader(big)); err == nil || !strings.Contains(err.Error(), "more than the 2097152 bytes") {
 		t.Errorf("Read of %d bytes: %v, want a size error", len(big), err)
 	}
 }
 
-// TestLargestRecordingFits checks that a Recording at every bound, with
-// counts of 2^32-1 (what a Recorder counts up to), is written within
-// MaxDocumentSize and reads back.
+// TestLargestRecordingFits checks that the largest Recording a Recorder
+// holds, every outcome with every bucket and every Retry-After, every run
+// length, with counts as long as its 2^32-1 attempts leave them, is written
+// within MaxDocumentSize and reads back, Check and all. (The largest one
+// Check accepts, with longer counts, loads as a profile too: plantstoretest's
+// TestProfileLargestLoads.)
 func TestLargestRecordingFits(t *testing.T) {
 	t.Parallel()
 	r := NewRecorder()
+	const per = (1<<32 - 1) / MaxOutcomes // each outcome's count
 	for i := range r.slots {
 		s := &r.slots[i]
 		s.kind, s.status = k5xx, uint16(500+i)
@@ -80,18 +83,20 @@ func TestLargestRecordingFits(t *testing.T) {
 			s.status = 0
 		}
 		for b := range s.latency {
-			s.latency[b] = 1 << 24
+			s.latency[b] = per / NumBuckets
 		}
+		s.latency[0] += per % NumBuckets
 		for j := range s.ra {
-			s.ra[j] = raCount{seconds: int32(86400 - j), count: 1 << 28}
+			s.ra[j] = raCount{seconds: int32(MaxRetryAfterSeconds - j), count: per / MaxRetryAfters}
 		}
-		s.count = 1 << 28
+		s.ra[0].count += per % MaxRetryAfters
+		s.count = per
 		s.nra = MaxRetryAfters
 	}
 	r.nslots = MaxOutcomes
-	r.attempts = 1<<32 - 1
+	r.attempts = per * MaxOutcomes
 	for i := range r.runs {
-		r.runs[i] = 1
+		r.runs[i] = r.attempts / (MaxRunLength * (MaxRunLength + 1) / 2)
 	}
 	r.origin.Store(new(string))
 	var doc bytes.Buffer
@@ -102,8 +107,11 @@ func TestLargestRecordingFits(t *testing.T) {
 	if doc.Len() > MaxDocumentSize {
 		t.Errorf("the largest document takes %d bytes, more than MaxDocumentSize", doc.Len())
 	}
-	var v any
-	if err := json.Unmarshal(doc.Bytes(), &v); err != nil {
+	rec, err := Read(&doc)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if rec.Attempts != per*MaxOutcomes || len(rec.Outcomes) != MaxOutcomes {
+		t.Errorf("read back %d attempts in %d outcomes, want %d in %d", rec.Attempts, len(rec.Outcomes), per*MaxOutcomes, MaxOutcomes)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,8 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore-go"
 	"github.com/plantstore/plantstore-go/internal/syncbuf"
 	"github.com/plantstore/plantstore-go/plantstoretest"
+	"github.com/plantstore/plantstore-go/traffic"
 )
 
 // mock is the command running in-process.
@@ -342,5 +345,52 @@ func TestFlagProfileTraffic(t *testing.T) {
 	}
 	if m, _ := faults(); !strings.Contains(m.stderr.String(), "-profile's traffic with a random seed; pass -chaos-seed") {
 		t.Errorf("stderr with -profile's traffic and no seed = %q, want the seed chosen", m.stderr.String())
+	}
+}
+
+// TestFlagProfileRecording checks that -profile loads what a
+// traffic.Recorder writes, as it is: a production client records creates
+// against the mock, some answered 503 with Retry-After 1, and a second mock
+// replays its document; that document padded to MaxProfileSize loads too,
+// and a byte more is refused, saying so. The largest recording loads
+// within that size (plantstoretest's TestProfileLargestLoads), and -profile
+// reads with ParseProfile.
+func TestFlagProfileRecording(t *testing.T) {
+	t.Parallel()
+	m := startRun(t, nil, "-addr", "127.0.0.1:0", "-token", "rec")
+	if status, _, body := m.do(t, "POST", "/__plantstore/faults", `{"status": 503, "headers": {"Retry-After": "1"}, "times": 3}`, ""); status != 201 {
+		t.Fatalf("inject: %d %s", status, body)
+	}
+	rec := traffic.NewRecorder()
+	client, err := plantstore.NewClient(m.url, plantstore.WithToken("rec"), plantstore.WithHooks(rec.Hooks()), plantstore.WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		_, _ = client.CreatePlant(context.Background(), plantstore.NewPlant{ID: int64(i + 1), Name: "Fern"})
+	}
+	var doc bytes.Buffer
+	if _, err := rec.WriteTo(&doc); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	replay := startRun(t, nil, "-addr", "127.0.0.1:0", "-profile", write("recording.json", doc.Bytes()), "-chaos-seed", "7")
+	if want := `traffic_attempts=10 traffic_failures="5xx 503 30%"`; !strings.Contains(replay.stderr.String(), want) {
+		t.Errorf("stderr of a mock replaying the recording lacks %q:\n%s", want, replay.stderr.String())
+	}
+
+	padded := append(doc.Bytes(), bytes.Repeat([]byte(" "), plantstoretest.MaxProfileSize-doc.Len())...)
+	startRun(t, nil, "-addr", "127.0.0.1:0", "-profile", write("padded.json", padded))
+	var stderr bytes.Buffer
+	status := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-profile", write("over.json", append(padded, ' '))}, func(string) string { return "" }, io.Discard, &stderr)
+	if want := fmt.Sprintf("is %d bytes, more than the %d allowed", plantstoretest.MaxProfileSize+1, plantstoretest.MaxProfileSize); status != 2 || !strings.Contains(stderr.String(), want) {
+		t.Errorf("-profile of %d bytes: status %d, stderr %q; want 2 and %q", len(padded)+1, status, stderr.String(), want)
 	}
 }
