@@ -215,6 +215,7 @@ func recordAndReplay(t *testing.T, calls int, mixSeed uint64, replaySeed int64) 
 // own time, measured, is none in the bubble), the mean failure run within
 // ±20 %, and traffic.Compare must see no drift.
 func TestReplayFidelity(t *testing.T) {
+	testenv.Long(t) // 10,000 calls each way: a measurement, about 20 s under -race
 	t.Parallel()
 	oneProcForRaceBubbles(t)
 	const calls = 10_000
@@ -276,6 +277,7 @@ func TestReplayFidelitySeeds(t *testing.T) {
 // replies, at the same fake times; it logs the wall time of each, which
 // BenchmarkReplay measures.
 func TestReplayIsItsFaults(t *testing.T) {
+	testenv.Long(t) // 10,000 calls each way: a measurement, about 20 s under -race
 	t.Parallel()
 	oneProcForRaceBubbles(t)
 	rec := testRecording(t)
@@ -326,6 +328,7 @@ var updateTraffic = flag.Bool("update", false, "rewrite testdata/traffic.json fr
 // 10,000 calls against a fake scripted with knownMix (seed 1), byte for
 // byte; -update rewrites it.
 func TestTrafficTestdata(t *testing.T) {
+	testenv.Long(t) // 10,000 calls: about 11 s under -race
 	t.Parallel()
 	oneProcForRaceBubbles(t)
 	var doc []byte
