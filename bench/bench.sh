@@ -13,7 +13,9 @@
 #  2. instructions per call under valgrind's callgrind: the client program
 #     of internal/callgrind makes N sequential creates against the server
 #     program, which runs in another process, for two values of N in each
-#     mode (raw, rawsix, oapi, sdk); per call = Δinstructions / ΔN.
+#     mode (raw, rawsix, oapi, sdk, sdk-traffic) over HTTP/1.1, and for
+#     rawsix and sdk over h2c too (issue 28; Go 1.24+); per call =
+#     Δinstructions / ΔN.
 #
 # Usage: bench/bench.sh [go|callgrind|all]   (default all)
 #
@@ -221,55 +223,72 @@ run_callgrind() {
 
 	"$OUT/cg-server" -addr 127.0.0.1:0 >"$OUT/cg-server.out" 2>&1 &
 	server_pid=$!
-	local url= i
-	for i in $(seq 100); do
-		url=$(sed -n 's/^listening on //p' "$OUT/cg-server.out")
-		[ -n "$url" ] && break
+	local i
+	declare -A url=([h1]="" [h2c]="")
+	for i in $(seq 100); do # the server prints its h2c port, if any, first
+		url[h1]=$(sed -n 's/^listening on //p' "$OUT/cg-server.out")
+		url[h2c]=$(sed -n 's/^listening h2c on //p' "$OUT/cg-server.out")
+		[ -n "${url[h1]}" ] && break
 		kill -0 "$server_pid" 2>/dev/null || break
 		sleep 0.1
 	done
-	if [ -z "$url" ]; then
+	if [ -z "${url[h1]}" ]; then
 		echo "the callgrind server did not start:" >&2
 		cat "$OUT/cg-server.out" >&2
 		exit 1
 	fi
 
-	# Each repetition measures both modes at both N, interleaved; the
-	# figure is the median over repetitions of Δinstructions / ΔN.
-	local rep mode n total per
-	declare -A ir
-	local modes=(raw rawsix oapi sdk sdk-traffic)
-	declare -A percall=([raw]="" [rawsix]="" [oapi]="" [sdk]="" [sdk-traffic]="")
+	# Each repetition measures every mode at both N, interleaved; the
+	# figure is the median over repetitions of Δinstructions / ΔN. A run is
+	# mode@protocol: every mode over HTTP/1.1, and the SDK and the
+	# same-job hand-written call over h2c (issue 28), where the server has
+	# it (Go 1.24+).
+	local rep run mode proto n total per
+	declare -A ir percall
+	local runs=(raw@h1 rawsix@h1 oapi@h1 sdk@h1 sdk-traffic@h1)
+	[ -n "${url[h2c]}" ] && runs+=(rawsix@h2c sdk@h2c)
 	for rep in $(seq "$CG_REPS"); do
-		for mode in "${modes[@]}"; do
+		for run in "${runs[@]}"; do
+			mode=${run%@*} proto=${run#*@}
 			for n in "$CG_N1" "$CG_N2"; do
 				GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=callgrind \
-					--callgrind-out-file="$OUT/callgrind.$mode.$n.$rep.out" \
-					"$OUT/cg-client" -mode "$mode" -n "$n" -url "$url" >"$OUT/callgrind.$mode.$n.$rep.log" 2>&1 || {
-					echo "valgrind failed for -mode $mode -n $n:" >&2
-					tail -20 "$OUT/callgrind.$mode.$n.$rep.log" >&2
+					--callgrind-out-file="$OUT/callgrind.$mode.$proto.$n.$rep.out" \
+					"$OUT/cg-client" -mode "$mode" -proto "$proto" -n "$n" -url "${url[$proto]}" \
+					>"$OUT/callgrind.$mode.$proto.$n.$rep.log" 2>&1 || {
+					echo "valgrind failed for -mode $mode -proto $proto -n $n:" >&2
+					tail -20 "$OUT/callgrind.$mode.$proto.$n.$rep.log" >&2
 					exit 1
 				}
-				total=$(sed -n 's/^summary: //p' "$OUT/callgrind.$mode.$n.$rep.out")
-				ir[$mode.$n]=$total
+				total=$(sed -n 's/^summary: //p' "$OUT/callgrind.$mode.$proto.$n.$rep.out")
+				ir[$run.$n]=$total
 			done
-			per=$(awk -v a="${ir[$mode.$CG_N2]}" -v b="${ir[$mode.$CG_N1]}" -v n="$((CG_N2 - CG_N1))" 'BEGIN { printf "%.0f", (a - b) / n }')
-			percall[$mode]="${percall[$mode]} $per"
-			printf 'rep %s %s: N=%s %s, N=%s %s instructions; %s per create\n' "$rep" "$mode" \
-				"$CG_N1" "${ir[$mode.$CG_N1]}" "$CG_N2" "${ir[$mode.$CG_N2]}" "$per"
+			per=$(awk -v a="${ir[$run.$CG_N2]}" -v b="${ir[$run.$CG_N1]}" -v n="$((CG_N2 - CG_N1))" 'BEGIN { printf "%.0f", (a - b) / n }')
+			percall[$run]="${percall[$run]:-} $per"
+			printf 'rep %s %s: N=%s %s, N=%s %s instructions; %s per create\n' "$rep" "$run" \
+				"$CG_N1" "${ir[$run.$CG_N1]}" "$CG_N2" "${ir[$run.$CG_N2]}" "$per"
 		done
 	done
 	declare -A med
-	for mode in "${modes[@]}"; do
+	for run in "${runs[@]}"; do
 		# shellcheck disable=SC2086 # one number per word
-		med[$mode]=$(median_of ${percall[$mode]})
+		med[$run]=$(median_of ${percall[$run]})
 	done
-	printf 'instructions per create (median of %s): raw %s, rawsix %s, oapi %s, sdk %s\n' "$CG_REPS" \
-		"${med[raw]}" "${med[rawsix]}" "${med[oapi]}" "${med[sdk]}"
-	printf 'instructions sdk/rawsix %s [≤ 1.00] %s\n' "$(ratio "${med[sdk]}" "${med[rawsix]}")" "$(verdict "${med[sdk]} <= ${med[rawsix]}")"
-	printf 'instructions sdk/oapi   %s [≤ 1.00] %s\n' "$(ratio "${med[sdk]}" "${med[oapi]}")" "$(verdict "${med[sdk]} <= ${med[oapi]}")"
-	printf 'instructions sdk/raw    %s (four headers, not the same job: no bar)\n' "$(ratio "${med[sdk]}" "${med[raw]}")"
-	printf 'instructions sdk-traffic/sdk %s [≤ 1.02] %s (a traffic.Recorder, issue 29)\n' "$(ratio "${med[sdk-traffic]}" "${med[sdk]}")" "$(verdict "${med[sdk-traffic]} <= 1.02 * ${med[sdk]}")"
+	printf 'instructions per create over HTTP/1.1 (median of %s): raw %s, rawsix %s, oapi %s, sdk %s\n' "$CG_REPS" \
+		"${med[raw@h1]}" "${med[rawsix@h1]}" "${med[oapi@h1]}" "${med[sdk@h1]}"
+	printf 'instructions sdk/rawsix %s [≤ 1.00] %s\n' "$(ratio "${med[sdk@h1]}" "${med[rawsix@h1]}")" "$(verdict "${med[sdk@h1]} <= ${med[rawsix@h1]}")"
+	printf 'instructions sdk/oapi   %s [≤ 1.00] %s\n' "$(ratio "${med[sdk@h1]}" "${med[oapi@h1]}")" "$(verdict "${med[sdk@h1]} <= ${med[oapi@h1]}")"
+	printf 'instructions sdk/raw    %s (four headers, not the same job: no bar)\n' "$(ratio "${med[sdk@h1]}" "${med[raw@h1]}")"
+	printf 'instructions sdk-traffic/sdk %s [≤ 1.02] %s (a traffic.Recorder, issue 29)\n' "$(ratio "${med[sdk-traffic@h1]}" "${med[sdk@h1]}")" "$(verdict "${med[sdk-traffic@h1]} <= 1.02 * ${med[sdk@h1]}")"
+	if [ -z "${url[h2c]}" ]; then
+		echo "instructions over h2c: not measured (the server needs Go 1.24 or later for h2c)"
+		return
+	fi
+	# Issue 28: over h2c the SDK and rawsix share one transport
+	# (baseline.NewHTTPClient's, speaking h2c; see the client's doc).
+	printf 'instructions per create over h2c (median of %s): rawsix %s, sdk %s; h2c/h1: rawsix %s, sdk %s\n' "$CG_REPS" \
+		"${med[rawsix@h2c]}" "${med[sdk@h2c]}" "$(ratio "${med[rawsix@h2c]}" "${med[rawsix@h1]}")" "$(ratio "${med[sdk@h2c]}" "${med[sdk@h1]}")"
+	printf 'instructions sdk/rawsix over h2c %s [≤ 1.00] %s (over HTTP/1.1 %s)\n' "$(ratio "${med[sdk@h2c]}" "${med[rawsix@h2c]}")" \
+		"$(verdict "${med[sdk@h2c]} <= ${med[rawsix@h2c]}")" "$(ratio "${med[sdk@h1]}" "${med[rawsix@h1]}")"
 }
 
 machine
