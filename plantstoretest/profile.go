@@ -189,6 +189,15 @@ func ParseProfile(data []byte) (Profile, error) {
 	if len(data) > MaxProfileSize {
 		return p, fmt.Errorf("plantstoretest: profile is %d bytes, more than the %d allowed", len(data), MaxProfileSize)
 	}
+	// The strict walk first, on valid JSON, so that a document of too many
+	// values is refused before it is decoded (a 2 MiB one of empty objects
+	// decodes into 320 MiB); invalid JSON gets encoding/json's error below.
+	var strict *strictjson.Error
+	if json.Valid(data) {
+		if err := strictjson.CheckFor(data, maxProfileValues, &p); errors.As(err, &strict) {
+			return Profile{}, fmt.Errorf("plantstoretest: profile: %s (at byte %d)", strict.Msg, strict.Offset)
+		}
+	}
 	if err := json.Unmarshal(data, &p); err != nil {
 		var syntax *json.SyntaxError
 		var typeErr *json.UnmarshalTypeError
@@ -204,10 +213,6 @@ func ParseProfile(data []byte) (Profile, error) {
 	}
 	if bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("null")) { // Unmarshal leaves p as it was
 		return Profile{}, errors.New("plantstoretest: profile: want one JSON object, got JSON null")
-	}
-	var strict *strictjson.Error
-	if err := strictjson.CheckFor(data, maxProfileValues, &p); errors.As(err, &strict) {
-		return Profile{}, fmt.Errorf("plantstoretest: profile: %s (at byte %d)", strict.Msg, strict.Offset)
 	}
 	if err := p.Check(); err != nil {
 		return Profile{}, err

@@ -10,6 +10,7 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -419,4 +420,31 @@ func largestTraffic() *traffic.Recording {
 		fr.Runs += each
 	}
 	return rec
+}
+
+// TestParseProfileHostileSize checks that ParseProfile refuses a document
+// of too many JSON values before it decodes it: a 2 MiB document of empty
+// outcomes once took 320 MiB to refuse. Not parallel, so that TotalAlloc
+// counts this test's allocations alone.
+func TestParseProfileHostileSize(t *testing.T) {
+	for _, elem := range []string{`{}`, `{"latency":[{},{},{},{},{},{},{},{},{},{}]}`} {
+		var b bytes.Buffer
+		b.WriteString(`{"traffic":{"outcomes":[`)
+		for b.Len()+2*len(elem)+10 < plantstoretest.MaxProfileSize {
+			b.WriteString(elem + ",")
+		}
+		b.WriteString(elem + `]}}`)
+		data := b.Bytes()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := plantstoretest.ParseProfile(data)
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), "JSON values") {
+			t.Errorf("ParseProfile of %d bytes of %s: error %v, want one about too many JSON values", len(data), elem, err)
+		}
+		if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(4*len(data)); got > limit {
+			t.Errorf("ParseProfile of %d bytes of %s allocated %d MiB refusing it, want at most %d MiB (4× the document)",
+				len(data), elem, got>>20, limit>>20)
+		}
+	}
 }
