@@ -9,7 +9,9 @@
 // log-linear scheme ([BucketOf]), and the lengths of the runs of
 // consecutive failures. Its memory is fixed (under 64 KiB, whatever the
 // number of calls), it is safe for concurrent use, and what it writes holds
-// no token, body byte, request id, or URL beyond scheme and host.
+// no token, body byte, request id, or URL beyond scheme and host (the host
+// as the client's base URL names it: one that holds a secret is written
+// with it).
 //
 // [Recorder.WriteTo] writes the recording as a profile document of the
 // conformance kit, which plantstoretest.ParseProfile and plantstore-mock
