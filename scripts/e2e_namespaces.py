@@ -14,10 +14,12 @@ are e2e_mock.py's. The last line of the checks is "e2e namespaces: N
 passed, M failed".
 """
 
+import contextlib
 import json
 import os
 import socket
 import sys
+import unittest.mock
 
 import e2e_mock
 from e2e_mock import ADMIN_TOKEN, API_TOKEN, Mock
@@ -130,21 +132,14 @@ def test_guide_fixture_in_both_setups():
                         raise AssertionError("the fixture made a namespace without the admin token")
 
 
-class env:
+@contextlib.contextmanager
+def env(name, value):
     """Sets (or, with None, unsets) an environment variable for a with block."""
-
-    def __init__(self, name, value):
-        self.name, self.value = name, value
-
-    def __enter__(self):
-        self.saved = os.environ.pop(self.name, None)
-        if self.value is not None:
-            os.environ[self.name] = self.value
-
-    def __exit__(self, *exc):
-        os.environ.pop(self.name, None)
-        if self.saved is not None:
-            os.environ[self.name] = self.saved
+    with unittest.mock.patch.dict(os.environ):
+        os.environ.pop(name, None)
+        if value is not None:
+            os.environ[name] = value
+        yield
 
 
 def test_stored_bound():

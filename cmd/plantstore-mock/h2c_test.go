@@ -17,7 +17,6 @@ import (
 // transport speaks only h2c creates a plant and the journal has it, an
 // HTTP/1.1 client is still served, and h2c advertises the bound on a
 // request's headers.
-
 func TestRunServesH2C(t *testing.T) {
 	t.Parallel()
 	runToEnd(t, func(t *testing.T, ctx context.Context, url string) {

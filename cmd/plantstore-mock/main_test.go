@@ -22,15 +22,15 @@ import (
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
-// buildMock builds the command into a temporary directory and returns the
-// binary's path: with -race under the race detector (testenv.Race), which
-// also checks the process the test runs.
-func buildMock(t *testing.T) string {
+// buildMock builds the command with the go build flags given into a
+// temporary directory and returns the binary's path: with -race under the
+// race detector (testenv.Race), which also checks the process the test runs.
+func buildMock(t *testing.T, flags ...string) string {
 	t.Helper()
 	if testenv.Race {
-		return buildMockWith(t, "-race")
+		flags = append(flags, "-race")
 	}
-	return buildMockWith(t)
+	return buildMockWith(t, flags...)
 }
 
 // buildPlainMock builds the command as a user does, without the race

@@ -19,24 +19,25 @@ import (
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
-// vmHWM is the peak resident set size of process pid, from
+// procStatus is field (such as "VmHWM", the peak resident set size, or
+// "VmRSS", the resident set size now) of process pid, from
 // /proc/PID/status, in bytes.
-func vmHWM(t *testing.T, pid int) int64 {
+func procStatus(t *testing.T, pid int, field string) int64 {
 	t.Helper()
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		t.Fatalf("reading the mock's /proc status: %v", err)
 	}
 	for _, line := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
 			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			if err != nil {
-				t.Fatalf("parsing VmHWM %q: %v", line, err)
+				t.Fatalf("parsing %s %q: %v", field, line, err)
 			}
 			return kb << 10
 		}
 	}
-	t.Fatalf("no VmHWM in /proc/%d/status", pid)
+	t.Fatalf("no %s in /proc/%d/status", field, pid)
 	return 0
 }
 
@@ -151,11 +152,11 @@ func TestControlBodyMemory(t *testing.T) {
 			if status := post(t, m.url+"/__plantstore/reset", nil); status != 204 {
 				t.Fatalf("reset = %d, want 204", status)
 			}
-			before := vmHWM(t, pid)
+			before := procStatus(t, pid, "VmHWM")
 			if status := post(t, m.url+tt.path, tt.body); status != tt.wantStatus {
 				t.Fatalf("POST %s = %d, want %d; stderr:\n%s", tt.path, status, tt.wantStatus, m.stderr.String())
 			}
-			rise := vmHWM(t, pid) - before
+			rise := procStatus(t, pid, "VmHWM") - before
 			limit := 3*int64(len(tt.body)) + tt.keeps + runtimeSlack
 			t.Logf("%d-byte body: peak RSS %d KiB before, +%d KiB (%.2f× the body; limit %d KiB)",
 				len(tt.body), before>>10, rise>>10, float64(rise)/float64(len(tt.body)), limit>>10)
@@ -242,9 +243,9 @@ func TestProfiledReplyMemory(t *testing.T) {
 			if status, body := createRaw(t, m.url, create); status != 200 {
 				t.Fatalf("first create = %d %.200s, want 200; stderr:\n%s", status, body, m.stderr.String())
 			}
-			before := vmHWM(t, pid)
+			before := procStatus(t, pid, "VmHWM")
 			status, body := createRaw(t, m.url, create)
-			rise := vmHWM(t, pid) - before
+			rise := procStatus(t, pid, "VmHWM") - before
 			if status != tt.wantStatus || !strings.HasPrefix(body, tt.wantBody) {
 				t.Errorf("repeated create = %d %.300s…, want %d %s…", status, body, tt.wantStatus, tt.wantBody)
 			}

@@ -210,26 +210,6 @@ func wrapOut(err error, out []byte) error {
 	return nil
 }
 
-// vmRSS is the resident set size of process pid now, in bytes.
-func vmRSS(t *testing.T, pid int) int64 {
-	t.Helper()
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	t.Fatalf("no VmRSS in /proc/%d/status", pid)
-	return 0
-}
-
 // TestNamespaceMemory is issue 23's memory target, measured from outside
 // the built mock: 10,000 live namespaces of 10 plants each raise its peak
 // RSS (VmHWM) by at most 64 MiB; the 10,001st create is refused; and once
@@ -275,14 +255,14 @@ func TestNamespaceMemory(t *testing.T) {
 	if status, b, err := c.do("DELETE", m.url+"/__plantstore/namespaces/"+warm.Namespace, "", ""); err != nil || status != 204 {
 		t.Fatalf("DELETE: %d %s %v", status, b, err)
 	}
-	before, rssBefore := vmHWM(t, pid), vmRSS(t, pid)
+	before, rssBefore := procStatus(t, pid, "VmHWM"), procStatus(t, pid, "VmRSS")
 	ids := fillAll()
 	if t.Failed() {
 		return
 	}
-	peak := vmHWM(t, pid)
+	peak := procStatus(t, pid, "VmHWM")
 	t.Logf("%d namespaces × 10 plants: VmHWM %.1f → %.1f MiB (+%.1f MiB, bound 64), VmRSS %.1f → %.1f MiB",
-		n, mib(before), mib(peak), mib(peak-before), mib(rssBefore), mib(vmRSS(t, pid)))
+		n, mib(before), mib(peak), mib(peak-before), mib(rssBefore), mib(procStatus(t, pid, "VmRSS")))
 	if peak-before > bound {
 		t.Errorf("VmHWM rose by %.1f MiB, want at most 64", mib(peak-before))
 	}
@@ -305,9 +285,9 @@ func TestNamespaceMemory(t *testing.T) {
 			t.Fatalf("made %d namespaces after ending %d, want %d", len(ids), n, n)
 		}
 		t.Logf("ended them all and made %d more (round %d): VmHWM %.1f MiB (+%.1f MiB over the first peak), VmRSS %.1f MiB",
-			len(ids), round, mib(vmHWM(t, pid)), mib(vmHWM(t, pid)-peak), mib(vmRSS(t, pid)))
+			len(ids), round, mib(procStatus(t, pid, "VmHWM")), mib(procStatus(t, pid, "VmHWM")-peak), mib(procStatus(t, pid, "VmRSS")))
 	}
-	if again := vmHWM(t, pid); again-peak >= peak-before {
+	if again := procStatus(t, pid, "VmHWM"); again-peak >= peak-before {
 		t.Errorf("two refills raised the peak by %.1f MiB, as much as the first 10,000: the ended namespaces' memory was not given back", mib(again-peak))
 	}
 }

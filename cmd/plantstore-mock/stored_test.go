@@ -14,7 +14,6 @@ import (
 
 	"github.com/plantstore/plantstore-go/internal/mockserver"
 	"github.com/plantstore/plantstore-go/internal/testenv"
-
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
@@ -112,6 +111,11 @@ func TestStoredMemory(t *testing.T) {
 		fmt.Fprintf(&faultBody, `"H%d":"a"`, i)
 	}
 	faultBody.WriteString("}}")
+	// journal keeps a journal entry of many headers.
+	journal := func(c *nsClient, ns nsCreated, i int) (int, []byte, error) {
+		return c.doHeader("POST", ns.BaseURL+"/plants", fmt.Sprintf(`{"id":%d,"name":"a"}`, i), ns.Token, requestHeaders)
+	}
+	refusal := []byte(fmt.Sprintf(`"error":%d,`, plantstoretest.CodeStoreFull))
 	tests := []struct {
 		name string
 		// keep sends the i-th request to keep something in ns, and
@@ -131,15 +135,11 @@ func TestStoredMemory(t *testing.T) {
 			seed.WriteByte(']')
 			return c.do("POST", ns.BaseURL+"/__plantstore/plants", seed.String(), ns.Token)
 		}, false},
-		{"journal entries of many headers", func(c *nsClient, ns nsCreated, i int) (int, []byte, error) {
-			return c.doHeader("POST", ns.BaseURL+"/plants", fmt.Sprintf(`{"id":%d,"name":"a"}`, i), ns.Token, requestHeaders)
-		}, false},
+		{"journal entries of many headers", journal, false},
 		{"faults of many headers", func(c *nsClient, ns nsCreated, i int) (int, []byte, error) {
 			return c.do("POST", ns.BaseURL+"/__plantstore/faults", faultBody.String(), ns.Token)
 		}, false},
-		{"one namespace's journal", func(c *nsClient, ns nsCreated, i int) (int, []byte, error) {
-			return c.doHeader("POST", ns.BaseURL+"/plants", fmt.Sprintf(`{"id":%d,"name":"a"}`, i), ns.Token, requestHeaders)
-		}, true},
+		{"one namespace's journal", journal, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -154,7 +154,7 @@ func TestStoredMemory(t *testing.T) {
 			for i := range spaces {
 				spaces[i] = c.create(t, m.url, "")
 			}
-			before := vmHWM(t, pid)
+			before := procStatus(t, pid, "VmHWM")
 			start := time.Now()
 			// Eight workers, each over its eighth of the namespaces in
 			// turn, until the mock refuses it.
@@ -170,7 +170,7 @@ func TestStoredMemory(t *testing.T) {
 						case err != nil:
 							t.Errorf("request %d: %v", i, err)
 							return
-						case status == 400 && bytes.Contains(b, []byte(`"error":11,`)) && bytes.Contains(b, []byte("-max-stored-mib")):
+						case status == 400 && bytes.Contains(b, refusal) && bytes.Contains(b, []byte("-max-stored-mib")):
 							return
 						case status >= 300:
 							t.Errorf("request %d = %d %.300s, want a success or the refusal of a full budget", i, status, b)
@@ -184,7 +184,7 @@ func TestStoredMemory(t *testing.T) {
 			if t.Failed() {
 				return
 			}
-			full := vmHWM(t, pid)
+			full := procStatus(t, pid, "VmHWM")
 			// Read it all back, as a test job would.
 			for _, ns := range spaces {
 				for _, path := range []string{"plants", "requests", "faults"} {
@@ -193,7 +193,7 @@ func TestStoredMemory(t *testing.T) {
 					}
 				}
 			}
-			peak := vmHWM(t, pid)
+			peak := procStatus(t, pid, "VmHWM")
 			t.Logf("%d namespaces, %d kept in %v: VmHWM %.0f MiB before, %.0f MiB full, %.0f MiB read back (%.2f× the %d MiB budget)",
 				n, kept.Load(), time.Since(start).Round(time.Second), mib(before), mib(full), mib(peak), float64(peak)/budget, budget>>20)
 			if peak > bound {

@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"context"
 	"os/exec"
-	"path/filepath"
 	"runtime/debug"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/plantstore/plantstore-go/internal/testenv"
 )
 
 func TestModuleVersion(t *testing.T) {
@@ -67,21 +65,7 @@ func TestRunVersion(t *testing.T) {
 // (scripts/release-check.sh) proves that a binary installed with
 // `go install ...@v0.2.0` prints v0.2.0.
 func TestVersionBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipping: builds the plantstore-mock binary (drop -short to run)")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("skipping: no go command: %v", err)
-	}
-	exe := filepath.Join(t.TempDir(), "plantstore-mock")
-	args := []string{"build", "-buildvcs=false", "-o", exe}
-	if testenv.Race {
-		args = append(args, "-race") // as buildMock does
-	}
-	if out, err := exec.Command(goTool, append(args, ".")...).CombinedOutput(); err != nil {
-		t.Fatalf("go build failed: %v\n%s", err, out)
-	}
+	exe := buildMock(t, "-buildvcs=false")
 	var stderr bytes.Buffer
 	cmd := exec.Command(exe, "-version")
 	cmd.Stderr = &stderr

@@ -145,9 +145,10 @@ func route(r *http.Request) (*endpoint, *controlError) {
 			"no such control path %q; GET %scontrol.openapi.yaml describes them all", r.URL.Path, Prefix)
 	}
 	sort.Strings(allow)
+	allowed := strings.Join(allow, ", ")
 	err := errorf(http.StatusMethodNotAllowed, plantstoretest.CodeMethodNotAllowed,
-		"%s does not serve %s; it serves %s", r.URL.Path, r.Method, strings.Join(allow, ", "))
-	err.allow = strings.Join(allow, ", ")
+		"%s does not serve %s; it serves %s", r.URL.Path, r.Method, allowed)
+	err.allow = allowed
 	return nil, err
 }
 

@@ -95,16 +95,16 @@ func call(t *testing.T, srv *httptest.Server, method, path string, body []byte, 
 
 // decode unmarshals a reply's JSON body into a new T, failing the test when
 // it is not JSON of that shape.
-func decode[T any](t *testing.T, rep reply) T {
-	t.Helper()
+func decode[T any](tb testing.TB, rep reply) T {
+	tb.Helper()
 	var v T
 	dec := json.NewDecoder(bytes.NewReader(rep.body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&v); err != nil {
-		t.Fatalf("reply %d %q is not a %T: %v", rep.status, rep.body, v, err)
+		tb.Fatalf("reply %d %q is not a %T: %v", rep.status, rep.body, v, err)
 	}
 	if ct := rep.header.Get("Content-Type"); ct != "application/json" {
-		t.Errorf("reply Content-Type = %q, want application/json", ct)
+		tb.Errorf("reply Content-Type = %q, want application/json", ct)
 	}
 	return v
 }

@@ -7,16 +7,8 @@ import (
 
 // A namespace's lifecycle: the maps that find it, its requests in flight,
 // its last use and its end, all under the one mutex of namespaces; a timer
-// for the ttl.
-//
-// The mutex replaced a lock-free version (an atomic word of requests in
-// flight and the end, an atomic last use, sync.Maps) that did not win by
-// more than noise (issue 26; 2 CPUs shared, load average 13 to 21, 20
-// interleaved rounds of each, benchstat): under BenchmarkNamespaces' 64
-// namespaces the mutex served 1.01× the creates per second of the lock-free
-// one (4,184 against 4,152, ±27 % and ±19 %, p=0.53), a request costing
-// about 240 µs either way; the lifecycle alone (BenchmarkNamespaceLifecycle)
-// took 1.77 µs a request against 1.44 µs (±36 %, ±19 %, p=0.15).
+// for the ttl. A lock-free version measured no faster (bench/BENCHMARKS.md,
+// issue 26).
 
 // reserve takes a place for a new namespace, or reports that
 // -max-namespaces live.
@@ -31,11 +23,10 @@ func (n *namespaces) reserve() bool {
 }
 
 // add stores ns, which has a place, under its id and its token's hash, and
-// starts the clock of its ttl.
+// starts the clock of its ttl, which runs from ns.lastUsed.
 func (n *namespaces) add(ns *namespace) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	ns.lastUsed = ns.created
 	n.byID[ns.id] = ns
 	n.byToken[ns.tokenHash] = ns
 	ns.timer = time.AfterFunc(ns.ttl+time.Millisecond, func() { n.check(ns) })

@@ -91,7 +91,7 @@ func BenchmarkNamespaceLifecycle(b *testing.B) {
 	s := nsServer(b, setups[0].c)
 	var paths, ids []string
 	for i := 0; i < 64; i++ {
-		nb := decodeBody[namespaceBody](b, serveWithHost(s, "POST", namespacesPath, "localhost", ""))
+		nb := decode[namespaceBody](b, serveWithHost(s, "POST", namespacesPath, "localhost", ""))
 		ids, paths = append(ids, nb.Namespace), append(paths, nsPrefix+nb.Namespace+"/plants")
 	}
 	var worker atomic.Int64
@@ -108,14 +108,4 @@ func BenchmarkNamespaceLifecycle(b *testing.B) {
 			s.ns.leave(ns)
 		}
 	})
-}
-
-// decodeBody is rep's JSON body as a T.
-func decodeBody[T any](tb testing.TB, rep reply) T {
-	tb.Helper()
-	var v T
-	if err := json.Unmarshal(rep.body, &v); err != nil {
-		tb.Fatalf("reply %d %s: %v", rep.status, rep.body, err)
-	}
-	return v
 }
