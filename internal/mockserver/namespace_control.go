@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
+	"github.com/plantstore/plantstore-go/internal/wire"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
@@ -104,10 +104,13 @@ func labelProblem(label string) string {
 	if utf8.RuneCountInString(label) > MaxNamespaceLabel {
 		return "is longer than " + strconv.Itoa(MaxNamespaceLabel) + " characters"
 	}
-	for _, c := range label {
-		if unicode.IsControl(c) || c == unicode.ReplacementChar {
-			return "must be printable text, without control characters"
-		}
+	unprintable := strings.ContainsRune(label, utf8.RuneError) // what JSON made of invalid UTF-8
+	wire.ReplaceUnprintable(label, func(dst []byte, _ rune, _ string) []byte {
+		unprintable = true
+		return dst
+	})
+	if unprintable {
+		return "must be printable text: no control or bidirectional characters, no space but U+0020"
 	}
 	return ""
 }

@@ -433,6 +433,7 @@ func TestNamespaceBadCreate(t *testing.T) {
 		{"max_plants past the mock's", `{"max_plants":101}`, "application/json", 400, CodeBadControlRequest, "0 to 100"},
 		{"label too long", `{"label":"` + strings.Repeat("x", 101) + `"}`, "application/json", 400, CodeBadControlRequest, "longer than 100 characters"},
 		{"label with a control character", `{"label":"a\nb"}`, "application/json", 400, CodeBadControlRequest, "printable"},
+		{"label with a bidi override", `{"label":"job-\u202e71"}`, "application/json", 400, CodeBadControlRequest, "printable"},
 		{"null", `null`, "application/json", 400, plantstoretest.CodeInvalidJSON, "null"},
 		{"an array", `[]`, "application/json", 400, plantstoretest.CodeInvalidJSON, ""},
 		{"a form", `{"ttl":"1m"}`, "application/x-www-form-urlencoded", 415, plantstoretest.CodeContentType, "application/json"},
