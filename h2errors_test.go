@@ -39,6 +39,8 @@ func TestH2Signal(t *testing.T) {
 		{"a refusal from the server", h2StreamError{StreamID: 1, Code: 0x7, Cause: errors.New("received from peer")},
 			"the server did not process the request (HTTP/2 REFUSED_STREAM)"},
 		{"the client's own stream error", h2StreamError{StreamID: 1, Code: 0x1}, ""},
+		{"a stream error's text alone", errors.New("stream error: stream ID 1; REFUSED_STREAM; received from peer"), ""},
+		{"the GOAWAY text and more", errors.New("http2: Transport received Server's graceful shutdown GOAWAY; and more"), ""},
 		{"not HTTP/2", io.ErrUnexpectedEOF, ""},
 	}
 	for _, tt := range tests {
