@@ -2,6 +2,7 @@ package plantstore
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -100,29 +101,21 @@ func h2Signal(err error) error {
 	// data, which the server chooses, and that must not make a stream the
 	// server may have processed read as not processed.
 	msg := err.Error()
-	quoted, ok := strings.CutPrefix(msg, h2NoResendText)
-	if !ok {
-		if msg == h2GoAwayText {
-			return &notProcessedError{signal: "GOAWAY", err: err}
-		}
-		return err
-	}
-	if strings.HasPrefix(quoted, h2GoAwayText) {
+	quoted, noResend := strings.CutPrefix(msg, h2NoResendText)
+	if msg == h2GoAwayText || noResend && strings.HasPrefix(quoted, h2GoAwayText) {
 		return &notProcessedError{signal: "GOAWAY", err: err}
 	}
 	// "stream error: stream ID 1; REFUSED_STREAM; received from peer]"
 	rest, ok := strings.CutPrefix(quoted, h2StreamText)
-	if !ok {
+	if !noResend || !ok {
 		return err
 	}
 	fields := strings.SplitN(rest, "; ", 3)
 	if len(fields) < 3 || !strings.HasPrefix(fields[2], h2FromPeerText+"]") {
 		return err
 	}
-	for c, name := range h2ErrCodeNames {
-		if fields[1] == name {
-			return h2Reset(h2ErrCode(c), err)
-		}
+	if c := slices.Index(h2ErrCodeNames[:], fields[1]); c >= 0 {
+		return h2Reset(h2ErrCode(c), err)
 	}
 	return err
 }

@@ -70,7 +70,7 @@ type Attempt struct {
 	// prove otherwise) and was neither a redirect not followed nor refused
 	// unprocessed by HTTP/2. A failed create whose last attempt was so
 	// matches [ErrMaybeCreated]. False for an answer.
-	MaybeSent bool // beside RetryDenied: no larger Attempt, nor callState
+	MaybeSent bool
 }
 
 // Hooks are functions a [Client] calls as each call runs, for tracing or

@@ -40,9 +40,10 @@ func (c *Client) judge(ctx context.Context, st *callState, resp *http.Response, 
 		v.Err = redactChain(err, st.tokens)
 		// A redirect that was not followed was an answer that stored
 		// nothing, and so was a request the server said it did not
-		// process (an HTTP/2 REFUSED_STREAM or GOAWAY). Otherwise a request that got a connection may have been
-		// written; without trace events (a transport that does not support
-		// httptrace) fall back to what the error says.
+		// process (an HTTP/2 REFUSED_STREAM or GOAWAY). Otherwise a
+		// request that got a connection may have been written; without
+		// trace events (a transport that does not support httptrace)
+		// fall back to what the error says.
 		var (
 			redirErr *redirectError
 			unsent   *notProcessedError

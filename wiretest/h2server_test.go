@@ -35,15 +35,6 @@ const (
 	closeAfterBody                    // HTTP/1.1: close the connection without answering
 )
 
-var faultNames = map[fault]string{
-	answer: "answer", resetProtocol: "RST_STREAM(PROTOCOL_ERROR)", resetInternal: "RST_STREAM(INTERNAL_ERROR)",
-	resetCancel: "RST_STREAM(CANCEL)", refuse: "RST_STREAM(REFUSED_STREAM)", goAwayBelow: "GOAWAY below the stream",
-	goAwayAt: "GOAWAY at the stream", goAwayAtQuoting: "GOAWAY at the stream, its debug data quoting net/http",
-	goAwayAtQuotingRetry: "GOAWAY at the stream, its debug data quoting net/http's cannot-retry", brokenBody: "broken body", closeAfterBody: "close after the body",
-}
-
-func (f fault) String() string { return faultNames[f] }
-
 // plantJSON is the answer to a create.
 const plantJSON = `{"id":7,"name":"Monstera","tag":"indoor"}`
 
@@ -261,10 +252,7 @@ func (s *wireServer) apply(fr *http2.Framer, enc *hpack.Encoder, hbuf *bytes.Buf
 	case refuse:
 		return fr.WriteRSTStream(id, http2.ErrCodeRefusedStream)
 	case goAwayBelow:
-		*goneAt = id - 2
-		if id < 2 {
-			*goneAt = 0
-		}
+		*goneAt = max(id, 2) - 2
 		// The client closes the connection once its streams are done.
 		return fr.WriteGoAway(*goneAt, http2.ErrCodeNo, nil)
 	case goAwayAt, goAwayAtQuoting, goAwayAtQuotingRetry:
@@ -335,7 +323,6 @@ func startH1(t *testing.T, plan ...fault) *wireServer {
 		}
 	}))
 	s.URL = srv.URL
-	s.ln = srv.Listener
 	t.Cleanup(srv.Close)
 	return s
 }

@@ -10,7 +10,7 @@
 // [baseline.NewHTTPClient]'s transport made to speak it, the SDK on the same
 // transport through plantstore.WithHTTPClient, so that the SDK and the
 // hand-written call share one transport. The server must serve h2c at -url.
-// With -proto h1, the default, each mode uses its own transport, as before.
+// With -proto h1, the default, each mode uses its own transport.
 //
 // Usage:
 //
@@ -32,7 +32,7 @@ import (
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("callgrind client: ")
-	mode := flag.String("mode", "sdk", "the `implementation`: raw or rawsix for the hand-written call with four or six headers, oapi for the oapi-codegen client, sdk for plantstore.Client")
+	mode := flag.String("mode", "sdk", "the `implementation`: raw or rawsix for the hand-written call with four or six headers, oapi for the oapi-codegen client, sdk for plantstore.Client, sdk-traffic for it recording with a traffic.Recorder")
 	proto := flag.String("proto", "h1", "the `protocol`: h1 for HTTP/1.1, h2c for HTTP/2 with prior knowledge")
 	n := flag.Int("n", 1000, "number of sequential creates")
 	url := flag.String("url", "", "base `URL` of the server, e.g. http://127.0.0.1:8080")
