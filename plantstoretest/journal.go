@@ -115,12 +115,11 @@ func retryCount(header http.Header) int {
 func (h *Handler) arrival(r *http.Request) (req Request, body []byte, readErr error) {
 	req = Request{
 		Time:       h.now(),
-		Method:     strings.Clone(r.Method), // not to keep the request line
-		Path:       strings.Clone(r.URL.Path),
 		Header:     redact(r.Header),
 		RequestID:  r.Header.Get("X-Request-Id"),
 		RetryCount: retryCount(r.Header),
 	}
+	req.Method, req.Path = h.methodAndPath(r)
 	body, readErr = readBody(r)
 	if h.maxRequests == 0 {
 		return req, body, readErr
@@ -138,6 +137,28 @@ func (h *Handler) arrival(r *http.Request) (req Request, body []byte, readErr er
 		req.Body = body
 	}
 	return req, body, readErr
+}
+
+// methodAndPath returns r's method and URL path as the journal keeps them:
+// not cut from the request line, which they would keep alive, but a
+// route's own strings where those are equal (no allocation for the
+// requests the fake serves), and copies otherwise.
+func (h *Handler) methodAndPath(r *http.Request) (method, path string) {
+	for _, rt := range h.routes {
+		if rt.method == r.Method {
+			method = rt.method
+		}
+		if rt.pattern == r.URL.Path {
+			path = rt.pattern
+		}
+	}
+	if method == "" {
+		method = strings.Clone(r.Method)
+	}
+	if path == "" {
+		path = strings.Clone(r.URL.Path)
+	}
+	return method, path
 }
 
 // readBody reads at most [wire.MaxBodyBytes] of r's body, and
