@@ -301,34 +301,29 @@ func (h *Handler) arrive(ans *answer, req Request, op *operation, in input, rej 
 
 // enter numbers req and returns it as the journal keeps it: a copy, for
 // Fault.Match sees the plant whole, with the plant's name and tag cut like
-// the body. If h's [Budget] has no room for the entry, enter returns the
-// store-full refusal instead, and req is not numbered. h.mu must be held.
+// the body. It takes the room the entry needs in h's [Budget], less that of
+// the entry it pushes out of a full journal; if there is none, enter
+// returns the store-full refusal instead, and req is not numbered. h.mu
+// must be held.
 func (h *Handler) enter(req Request) (Request, *reply) {
 	req.Plant.Name = cutText(req.Plant.Name, h.bodyLimit)
 	req.Plant.Tag = cutText(req.Plant.Tag, h.bodyLimit)
-	if !h.admit(&req) {
-		return req, h.budgetFullReply(costOfRequest(&req))
+	if h.budget != nil && h.maxRequests != 0 {
+		cost := costOfRequest(&req)
+		need := cost
+		if h.maxRequests > 0 && len(h.requests) == h.maxRequests {
+			need -= costOfRequest(h.entry(0))
+		}
+		if !h.charge(&h.kept.journal, need) {
+			return req, h.budgetFullReply(cost)
+		}
 	}
 	h.seq++
 	req.Seq = h.seq
 	return req, nil
 }
 
-// admit takes the room the journal entry req needs in h's [Budget], less
-// that of the entry it pushes out of a full journal, and reports whether
-// there was room. h.mu must be held.
-func (h *Handler) admit(req *Request) bool {
-	if h.budget == nil || h.maxRequests == 0 {
-		return true
-	}
-	need := costOfRequest(req)
-	if h.maxRequests > 0 && len(h.requests) == h.maxRequests {
-		need -= costOfRequest(h.entry(0))
-	}
-	return h.charge(&h.kept.journal, need)
-}
-
-// record keeps req, which [Handler.enter] numbered and admitted, for
+// record keeps req, which [Handler.enter] numbered, for
 // [Handler.Requests]. Under [WithJournalLimit] n, h.requests is a ring
 // of at most n requests whose oldest is at h.head. h.mu must be held.
 func (h *Handler) record(req Request) {
