@@ -129,6 +129,13 @@ func TestBudgetGivenBack(t *testing.T) {
 			create(h, 1)
 			h.AddFault(Fault{Status: 503, Match: func(Request) bool { return false }})
 		}, (*Handler).Close, false},
+		{"Close, and what is kept after it", nil, func(h *Handler) { create(h, 1) }, func(h *Handler) {
+			h.Close()
+			create(h, 2)
+			h.AddFault(Fault{Status: 503, Match: func(Request) bool { return false }})
+			h.Reset()
+			create(h, 3)
+		}, false},
 		{"ClearRequests", []Option{WithMaxPlants(0)}, func(h *Handler) { create(h, 1) }, (*Handler).ClearRequests, false},
 		{"ClearFaults", nil, func(h *Handler) { h.AddFault(Fault{Status: 503, Body: []byte("x")}) }, (*Handler).ClearFaults, false},
 		{"a fault used up", []Option{WithJournalLimit(0)}, func(h *Handler) { h.AddFault(Fault{Status: 503}) }, func(h *Handler) { create(h, 1) }, false},
