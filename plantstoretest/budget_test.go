@@ -11,11 +11,6 @@ import (
 	"github.com/plantstore/plantstore-go"
 )
 
-// budgetHeader is the header of a valid create.
-func budgetHeader() http.Header {
-	return http.Header{"Authorization": {"Bearer " + DefaultToken}, "Content-Type": {"application/json"}}
-}
-
 // wantFull checks that w is the 400 of a full Budget.
 func wantFull(t *testing.T, what string, status int, body string) {
 	t.Helper()
@@ -42,7 +37,7 @@ func TestBudgetBoundsEveryHandler(t *testing.T) {
 		keep func(h *Handler, i int) (int, string)
 	}{
 		{"creates", nil, func(h *Handler, i int) (int, string) {
-			w := serve(h, budgetHeader(), fmt.Sprintf(`{"id": %d, "name": %q}`, i, name))
+			w := serve(h, validHeader(DefaultToken), fmt.Sprintf(`{"id": %d, "name": %q}`, i, name))
 			if w.Code == http.StatusOK {
 				return 0, ""
 			}
@@ -70,7 +65,7 @@ func TestBudgetBoundsEveryHandler(t *testing.T) {
 		}},
 		{"journal entries", []Option{WithToken("other")}, func(h *Handler, i int) (int, string) {
 			// Refused for the token: only the journal keeps anything.
-			header := budgetHeader()
+			header := validHeader(DefaultToken)
 			header.Set("X-Filler", name)
 			w := serve(h, header, `{"id": 1, "name": "x"}`)
 			if w.Code == http.StatusUnauthorized {
@@ -113,7 +108,9 @@ func TestBudgetBoundsEveryHandler(t *testing.T) {
 // gives its room back to the Budget.
 func TestBudgetGivenBack(t *testing.T) {
 	t.Parallel()
-	create := func(h *Handler, id int) { serve(h, budgetHeader(), fmt.Sprintf(`{"id": %d, "name": "Fern"}`, id)) }
+	create := func(h *Handler, id int) {
+		serve(h, validHeader(DefaultToken), fmt.Sprintf(`{"id": %d, "name": "Fern"}`, id))
+	}
 	tests := []struct {
 		name   string
 		opts   []Option
@@ -129,6 +126,13 @@ func TestBudgetGivenBack(t *testing.T) {
 			create(h, 1)
 			h.AddFault(Fault{Status: 503, Match: func(Request) bool { return false }})
 		}, (*Handler).Close, false},
+		{"Close, and what is kept after it", nil, func(h *Handler) { create(h, 1) }, func(h *Handler) {
+			h.Close()
+			create(h, 2)
+			h.AddFault(Fault{Status: 503, Match: func(Request) bool { return false }})
+			h.Reset()
+			create(h, 3)
+		}, false},
 		{"ClearRequests", []Option{WithMaxPlants(0)}, func(h *Handler) { create(h, 1) }, (*Handler).ClearRequests, false},
 		{"ClearFaults", nil, func(h *Handler) { h.AddFault(Fault{Status: 503, Body: []byte("x")}) }, (*Handler).ClearFaults, false},
 		{"a fault used up", []Option{WithJournalLimit(0)}, func(h *Handler) { h.AddFault(Fault{Status: 503}) }, func(h *Handler) { create(h, 1) }, false},
@@ -161,7 +165,7 @@ func TestBudgetMatchSeesThePlantWhole(t *testing.T) {
 	for _, opts := range [][]Option{nil, {WithBudget(NewBudget(1 << 20))}} {
 		h := NewHandler(append(opts, WithJournalBodyLimit(4))...)
 		h.AddFault(Fault{Status: 503, Match: func(r Request) bool { return r.Plant.Name == "Monstera" }})
-		if w := serve(h, budgetHeader(), `{"id": 1, "name": "Monstera"}`); w.Code != 503 {
+		if w := serve(h, validHeader(DefaultToken), `{"id": 1, "name": "Monstera"}`); w.Code != 503 {
 			t.Errorf("with %d options: create = %d %s, want the fault's 503", len(opts)+1, w.Code, w.Body)
 		}
 		if got := h.Requests()[0].Plant.Name; got != "Mons" {

@@ -1,8 +1,6 @@
 package plantstoretest
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"time"
 )
@@ -11,8 +9,7 @@ import (
 // it.
 type chaos struct {
 	fraction float64
-	seed     int64
-	n        uint64 // decisions made
+	draws    draws
 }
 
 // The faults chaos chooses from, other than delays. They are shared, and
@@ -21,17 +18,12 @@ var (
 	chaos503 = &Fault{
 		Status: http.StatusServiceUnavailable,
 		Header: http.Header{"Retry-After": {"1"}},
-		Body:   chaosBody(http.StatusServiceUnavailable),
+		Body:   faultBody("chaos", http.StatusServiceUnavailable),
 	}
-	chaos502       = &Fault{Status: http.StatusBadGateway, Body: chaosBody(http.StatusBadGateway)}
+	chaos502       = &Fault{Status: http.StatusBadGateway, Body: faultBody("chaos", http.StatusBadGateway)}
 	chaosDrop      = &Fault{Drop: true}
 	chaosStoreDrop = &Fault{Store: true, Drop: true}
 )
-
-func chaosBody(status int) []byte {
-	b, _ := json.Marshal(ErrorBody{Code: CodeFault, Message: fmt.Sprintf("chaos: %d %s", status, http.StatusText(status))})
-	return b
-}
 
 // The range of the delays chaos chooses.
 const (
@@ -40,12 +32,10 @@ const (
 )
 
 // next makes the next decision: a fault and its description for
-// [Request.Fault], or nil and "" to let the request through. The i-th
-// decision depends on the seed and i only.
+// [Request.Fault], or nil and "" to let the request through.
 func (c *chaos) next() (*Fault, string) {
-	c.n++
-	x := mix64(uint64(c.seed) ^ mix64(c.n))
-	if float64(x>>11)/(1<<53) >= c.fraction { // uniform in [0, 1)
+	x := c.draws.next()
+	if uniform(x) >= c.fraction {
 		return nil, ""
 	}
 	y := mix64(x)
@@ -64,6 +54,25 @@ func (c *chaos) next() (*Fault, string) {
 		return &Fault{Delay: d}, "chaos: delay " + d.String()
 	}
 }
+
+// draws are the pseudo-random numbers that [chaos] and [replay] decide
+// by: the i-th decision's depend on the seed and i only, so that
+// concurrent requests take the seed's sequence of fates in the order they
+// reach the decision.
+type draws struct {
+	seed uint64
+	n    uint64 // decisions made
+}
+
+// next starts the next decision and returns its first 64 random bits;
+// mix64 of them gives the next 64.
+func (d *draws) next() uint64 {
+	d.n++
+	return mix64(d.seed ^ mix64(d.n))
+}
+
+// uniform maps x's top 53 bits to a float64 uniform in [0, 1).
+func uniform(x uint64) float64 { return float64(x>>11) / (1 << 53) }
 
 // mix64 is the finalizer of SplitMix64: a bijection of uint64 whose output
 // bits each depend on every input bit.

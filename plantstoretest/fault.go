@@ -172,10 +172,17 @@ func (f *Fault) reply() reply {
 	case f.Status == http.StatusNoContent || f.Status == http.StatusNotModified:
 		body = nil // HTTP allows no body with these
 	case body == nil:
-		msg := strings.TrimSpace(fmt.Sprintf("injected fault: %d %s", f.Status, http.StatusText(f.Status)))
-		body, _ = json.Marshal(ErrorBody{Code: CodeFault, Message: msg}) // cannot fail
+		body = faultBody("injected fault", f.Status)
 	}
 	return reply{kind: scripted, status: f.Status, raw: body}
+}
+
+// faultBody is the [ErrorBody], with [CodeFault], of a reply of status
+// that what scripted: "chaos: 502 Bad Gateway".
+func faultBody(what string, status int) []byte {
+	msg := strings.TrimSpace(fmt.Sprintf("%s: %d %s", what, status, http.StatusText(status)))
+	b, _ := json.Marshal(ErrorBody{Code: CodeFault, Message: msg}) // cannot fail
+	return b
 }
 
 // scriptedFault is an injected Fault and how many replies it has left.

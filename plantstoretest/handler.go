@@ -101,7 +101,7 @@ func newHandler(c *config) *Handler {
 		h.limiter = newRateLimiter(c.rateN, c.ratePer)
 	}
 	if c.chaos > 0 {
-		h.chaos = &chaos{fraction: c.chaos, seed: c.chaosSeed}
+		h.chaos = &chaos{fraction: c.chaos, draws: draws{seed: uint64(c.chaosSeed)}}
 	}
 	if c.profile != nil && c.profile.Traffic != nil {
 		h.replay = newReplay(c.profile.Traffic, c.chaosSeed)

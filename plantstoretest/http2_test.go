@@ -18,24 +18,35 @@ import (
 	h2cpkg "github.com/plantstore/plantstore-go/internal/h2c"
 )
 
-// wireProtocols are the protocols NewServer serves: HTTP/1.1 by default,
-// and with WithHTTP2, h2 over TLS and h2c in clear text.
-var wireProtocols = []struct {
+// wireProtocol is a protocol NewServer serves.
+type wireProtocol struct {
 	name  string
 	opts  []Option
 	proto string // the Proto of every response the Server's clients get
 	h2c   bool
-}{
+}
+
+// wireProtocols are the protocols NewServer serves: HTTP/1.1 by default,
+// and with WithHTTP2, h2 over TLS and h2c in clear text.
+var wireProtocols = []wireProtocol{
 	{"HTTP/1.1", nil, "HTTP/1.1", false},
 	{"h2", []Option{WithTLS(), WithHTTP2()}, "HTTP/2.0", false},
 	{"h2c", []Option{WithHTTP2()}, "HTTP/2.0", true},
 }
 
-// skipWithoutH2C skips a test of h2c on a Go that has none (before 1.24).
-func skipWithoutH2C(t *testing.T, h2c bool) {
+// onEachProtocol runs f in a parallel subtest for each of wireProtocols,
+// named after it and suffix, with a new Server that speaks it, made with
+// opts too. It skips h2c on a Go that has none (before 1.24).
+func onEachProtocol(t *testing.T, suffix string, opts []Option, f func(t *testing.T, p wireProtocol, s *Server)) {
 	t.Helper()
-	if h2c && !h2cpkg.Supported {
-		t.Skip("h2c needs Go 1.24 or later (http.Protocols)")
+	for _, p := range wireProtocols {
+		t.Run(strings.TrimSpace(p.name+" "+suffix), func(t *testing.T) {
+			t.Parallel()
+			if p.h2c && !h2cpkg.Supported {
+				t.Skip("h2c needs Go 1.24 or later (http.Protocols)")
+			}
+			f(t, p, NewServer(t, append(append([]Option{}, p.opts...), opts...)...))
+		})
 	}
 }
 
@@ -64,64 +75,59 @@ func (p *protoRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 func TestHTTP2JournalsEveryRequest(t *testing.T) {
 	t.Parallel()
 	const n = 20
-	for _, p := range wireProtocols {
-		for _, network := range []struct {
-			name string
-			opts []Option
-		}{{"loopback", nil}, {"in memory", []Option{WithInMemoryNetwork()}}} {
-			t.Run(p.name+" "+network.name, func(t *testing.T) {
-				t.Parallel()
-				skipWithoutH2C(t, p.h2c)
-				s := NewServer(t, append(append([]Option{}, p.opts...), network.opts...)...)
-				rec := &protoRecorder{rt: s.HTTPClient().Transport}
-				c := s.Client(plantstore.WithHTTPClient(&http.Client{Transport: rec}))
-				var wg sync.WaitGroup
-				errs := make(chan error, n)
-				for i := 1; i <= n; i++ {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						if _, err := c.CreatePlant(context.Background(), plantstore.NewPlant{ID: int64(i), Name: "Fern"}); err != nil {
-							errs <- fmt.Errorf("create %d: %w", i, err)
-						}
-					}()
-				}
-				wg.Wait()
-				close(errs)
-				for err := range errs {
-					t.Error(err)
-				}
-				want := make([]string, n)
-				for i := range want {
-					want[i] = p.proto
-				}
-				if diff := cmp.Diff(want, rec.protos); diff != "" {
-					t.Errorf("responses' Proto (-want +got):\n%s", diff)
-				}
-				reqs := s.Requests()
-				if len(reqs) != n || len(s.Plants()) != n {
-					t.Fatalf("%d requests journaled, %d plants stored, want %d of each", len(reqs), len(s.Plants()), n)
-				}
-				for _, r := range reqs {
-					if r.Outcome != OutcomeSent || r.Status != http.StatusOK || r.Invalid != nil || r.RetryCount != 0 {
-						t.Errorf("request %d: outcome %s, status %d, invalid %v, retry count %d; want sent, 200, valid, 0",
-							r.Seq, r.Outcome, r.Status, r.Invalid, r.RetryCount)
+	for _, network := range []struct {
+		name string
+		opts []Option
+	}{{"loopback", nil}, {"in memory", []Option{WithInMemoryNetwork()}}} {
+		onEachProtocol(t, network.name, network.opts, func(t *testing.T, p wireProtocol, s *Server) {
+			rec := &protoRecorder{rt: s.HTTPClient().Transport}
+			c := s.Client(plantstore.WithHTTPClient(&http.Client{Transport: rec}))
+			var wg sync.WaitGroup
+			errs := make(chan error, n)
+			for i := 1; i <= n; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if _, err := c.CreatePlant(context.Background(), plantstore.NewPlant{ID: int64(i), Name: "Fern"}); err != nil {
+						errs <- fmt.Errorf("create %d: %w", i, err)
 					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+			want := make([]string, n)
+			for i := range want {
+				want[i] = p.proto
+			}
+			if diff := cmp.Diff(want, rec.protos); diff != "" {
+				t.Errorf("responses' Proto (-want +got):\n%s", diff)
+			}
+			reqs := s.Requests()
+			if len(reqs) != n || len(s.Plants()) != n {
+				t.Fatalf("%d requests journaled, %d plants stored, want %d of each", len(reqs), len(s.Plants()), n)
+			}
+			for _, r := range reqs {
+				if r.Outcome != OutcomeSent || r.Status != http.StatusOK || r.Invalid != nil || r.RetryCount != 0 {
+					t.Errorf("request %d: outcome %s, status %d, invalid %v, retry count %d; want sent, 200, valid, 0",
+						r.Seq, r.Outcome, r.Status, r.Invalid, r.RetryCount)
 				}
+			}
 
-				h1 := s.HTTPClient().Transport.(*http.Transport).Clone()
-				forceHTTP1(h1)
-				resp, err := (&http.Client{Transport: h1}).Get(s.URL + "/plants")
-				if err != nil {
-					t.Fatalf("GET over HTTP/1.1: %v", err)
-				}
-				resp.Body.Close()
-				h1.CloseIdleConnections()
-				if resp.Proto != "HTTP/1.1" || resp.StatusCode != http.StatusMethodNotAllowed {
-					t.Errorf("GET over HTTP/1.1: %s %d, want HTTP/1.1 405", resp.Proto, resp.StatusCode)
-				}
-			})
-		}
+			h1 := s.HTTPClient().Transport.(*http.Transport).Clone()
+			forceHTTP1(h1)
+			resp, err := (&http.Client{Transport: h1}).Get(s.URL + "/plants")
+			if err != nil {
+				t.Fatalf("GET over HTTP/1.1: %v", err)
+			}
+			resp.Body.Close()
+			h1.CloseIdleConnections()
+			if resp.Proto != "HTTP/1.1" || resp.StatusCode != http.StatusMethodNotAllowed {
+				t.Errorf("GET over HTTP/1.1: %s %d, want HTTP/1.1 405", resp.Proto, resp.StatusCode)
+			}
+		})
 	}
 }
 
@@ -156,36 +162,31 @@ func postOn(t *testing.T, s *Server, client *http.Client, id int) (resp *http.Re
 // holds one request.
 func TestDropPerProtocol(t *testing.T) {
 	t.Parallel()
-	for _, p := range wireProtocols {
-		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
-			skipWithoutH2C(t, p.h2c)
-			s := NewServer(t, p.opts...)
-			s.Inject(Fault{Store: true, Drop: true})
-			client := s.HTTPClient()
-			wantErr, wantReused := "EOF", false
-			if p.proto == "HTTP/2.0" {
-				wantErr, wantReused = "INTERNAL_ERROR", true
-			}
-			if _, _, err := postOn(t, s, client, 1); err == nil || !strings.Contains(err.Error(), wantErr) {
-				t.Errorf("create answered by Store and Drop: error %v, want one that says %s", err, wantErr)
-			}
-			if diff := cmp.Diff([]plantstore.NewPlant{fern}, s.Plants()); diff != "" {
-				t.Errorf("Plants() after Store and Drop (-want +got):\n%s", diff)
-			}
-			if r := s.Requests(); len(r) != 1 || r[0].Outcome != OutcomeDropped {
-				t.Errorf("journal: %+v, want one request, dropped", r)
-			}
-			resp, reused, err := postOn(t, s, client, 2)
-			if err != nil {
-				t.Fatalf("the create after the drop: %v", err)
-			}
-			if resp.StatusCode != http.StatusOK || resp.Proto != p.proto || reused != wantReused {
-				t.Errorf("the create after the drop: %s %d, on a connection used before: %v; want %s 200, %v",
-					resp.Proto, resp.StatusCode, reused, p.proto, wantReused)
-			}
-		})
-	}
+	onEachProtocol(t, "", nil, func(t *testing.T, p wireProtocol, s *Server) {
+		s.Inject(Fault{Store: true, Drop: true})
+		client := s.HTTPClient()
+		wantErr, wantReused := "EOF", false
+		if p.proto == "HTTP/2.0" {
+			wantErr, wantReused = "INTERNAL_ERROR", true
+		}
+		if _, _, err := postOn(t, s, client, 1); err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("create answered by Store and Drop: error %v, want one that says %s", err, wantErr)
+		}
+		if diff := cmp.Diff([]plantstore.NewPlant{fern}, s.Plants()); diff != "" {
+			t.Errorf("Plants() after Store and Drop (-want +got):\n%s", diff)
+		}
+		if r := s.Requests(); len(r) != 1 || r[0].Outcome != OutcomeDropped {
+			t.Errorf("journal: %+v, want one request, dropped", r)
+		}
+		resp, reused, err := postOn(t, s, client, 2)
+		if err != nil {
+			t.Fatalf("the create after the drop: %v", err)
+		}
+		if resp.StatusCode != http.StatusOK || resp.Proto != p.proto || reused != wantReused {
+			t.Errorf("the create after the drop: %s %d, on a connection used before: %v; want %s 200, %v",
+				resp.Proto, resp.StatusCode, reused, p.proto, wantReused)
+		}
+	})
 }
 
 // TestGoAwayPerProtocol checks a Fault with GoAway on each protocol: the
@@ -194,46 +195,41 @@ func TestDropPerProtocol(t *testing.T) {
 // requests go on a new connection; each reaches the fake once.
 func TestGoAwayPerProtocol(t *testing.T) {
 	t.Parallel()
-	for _, p := range wireProtocols {
-		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
-			skipWithoutH2C(t, p.h2c)
-			s := NewServer(t, p.opts...)
-			s.Inject(Fault{GoAway: true})
-			tr := s.HTTPClient().Transport.(*http.Transport).Clone()
-			defer tr.CloseIdleConnections()
-			var dials atomic.Int32
-			dial := tr.DialContext
-			if dial == nil { // httptest's before Go 1.24
-				dial = (&net.Dialer{}).DialContext
+	onEachProtocol(t, "", nil, func(t *testing.T, p wireProtocol, s *Server) {
+		s.Inject(Fault{GoAway: true})
+		tr := s.HTTPClient().Transport.(*http.Transport).Clone()
+		defer tr.CloseIdleConnections()
+		var dials atomic.Int32
+		dial := tr.DialContext
+		if dial == nil { // httptest's before Go 1.24
+			dial = (&net.Dialer{}).DialContext
+		}
+		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			dials.Add(1)
+			return dial(ctx, network, addr)
+		}
+		client := &http.Client{Transport: tr}
+		for id := 1; id <= 3; id++ {
+			resp, _, err := postOn(t, s, client, id)
+			if err != nil {
+				t.Fatalf("create %d: %v", id, err)
 			}
-			tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-				dials.Add(1)
-				return dial(ctx, network, addr)
+			if resp.StatusCode != http.StatusOK || resp.Proto != p.proto {
+				t.Errorf("create %d: %s %d, want %s 200", id, resp.Proto, resp.StatusCode, p.proto)
 			}
-			client := &http.Client{Transport: tr}
-			for id := 1; id <= 3; id++ {
-				resp, _, err := postOn(t, s, client, id)
-				if err != nil {
-					t.Fatalf("create %d: %v", id, err)
-				}
-				if resp.StatusCode != http.StatusOK || resp.Proto != p.proto {
-					t.Errorf("create %d: %s %d, want %s 200", id, resp.Proto, resp.StatusCode, p.proto)
-				}
-			}
-			if got := dials.Load(); got != 2 {
-				t.Errorf("connections dialled for 3 creates, the first answered with GoAway: %d, want 2", got)
-			}
-			var got []string
-			for _, r := range s.Requests() {
-				got = append(got, fmt.Sprintf("%s %d %q", r.Outcome, r.Status, r.Fault))
-			}
-			want := []string{`sent 200 "#1 GoAway"`, `sent 200 ""`, `sent 200 ""`}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("journal (-want +got):\n%s", diff)
-			}
-		})
-	}
+		}
+		if got := dials.Load(); got != 2 {
+			t.Errorf("connections dialled for 3 creates, the first answered with GoAway: %d, want 2", got)
+		}
+		var got []string
+		for _, r := range s.Requests() {
+			got = append(got, fmt.Sprintf("%s %d %q", r.Outcome, r.Status, r.Fault))
+		}
+		want := []string{`sent 200 "#1 GoAway"`, `sent 200 ""`, `sent 200 ""`}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("journal (-want +got):\n%s", diff)
+		}
+	})
 }
 
 // TestWithHTTP2NeedsGo124ForH2C checks that on a Go without h2c,

@@ -115,12 +115,11 @@ func retryCount(header http.Header) int {
 func (h *Handler) arrival(r *http.Request) (req Request, body []byte, readErr error) {
 	req = Request{
 		Time:       h.now(),
-		Method:     strings.Clone(r.Method), // not to keep the request line
-		Path:       strings.Clone(r.URL.Path),
 		Header:     redact(r.Header),
 		RequestID:  r.Header.Get("X-Request-Id"),
 		RetryCount: retryCount(r.Header),
 	}
+	req.Method, req.Path = h.methodAndPath(r)
 	body, readErr = readBody(r)
 	if h.maxRequests == 0 {
 		return req, body, readErr
@@ -138,6 +137,28 @@ func (h *Handler) arrival(r *http.Request) (req Request, body []byte, readErr er
 		req.Body = body
 	}
 	return req, body, readErr
+}
+
+// methodAndPath returns r's method and URL path as the journal keeps them:
+// not cut from the request line, which they would keep alive, but a
+// route's own strings where those are equal (no allocation for the
+// requests the fake serves), and copies otherwise.
+func (h *Handler) methodAndPath(r *http.Request) (method, path string) {
+	for _, rt := range h.routes {
+		if rt.method == r.Method {
+			method = rt.method
+		}
+		if rt.pattern == r.URL.Path {
+			path = rt.pattern
+		}
+	}
+	if method == "" {
+		method = strings.Clone(r.Method)
+	}
+	if path == "" {
+		path = strings.Clone(r.URL.Path)
+	}
+	return method, path
 }
 
 // readBody reads at most [wire.MaxBodyBytes] of r's body, and
@@ -280,34 +301,29 @@ func (h *Handler) arrive(ans *answer, req Request, op *operation, in input, rej 
 
 // enter numbers req and returns it as the journal keeps it: a copy, for
 // Fault.Match sees the plant whole, with the plant's name and tag cut like
-// the body. If h's [Budget] has no room for the entry, enter returns the
-// store-full refusal instead, and req is not numbered. h.mu must be held.
+// the body. It takes the room the entry needs in h's [Budget], less that of
+// the entry it pushes out of a full journal; if there is none, enter
+// returns the store-full refusal instead, and req is not numbered. h.mu
+// must be held.
 func (h *Handler) enter(req Request) (Request, *reply) {
 	req.Plant.Name = cutText(req.Plant.Name, h.bodyLimit)
 	req.Plant.Tag = cutText(req.Plant.Tag, h.bodyLimit)
-	if !h.admit(&req) {
-		return req, h.budgetFullReply(costOfRequest(&req))
+	if h.budget != nil && h.maxRequests != 0 {
+		cost := costOfRequest(&req)
+		need := cost
+		if h.maxRequests > 0 && len(h.requests) == h.maxRequests {
+			need -= costOfRequest(h.entry(0))
+		}
+		if !h.charge(&h.kept.journal, need) {
+			return req, h.budgetFullReply(cost)
+		}
 	}
 	h.seq++
 	req.Seq = h.seq
 	return req, nil
 }
 
-// admit takes the room the journal entry req needs in h's [Budget], less
-// that of the entry it pushes out of a full journal, and reports whether
-// there was room. h.mu must be held.
-func (h *Handler) admit(req *Request) bool {
-	if h.budget == nil || h.maxRequests == 0 {
-		return true
-	}
-	need := costOfRequest(req)
-	if h.maxRequests > 0 && len(h.requests) == h.maxRequests {
-		need -= costOfRequest(h.entry(0))
-	}
-	return h.charge(&h.kept.journal, need)
-}
-
-// record keeps req, which [Handler.enter] numbered and admitted, for
+// record keeps req, which [Handler.enter] numbered, for
 // [Handler.Requests]. Under [WithJournalLimit] n, h.requests is a ring
 // of at most n requests whose oldest is at h.head. h.mu must be held.
 func (h *Handler) record(req Request) {

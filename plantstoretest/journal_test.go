@@ -566,3 +566,28 @@ func TestJournalCutsTheDecodedPlant(t *testing.T) {
 		}
 	}
 }
+
+// TestJournalMethodAndPath checks what the journal keeps of a request's
+// method and path: the route table's own strings for a route's, which
+// allocates nothing, and copies of others (TestBudgetCountsTheHeap checks
+// that neither keeps the request line). Not parallel: AllocsPerRun.
+func TestJournalMethodAndPath(t *testing.T) {
+	h := NewHandler()
+	tests := []struct {
+		method, target, path string
+		allocs               float64
+	}{
+		{http.MethodPost, "/plants?q=1", "/plants", 0},
+		{http.MethodGet, "/plants", "/plants", 1},
+		{http.MethodPost, "/pl%61nts/", "/plants/", 1},
+		{"BREW", "/pot", "/pot", 2},
+	}
+	for _, tt := range tests {
+		r := httptest.NewRequest(tt.method, tt.target, nil)
+		var method, path string
+		allocs := testing.AllocsPerRun(10, func() { method, path = h.methodAndPath(r) })
+		if method != tt.method || path != tt.path || allocs != tt.allocs {
+			t.Errorf("%s %s: kept %s %s with %v allocations, want %s %s with %v", tt.method, tt.target, method, path, allocs, tt.method, tt.path, tt.allocs)
+		}
+	}
+}

@@ -246,11 +246,12 @@ func TestBudgetCountsTheHeap(t *testing.T) {
 		}
 		return h
 	}
-	create := func(h *Handler, header http.Header, id int) {
-		r := httptest.NewRequest(http.MethodPost, "/plants", strings.NewReader(fmt.Sprintf(`{"id":%d,"name":"a"}`, id)))
+	createAt := func(h *Handler, target string, header http.Header, id int) {
+		r := httptest.NewRequest(http.MethodPost, target, strings.NewReader(fmt.Sprintf(`{"id":%d,"name":"a"}`, id)))
 		r.Header = header
 		h.ServeHTTP(httptest.NewRecorder(), r)
 	}
+	create := func(h *Handler, header http.Header, id int) { createAt(h, "/plants", header, id) }
 	tests := []struct {
 		name string
 		n    int
@@ -260,6 +261,10 @@ func TestBudgetCountsTheHeap(t *testing.T) {
 		{"tiny plants", 50_000, []Option{WithJournalLimit(0)}, func(h *Handler, i int) { create(h, header(0), i) }},
 		{"journal entries", 10_000, []Option{WithMaxPlants(0)}, func(h *Handler, i int) { create(h, header(0), i) }},
 		{"journal entries of 300 headers", 300, []Option{WithMaxPlants(0)}, func(h *Handler, i int) { create(h, header(300), i) }},
+		// The query is not kept, nor the request line it came in.
+		{"journal entries of a long query", 1000, []Option{WithMaxPlants(0)}, func(h *Handler, i int) {
+			createAt(h, "/plants?"+strings.Repeat("q", 4<<10), header(0), i)
+		}},
 		{"faults", 10_000, nil, func(h *Handler, i int) { h.AddFault(Fault{Status: 503, Match: func(Request) bool { return false }}) }},
 		{"faults of 1000 headers", 50, nil, func(h *Handler, i int) {
 			fh := http.Header{}

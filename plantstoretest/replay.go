@@ -1,8 +1,6 @@
 package plantstoretest
 
 import (
-	"encoding/json"
-	"fmt"
 	"math"
 	"net/http"
 	"sort"
@@ -25,9 +23,8 @@ import (
 // by its count and then log-uniform within it; a 429's or 5xx's
 // Retry-After by its counts.
 type replay struct {
-	seed    uint64
-	n       uint64 // decisions made
-	failing bool   // the last decision was a failure
+	draws   draws
+	failing bool // the last decision was a failure
 	pFail   [2]float64
 	ok      *replayed // the 2xx outcome; nil if none was recorded
 	fails   []replayed
@@ -66,7 +63,7 @@ const replaySalt = 0x7472_6166_6669_6321 // "traffic!"
 
 // newReplay makes rec, which rec.Check accepted, ready to replay with seed.
 func newReplay(rec *traffic.Recording, seed int64) *replay {
-	r := &replay{seed: uint64(seed) ^ replaySalt}
+	r := &replay{draws: draws{seed: uint64(seed) ^ replaySalt}}
 	var ok []traffic.Bucket // of every 2xx outcome
 	for _, o := range rec.Outcomes {
 		if !o.Kind.Failure() {
@@ -79,7 +76,7 @@ func newReplay(rec *traffic.Recording, seed int64) *replay {
 			if p.status == 0 { // the catch-all of the statuses past MaxOutcomes
 				p.status = http.StatusInternalServerError
 			}
-			p.body = replayBody(p.status)
+			p.body = faultBody("traffic", p.status)
 			var upTo int64
 			for _, ra := range o.RetryAfter {
 				upTo += ra.Count
@@ -130,11 +127,10 @@ func newHistogram(buckets []traffic.Bucket) histogram {
 // fake's own reply at once. The i-th decision depends on the seed and the
 // decisions before it only.
 func (r *replay) next() (*Fault, string) {
-	r.n++
-	x := mix64(r.seed ^ mix64(r.n))
-	u := func() float64 { // uniform in [0, 1)
+	x := r.draws.next()
+	u := func() float64 {
 		x = mix64(x)
-		return float64(x>>11) / (1 << 53)
+		return uniform(x)
 	}
 	state := 0
 	if r.failing {
@@ -223,10 +219,4 @@ func micros(v float64) time.Duration {
 		return time.Duration(ns)
 	}
 	return math.MaxInt64
-}
-
-// replayBody is the ErrorBody of a replayed 429 or 5xx.
-func replayBody(status int) []byte {
-	b, _ := json.Marshal(ErrorBody{Code: CodeFault, Message: fmt.Sprintf("traffic: %d %s", status, http.StatusText(status))}) // cannot fail
-	return b
 }

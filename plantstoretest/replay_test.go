@@ -1,6 +1,7 @@
 package plantstoretest
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -243,6 +244,39 @@ func TestReplayEdges(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReplayedFailureBody checks the body of a replayed 429 or 5xx, as
+// WithProfile's Traffic says: an ErrorBody with CodeFault that names the
+// status, 5xx's catch-all outcome as 500.
+func TestReplayedFailureBody(t *testing.T) {
+	t.Parallel()
+	lat := []traffic.Bucket{{FromUS: 1024, ToUS: 1116.68, Count: 1}}
+	for _, tt := range []struct {
+		kind   traffic.Kind
+		status int // recorded
+		want   ErrorBody
+	}{
+		{traffic.Kind429, 429, ErrorBody{Code: CodeFault, Message: "traffic: 429 Too Many Requests"}},
+		{traffic.Kind5xx, 503, ErrorBody{Code: CodeFault, Message: "traffic: 503 Service Unavailable"}},
+		{traffic.Kind5xx, 0, ErrorBody{Code: CodeFault, Message: "traffic: 500 Internal Server Error"}},
+	} {
+		rec := &traffic.Recording{Attempts: 1,
+			Outcomes: []traffic.Outcome{{Kind: tt.kind, Status: tt.status, Count: 1, Latency: lat,
+				RetryAfter: []traffic.RetryAfter{{Count: 1}}}},
+			FailureRuns: traffic.Runs{Runs: 1, Failures: 1, Lengths: []traffic.RunLength{{Length: 1, Count: 1}}}}
+		if err := rec.Check(); err != nil {
+			t.Fatalf("%s %d: %v", tt.kind, tt.status, err)
+		}
+		f, _ := newReplay(rec, 1).next()
+		var got ErrorBody
+		if f == nil || json.Unmarshal(f.Body, &got) != nil {
+			t.Fatalf("%s %d: replayed %+v, want a Fault with an ErrorBody", tt.kind, tt.status, f)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s %d: body (-want +got):\n%s", tt.kind, tt.status, diff)
+		}
 	}
 }
 
