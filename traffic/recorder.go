@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -377,7 +378,7 @@ func (r *Recorder) Recording() *Recording {
 	for i := range r.nslots {
 		rec.Outcomes = append(rec.Outcomes, r.slots[i].outcome())
 	}
-	sortOutcomes(rec.Outcomes)
+	slices.SortFunc(rec.Outcomes, func(a, b Outcome) int { return compareOutcomes(&a, &b) })
 	for _, o := range rec.Outcomes {
 		if o.Kind.Failure() {
 			rec.FailureRuns.Failures += o.Count
@@ -432,7 +433,7 @@ func (s *slot) outcome() Outcome {
 			}
 			o.RetryAfter = append(o.RetryAfter, v)
 		}
-		sortRetryAfters(o.RetryAfter)
+		slices.SortFunc(o.RetryAfter, func(a, b RetryAfter) int { return compareAbsentFirst(a.Seconds, b.Seconds) })
 	}
 	return o
 }

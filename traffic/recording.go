@@ -2,6 +2,7 @@ package traffic
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -296,7 +297,7 @@ func (o *Outcome) check() error {
 		if ra.Seconds != nil && (*ra.Seconds < 0 || *ra.Seconds > MaxRetryAfterSeconds) {
 			return fmt.Errorf("retry_after %d s is not in [0, %d]", *ra.Seconds, MaxRetryAfterSeconds)
 		}
-		if i > 0 && (ra.Seconds == nil || o.RetryAfter[i-1].Seconds != nil && *o.RetryAfter[i-1].Seconds >= *ra.Seconds) {
+		if i > 0 && compareAbsentFirst(o.RetryAfter[i-1].Seconds, ra.Seconds) >= 0 {
 			return errors.New("retry_after values out of order or repeated")
 		}
 		if err := checkCount("retry_after count", ra.Count, 1); err != nil {
@@ -342,15 +343,20 @@ func compareOutcomes(a, b *Outcome) int {
 	if c := a.Status - b.Status; c != 0 {
 		return c
 	}
+	return compareAbsentFirst(a.Code, b.Code)
+}
+
+// compareAbsentFirst orders optional values, nil first.
+func compareAbsentFirst[T int32 | int64](a, b *T) int {
 	switch {
-	case a.Code == nil && b.Code == nil:
-		return 0
-	case a.Code == nil:
-		return -1
-	case b.Code == nil:
+	case a != nil && b != nil:
+		return cmp.Compare(*a, *b)
+	case a != nil:
 		return 1
+	case b != nil:
+		return -1
 	}
-	return int(*a.Code) - int(*b.Code)
+	return 0
 }
 
 // Read reads a profile document, as [Recorder.WriteTo] writes it, and
@@ -402,24 +408,4 @@ func (fr *Runs) mean() float64 {
 		return 0
 	}
 	return float64(fr.Failures) / float64(fr.Runs)
-}
-
-// sortOutcomes sorts outcomes as a Recording holds them.
-func sortOutcomes(os []Outcome) {
-	slices.SortFunc(os, func(a, b Outcome) int { return compareOutcomes(&a, &b) })
-}
-
-// sortRetryAfters sorts Retry-After values, none first.
-func sortRetryAfters(ras []RetryAfter) {
-	slices.SortFunc(ras, func(a, b RetryAfter) int {
-		switch {
-		case a.Seconds == nil && b.Seconds == nil:
-			return 0
-		case a.Seconds == nil:
-			return -1
-		case b.Seconds == nil:
-			return 1
-		}
-		return int(*a.Seconds - *b.Seconds)
-	})
 }

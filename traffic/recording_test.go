@@ -2,6 +2,7 @@ package traffic
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 )
@@ -20,6 +21,32 @@ func TestRead(t *testing.T) {
 	}
 	if rec.Attempts != 3 || len(rec.Outcomes) != 2 || rec.Outcomes[1].Latency[0].ToUS != 1116.7 {
 		t.Errorf("Read = %+v", rec)
+	}
+}
+
+// TestCheckOrdersCodes checks that outcomes are ordered by code across the
+// whole int32 range, on every platform (GOARCH=386 included).
+func TestCheckOrdersCodes(t *testing.T) {
+	t.Parallel()
+	outcome := func(code int32) Outcome {
+		return Outcome{Kind: Kind4xx, Status: 400, Code: &code, Count: 1, Latency: []Bucket{{FromUS: 1, ToUS: 1.090508, Count: 1}}}
+	}
+	lo, hi := outcome(math.MinInt32), outcome(math.MaxInt32)
+	for _, tc := range []struct {
+		name     string
+		outcomes []Outcome
+		wantErr  bool
+	}{
+		{"in order", []Outcome{lo, hi}, false},
+		{"out of order", []Outcome{hi, lo}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := Recording{Attempts: 2, Outcomes: tc.outcomes,
+				FailureRuns: Runs{Runs: 1, Failures: 2, Lengths: []RunLength{{Length: 2, Count: 1}}}}
+			if err := rec.Check(); (err != nil) != tc.wantErr {
+				t.Errorf("Check: %v, want an error: %v", err, tc.wantErr)
+			}
+		})
 	}
 }
 
@@ -112,6 +139,6 @@ func TestLargestRecordingFits(t *testing.T) {
 		t.Fatal(err)
 	}
 	if rec.Attempts != per*MaxOutcomes || len(rec.Outcomes) != MaxOutcomes {
-		t.Errorf("read back %d attempts in %d outcomes, want %d in %d", rec.Attempts, len(rec.Outcomes), per*MaxOutcomes, MaxOutcomes)
+		t.Errorf("read back %d attempts in %d outcomes, want %d in %d", rec.Attempts, len(rec.Outcomes), int64(per*MaxOutcomes), MaxOutcomes)
 	}
 }
