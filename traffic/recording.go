@@ -68,9 +68,6 @@ func (k Kind) rank() int {
 // Failure reports whether k is a failure: every kind but [KindOK].
 func (k Kind) Failure() bool { return k != KindOK }
 
-// hasStatus reports whether outcomes of kind k carry a status.
-func (k Kind) hasStatus() bool { return k.rank() >= 0 && k.rank() <= 3 }
-
 // hasRetryAfter reports whether outcomes of kind k carry Retry-After.
 func (k Kind) hasRetryAfter() bool { return k == Kind429 || k == Kind5xx }
 
@@ -322,12 +319,12 @@ func checkCount(what string, n, least int64) error {
 // name names o in messages: "5xx 503", "4xx 400 code 3", "attempt_timeout".
 func (o *Outcome) name() string {
 	s := string(o.Kind)
-	if o.Kind.hasStatus() && o.Kind != Kind429 {
-		if o.Status == 0 {
-			s += " other"
-		} else {
-			s += fmt.Sprintf(" %d", o.Status)
-		}
+	switch {
+	case o.Kind == Kind429:
+	case o.Status != 0:
+		s += fmt.Sprintf(" %d", o.Status)
+	case o.Kind == KindOK || o.Kind == Kind4xx || o.Kind == Kind5xx:
+		s += " other"
 	}
 	if o.Code != nil {
 		s += fmt.Sprintf(" code %d", *o.Code)
@@ -373,14 +370,14 @@ func Read(r io.Reader) (*Recording, error) {
 	if len(data) > MaxDocumentSize {
 		return nil, fmt.Errorf("traffic: the document is more than the %d bytes allowed", MaxDocumentSize)
 	}
+	if !bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{")) {
+		return nil, errors.New("traffic: the document is not a JSON object")
+	}
 	var doc struct {
 		Traffic json.RawMessage `json:"traffic"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("traffic: document: %w", err)
-	}
-	if !bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{")) {
-		return nil, errors.New("traffic: the document is not a JSON object")
 	}
 	var strict *strictjson.Error
 	if err := strictjson.Check(data, maxDocumentValues); errors.As(err, &strict) {

@@ -73,7 +73,8 @@ func TestReadRefuses(t *testing.T) {
 		{"runs exceed failures", `"lengths": [{"length": 1, "count": 1}]`, `"lengths": [{"length": 2, "count": 1}]`, "at least 2 failures"},
 		{"runs not a sum", `"runs": 1,`, `"runs": 2,`, "count 1 runs, failure_runs.runs says 2"},
 		{"run length too long", `"length": 1,`, `"length": 1001,`, "not in [1, 1000]"},
-		{"not an object", okDoc, `[1]`, "document"},
+		{"not an object", okDoc, `[1]`, "the document is not a JSON object"},
+		{"null", okDoc, ` null`, "the document is not a JSON object"},
 		{"not JSON", okDoc, `{`, "document"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -140,5 +141,28 @@ func TestLargestRecordingFits(t *testing.T) {
 	}
 	if rec.Attempts != per*MaxOutcomes || len(rec.Outcomes) != MaxOutcomes {
 		t.Errorf("read back %d attempts in %d outcomes, want %d in %d", rec.Attempts, len(rec.Outcomes), int64(per*MaxOutcomes), MaxOutcomes)
+	}
+}
+
+// TestOutcomeName checks how Compare's subjects and Check's messages name
+// an outcome.
+func TestOutcomeName(t *testing.T) {
+	t.Parallel()
+	code := int32(3)
+	for _, tc := range []struct {
+		o    Outcome
+		want string
+	}{
+		{Outcome{Kind: Kind5xx, Status: 503}, "5xx 503"},
+		{Outcome{Kind: Kind4xx, Status: 400, Code: &code}, "4xx 400 code 3"},
+		{Outcome{Kind: Kind429, Status: 429}, "429"},
+		{Outcome{Kind: KindAttemptTimeout}, "attempt_timeout"},
+		{Outcome{Kind: KindOK}, "2xx other"},
+		{Outcome{Kind: Kind4xx}, "4xx other"},
+		{Outcome{Kind: Kind5xx}, "5xx other"},
+	} {
+		if got := tc.o.name(); got != tc.want {
+			t.Errorf("name of %+v = %q, want %q", tc.o, got, tc.want)
+		}
 	}
 }
