@@ -48,9 +48,7 @@ type Recorder struct {
 	nslots   int
 	slots    [MaxOutcomes]slot
 
-	// The runs of failures: run counts by length-1, and the open one.
-	runs [MaxRunLength]uint32
-	open int
+	runs runCounter
 	// The reorder window: next is the first sequence number not folded
 	// into the runs, win[seq%window] the state of an attempt that ended.
 	next uint64
@@ -301,43 +299,49 @@ func (r *Recorder) settle(seq uint64, state uint8) {
 // beyond the window moves it on, past attempts still pending. r.mu is held.
 func (r *Recorder) settleLocked(seq uint64, state uint8) {
 	if seq < r.next {
-		r.fold(state)
+		r.runs.fold(state)
 		return
 	}
 	for seq-r.next >= window {
-		if s := r.win[r.next%window]; s != pending {
-			r.fold(s)
-			r.win[r.next%window] = pending
-		}
-		r.next++
+		r.advance()
 	}
 	r.win[seq%window] = state
-	for {
-		s := r.win[r.next%window]
-		if s == pending {
-			return
-		}
-		r.fold(s)
-		r.win[r.next%window] = pending
-		r.next++
+	for r.win[r.next%window] != pending {
+		r.advance()
 	}
 }
 
-// fold adds an attempt's state to the runs.
-func (r *Recorder) fold(state uint8) {
+// advance folds the window's first attempt into the runs, if it ended, and
+// moves the window past it. r.mu is held.
+func (r *Recorder) advance() {
+	i := r.next % window
+	r.runs.fold(r.win[i])
+	r.win[i] = pending
+	r.next++
+}
+
+// runCounter counts the runs of failures: by length-1, and the open one.
+type runCounter struct {
+	byLength [MaxRunLength]uint32
+	open     int
+}
+
+// fold adds an attempt's state to the runs; a pending or skipped attempt
+// adds nothing.
+func (rc *runCounter) fold(state uint8) {
 	switch state {
 	case failed:
-		r.open++
+		rc.open++
 	case ended:
-		r.closeRun()
+		rc.close()
 	}
 }
 
-// closeRun counts the open run, if any.
-func (r *Recorder) closeRun() {
-	if r.open > 0 {
-		r.runs[min(r.open, MaxRunLength)-1]++
-		r.open = 0
+// close counts the open run, if any.
+func (rc *runCounter) close() {
+	if rc.open > 0 {
+		rc.byLength[min(rc.open, MaxRunLength)-1]++
+		rc.open = 0
 	}
 }
 
@@ -385,23 +389,13 @@ func (r *Recorder) Recording() *Recording {
 		}
 	}
 	// Fold what the window holds into a copy of the runs.
-	runs, open := r.runs, r.open
+	runs := r.runs
 	for seq := r.next; seq < r.next+window; seq++ {
-		switch r.win[seq%window] {
-		case failed:
-			open++
-		case ended:
-			if open > 0 {
-				runs[min(open, MaxRunLength)-1]++
-				open = 0
-			}
-		}
+		runs.fold(r.win[seq%window])
 	}
-	if open > 0 {
-		runs[min(open, MaxRunLength)-1]++
-	}
+	runs.close()
 	rec.FailureRuns.Lengths = []RunLength{}
-	for i, n := range runs {
+	for i, n := range runs.byLength {
 		if n > 0 {
 			rec.FailureRuns.Lengths = append(rec.FailureRuns.Lengths, RunLength{Length: i + 1, Count: int64(n)})
 			rec.FailureRuns.Runs += int64(n)

@@ -123,8 +123,8 @@ func TestLargestRecordingFits(t *testing.T) {
 	}
 	r.nslots = MaxOutcomes
 	r.attempts = per * MaxOutcomes
-	for i := range r.runs {
-		r.runs[i] = r.attempts / (MaxRunLength * (MaxRunLength + 1) / 2)
+	for i := range r.runs.byLength {
+		r.runs.byLength[i] = r.attempts / (MaxRunLength * (MaxRunLength + 1) / 2)
 	}
 	r.origin.Store(new(string))
 	var doc bytes.Buffer
