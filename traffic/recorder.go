@@ -126,8 +126,8 @@ type call struct {
 	r     *Recorder
 	seq   uint64
 	start time.Time
-	// held is the 4xx answer that ended the call, counted at CallEnd.
-	held    bool
+	// status and latency are those of the 4xx answer that ended the call,
+	// counted at CallEnd; status is 0 until then.
 	status  int
 	latency time.Duration
 }
@@ -184,7 +184,7 @@ func (r *Recorder) attemptEnd(ctx context.Context, _ *plantstore.CallInfo, a pla
 	case a.StatusCode >= 500 && a.StatusCode <= 599:
 		k = k5xx
 	case a.StatusCode >= 400 && a.StatusCode <= 499 && !a.WillRetry:
-		c.held, c.status, c.latency = true, a.StatusCode, d // the code comes with the call's error
+		c.status, c.latency = a.StatusCode, d // the code comes with the call's error
 		return
 	default:
 		k = k4xx
@@ -194,10 +194,9 @@ func (r *Recorder) attemptEnd(ctx context.Context, _ *plantstore.CallInfo, a pla
 
 func (r *Recorder) callEnd(ctx context.Context, _ *plantstore.CallInfo, err error) {
 	c := r.callOf(ctx)
-	if c == nil || !c.held {
+	if c == nil || c.status == 0 {
 		return
 	}
-	c.held = false
 	var code *int32
 	var apiErr *plantstore.APIError
 	if errors.As(err, &apiErr) && apiErr.StatusCode == c.status && apiErr.Code != 0 {
@@ -350,13 +349,11 @@ func (r *Recorder) noteOrigin(u string) {
 	o := r.origin.Load()
 	if o == nil {
 		first := originOf(u)
-		if r.origin.CompareAndSwap(nil, &first) {
-			return
-		}
+		r.origin.CompareAndSwap(nil, &first)
 		o = r.origin.Load()
 	}
-	if !strings.HasPrefix(u, *o) && !r.mixed.Load() {
-		r.mixed.Store(true)
+	if !r.mixed.Load() && !strings.HasPrefix(u, *o) {
+		r.mixed.Store(true) // or the origin is "-", which source leaves out
 	}
 }
 
@@ -418,8 +415,7 @@ func (s *slot) outcome() Outcome {
 		}
 	}
 	if o.Kind.hasRetryAfter() {
-		ras := s.ra[:s.nra]
-		for _, ra := range ras {
+		for _, ra := range s.ra[:s.nra] {
 			v := RetryAfter{Count: int64(ra.count)}
 			if ra.seconds >= 0 {
 				sec := int64(ra.seconds)
