@@ -217,9 +217,6 @@ func (r *Recording) Check() error {
 	if fr.Failures != failures {
 		return fmt.Errorf("traffic: the failure outcomes count %d attempts, failure_runs.failures says %d", failures, fr.Failures)
 	}
-	if len(fr.Lengths) > MaxRunLength {
-		return fmt.Errorf("traffic: %d run lengths, more than the %d allowed", len(fr.Lengths), MaxRunLength)
-	}
 	var runs, least int64
 	for i, l := range fr.Lengths {
 		if l.Length < 1 || l.Length > MaxRunLength {
@@ -259,8 +256,6 @@ func (o *Outcome) check() error {
 		return errors.New("a code on an outcome without one")
 	case !o.Kind.hasRetryAfter() && o.RetryAfter != nil:
 		return errors.New("retry_after on an outcome without one")
-	case len(o.Latency) > NumBuckets:
-		return fmt.Errorf("%d latency buckets, more than the %d of the scheme", len(o.Latency), NumBuckets)
 	case len(o.RetryAfter) > MaxRetryAfters:
 		return fmt.Errorf("%d retry_after values, more than the %d allowed", len(o.RetryAfter), MaxRetryAfters)
 	}

@@ -72,6 +72,8 @@ func TestReadRefuses(t *testing.T) {
 		{"retry_after on a 2xx", `"count": 2, "latency"`, `"count": 2, "retry_after": [], "latency"`, "retry_after on an outcome without one"},
 		{"runs exceed failures", `"lengths": [{"length": 1, "count": 1}]`, `"lengths": [{"length": 2, "count": 1}]`, "at least 2 failures"},
 		{"runs not a sum", `"runs": 1,`, `"runs": 2,`, "count 1 runs, failure_runs.runs says 2"},
+		{"repeated run length", `"lengths": [{"length": 1, "count": 1}]`, `"lengths": [{"length": 1, "count": 1}, {"length": 1, "count": 1}]`, "run length 1 is out of order or repeated"},
+		{"repeated bucket", `"latency": [{"from_us": 1024, "to_us": 1116.7, "count": 1}]`, `"latency": [{"from_us": 1024, "to_us": 1116.7, "count": 1}, {"from_us": 1024, "to_us": 1116.7, "count": 1}]`, "out of order or repeated"},
 		{"run length too long", `"length": 1,`, `"length": 1001,`, "not in [1, 1000]"},
 		{"not an object", okDoc, `[1]`, "the document is not a JSON object"},
 		{"null", okDoc, ` null`, "the document is not a JSON object"},
