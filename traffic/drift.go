@@ -1,7 +1,9 @@
 package traffic
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -73,49 +75,29 @@ const (
 // a rate of 0 in the other. See [DriftAlpha] and the minimum effects for
 // when a difference is reported.
 func Compare(before, after *Recording) []Change {
-	var tests []Change
-	rate := func(o *Outcome, attempts int64) float64 {
-		if o == nil || attempts == 0 {
-			return 0
-		}
-		return float64(o.Count) / float64(attempts)
-	}
-	spread := runSpread(before, after)
-	var failures int64
-	for _, r := range [...]*Recording{before, after} {
-		failures += r.FailureRuns.Failures
-	}
+	var tests []test
+	spread := runSpread(&before.FailureRuns, &after.FailureRuns)
+	failures := float64(before.FailureRuns.Failures + after.FailureRuns.Failures)
 	for _, pair := range pairOutcomes(before, after) {
 		b, a := pair[0], pair[1]
-		o := a
-		if o == nil {
-			o = b
-		}
+		o := cmp.Or(a, b)
 		name := o.name()
 		x1, x2 := countOf(b), countOf(a)
 		n1, n2 := float64(before.Attempts), float64(after.Attempts)
-		p1, p2 := rate(b, before.Attempts), rate(a, after.Attempts)
-		if n1 > 0 && n2 > 0 {
-			pool := (x1 + x2) / (n1 + n2)
-			if pool > 0 && pool < 1 {
-				share := 1.0
-				if o.Kind.Failure() && failures > 0 {
-					share = (x1 + x2) / float64(failures)
-				}
-				deff := 1 + share*spread
-				chi := (p1 - p2) * (p1 - p2) / (pool * (1 - pool) * (1/n1 + 1/n2)) / deff
-				c := Change{
-					Subject: "rate of " + name,
-					Before:  fmt.Sprintf("%.3g%% (%d of %d)", 100*p1, int64(x1), before.Attempts),
-					After:   fmt.Sprintf("%.3g%% (%d of %d)", 100*p2, int64(x2), after.Attempts),
-					Test:    fmt.Sprintf("chi-square, Rao-Scott design effect %.2f: %.1f, 1 df", deff, chi),
-					P:       math.Erfc(math.Sqrt(chi / 2)),
-				}
-				if math.Abs(p2-p1) < max(MinRateChange, p1/4) {
-					c.P = -1 - c.P // tested, too small to report
-				}
-				tests = append(tests, c)
+		if pool := (x1 + x2) / (n1 + n2); n1 > 0 && n2 > 0 && pool > 0 && pool < 1 {
+			share := 1.0
+			if o.Kind.Failure() && failures > 0 {
+				share = (x1 + x2) / failures
 			}
+			p1, p2, deff := x1/n1, x2/n2, 1+share*spread
+			chi := (p1 - p2) * (p1 - p2) / (pool * (1 - pool) * (1/n1 + 1/n2)) / deff
+			tests = append(tests, test{Change{
+				Subject: "rate of " + name,
+				Before:  fmt.Sprintf("%.3g%% (%d of %d)", 100*p1, int64(x1), before.Attempts),
+				After:   fmt.Sprintf("%.3g%% (%d of %d)", 100*p2, int64(x2), after.Attempts),
+				Test:    fmt.Sprintf("chi-square, Rao-Scott design effect %.2f: %.1f, 1 df", deff, chi),
+				P:       math.Erfc(math.Sqrt(chi / 2)),
+			}, math.Abs(p2-p1) >= max(MinRateChange, p1/4)})
 		}
 		if b != nil && a != nil && b.Count >= MinSamples && a.Count >= MinSamples {
 			tests = append(tests, latencyTest(name, b, a))
@@ -128,13 +110,20 @@ func Compare(before, after *Recording) []Change {
 		tests = append(tests, runTest(&before.FailureRuns, &after.FailureRuns))
 	}
 	var changes []Change
-	for _, c := range tests {
-		if c.P >= 0 && c.P < DriftAlpha/float64(len(tests)) {
-			c.Test += fmt.Sprintf(", Bonferroni over %d tests", len(tests))
-			changes = append(changes, c)
+	for _, t := range tests {
+		if t.large && t.P < DriftAlpha/float64(len(tests)) {
+			t.Test += fmt.Sprintf(", Bonferroni over %d tests", len(tests))
+			changes = append(changes, t.Change)
 		}
 	}
 	return changes
+}
+
+// test is a test Compare made, and whether the difference it measured is
+// at least the test's minimum effect.
+type test struct {
+	Change
+	large bool
 }
 
 // countOf returns o's count, 0 for none.
@@ -166,60 +155,56 @@ func pairOutcomes(before, after *Recording) [][2]*Outcome {
 	return pairs
 }
 
+// runSums returns the number of runs, and the sums of their lengths and of
+// their lengths squared.
+func runSums(r *Runs) (n, s1, s2 float64) {
+	for _, l := range r.Lengths {
+		c, x := float64(l.Count), float64(l.Length)
+		n, s1, s2 = n+c, s1+c*x, s2+c*x*x
+	}
+	return n, s1, s2
+}
+
 // runSpread returns (E[N²]−E[N])/E[N] of the run lengths N of both
 // recordings: how much more than independent trials failures in runs vary.
-func runSpread(recs ...*Recording) float64 {
-	var n, s1, s2 float64
-	for _, r := range recs {
-		for _, l := range r.FailureRuns.Lengths {
-			c, x := float64(l.Count), float64(l.Length)
-			n, s1, s2 = n+c, s1+c*x, s2+c*x*x
-		}
-	}
-	if s1 == 0 {
+func runSpread(b, a *Runs) float64 {
+	_, b1, b2 := runSums(b)
+	_, a1, a2 := runSums(a)
+	if b1+a1 == 0 {
 		return 0
 	}
-	return (s2 - s1) / s1
+	return (b2 + a2 - b1 - a1) / (b1 + a1)
 }
 
 // latencyTest compares two outcomes' latency histograms.
-func latencyTest(name string, b, a *Outcome) Change {
-	cb, ca := cdf(b.Latency), cdf(a.Latency)
+func latencyTest(name string, b, a *Outcome) test {
+	cb, ca := cdf(b), cdf(a)
 	d := 0.0
 	for i := range cb {
 		d = max(d, math.Abs(cb[i]-ca[i]))
 	}
 	ne := float64(b.Count) * float64(a.Count) / float64(b.Count+a.Count)
-	c := Change{
+	return test{Change{
 		Subject: "latency of " + name,
 		Before:  quantiles(b.Latency, b.Count),
 		After:   quantiles(a.Latency, a.Count),
 		Test:    fmt.Sprintf("Kolmogorov-Smirnov on the histograms: D=%.3f, n=%.0f", d, ne),
 		P:       ksProb(d, ne),
-	}
-	if d < MinLatencyShift {
-		c.P = -1
-	}
-	return c
+	}, d >= MinLatencyShift}
 }
 
-// cdf returns the histogram's CDF at each bucket's upper bound.
-func cdf(bs []Bucket) []float64 {
+// cdf returns the CDF of o's latency at each bucket's upper bound.
+func cdf(o *Outcome) []float64 {
 	f := make([]float64, NumBuckets)
-	var total int64
-	for _, b := range bs {
-		total += b.Count
-	}
-	var sum int64
-	k := 0
-	for i := range f {
-		if k < len(bs) {
-			if j, _ := bs[k].Index(); j == i {
-				sum += bs[k].Count
-				k++
-			}
+	for _, b := range o.Latency {
+		if i, ok := b.Index(); ok {
+			f[i] = float64(b.Count)
 		}
-		f[i] = float64(sum) / float64(total)
+	}
+	var sum float64
+	for i := range f {
+		sum += f[i]
+		f[i] = sum / float64(o.Count)
 	}
 	return f
 }
@@ -252,71 +237,54 @@ func round3(d time.Duration) time.Duration {
 }
 
 // retryAfterTest compares two outcomes' Retry-After distributions.
-func retryAfterTest(name string, b, a *Outcome) Change {
-	values := func(o *Outcome) map[int64]int64 {
-		m := make(map[int64]int64)
+func retryAfterTest(name string, b, a *Outcome) test {
+	counts := map[int64][2]int64{} // by seconds, -1 for none: b's, a's
+	for i, o := range [...]*Outcome{b, a} {
 		for _, ra := range o.RetryAfter {
 			s := int64(-1)
 			if ra.Seconds != nil {
 				s = *ra.Seconds
 			}
-			m[s] += ra.Count
-		}
-		return m
-	}
-	vb, va := values(b), values(a)
-	var keys []int64
-	for _, m := range [...]map[int64]int64{vb, va} {
-		for k := range m {
-			if !slices.Contains(keys, k) {
-				keys = append(keys, k)
-			}
+			c := counts[s]
+			c[i] += ra.Count
+			counts[s] = c
 		}
 	}
-	slices.Sort(keys)
 	var sb, sa, d float64
-	for _, k := range keys {
-		sb += float64(vb[k]) / float64(b.Count)
-		sa += float64(va[k]) / float64(a.Count)
+	for _, s := range slices.Sorted(maps.Keys(counts)) {
+		sb += float64(counts[s][0]) / float64(b.Count)
+		sa += float64(counts[s][1]) / float64(a.Count)
 		d = max(d, math.Abs(sb-sa))
 	}
 	ne := float64(b.Count) * float64(a.Count) / float64(b.Count+a.Count)
-	c := Change{
+	return test{Change{
 		Subject: "retry_after of " + name,
-		Before:  describeRetryAfter(vb, b.Count),
-		After:   describeRetryAfter(va, a.Count),
+		Before:  describeRetryAfter(b),
+		After:   describeRetryAfter(a),
 		Test:    fmt.Sprintf("Kolmogorov-Smirnov: D=%.3f, n=%.0f", d, ne),
 		P:       ksProb(d, ne),
-	}
-	if d < MinRetryAfterShift {
-		c.P = -1
-	}
-	return c
+	}, d >= MinRetryAfterShift}
 }
 
-// describeRetryAfter gives the mean of the waits asked for and the share
-// of answers that asked for none.
-func describeRetryAfter(m map[int64]int64, total int64) string {
+// describeRetryAfter gives the mean of the waits o's answers asked for and
+// the share of them that asked for none.
+func describeRetryAfter(o *Outcome) string {
 	var n, sum int64
-	for s, c := range m {
-		if s >= 0 {
-			n, sum = n+c, sum+s*c
+	for _, ra := range o.RetryAfter {
+		if ra.Seconds != nil {
+			n, sum = n+ra.Count, sum+*ra.Seconds*ra.Count
 		}
 	}
 	if n == 0 {
 		return "none asked for"
 	}
-	return fmt.Sprintf("mean %.2fs (%.3g%% none)", float64(sum)/float64(n), 100*float64(total-n)/float64(total))
+	return fmt.Sprintf("mean %.2fs (%.3g%% none)", float64(sum)/float64(n), 100*float64(o.Count-n)/float64(o.Count))
 }
 
 // runTest compares the mean failure-run lengths.
-func runTest(b, a *Runs) Change {
+func runTest(b, a *Runs) test {
 	moments := func(r *Runs) (mean, variance float64) {
-		var n, s1, s2 float64
-		for _, l := range r.Lengths {
-			c, x := float64(l.Count), float64(l.Length)
-			n, s1, s2 = n+c, s1+c*x, s2+c*x*x
-		}
+		n, s1, s2 := runSums(r)
 		mean = s1 / n
 		return mean, (s2/n - mean*mean) * n / max(n-1, 1)
 	}
@@ -327,17 +295,14 @@ func runTest(b, a *Runs) Change {
 	if se > 0 {
 		z = (ma - mb) / se
 	}
-	c := Change{
+	r := ma / mb
+	return test{Change{
 		Subject: "failure run length",
 		Before:  fmt.Sprintf("mean %.2f (%d runs, %d failures)", b.mean(), b.Runs, b.Failures),
 		After:   fmt.Sprintf("mean %.2f (%d runs, %d failures)", a.mean(), a.Runs, a.Failures),
 		Test:    fmt.Sprintf("Welch z-test on the run lengths: z=%.2f", z),
 		P:       math.Erfc(math.Abs(z) / math.Sqrt2),
-	}
-	if r := ma / mb; r < MinRunLengthRatio && r > 1/MinRunLengthRatio {
-		c.P = -1
-	}
-	return c
+	}, r >= MinRunLengthRatio || r <= 1/MinRunLengthRatio}
 }
 
 // ksProb is the two-sample Kolmogorov-Smirnov p-value of distance d at

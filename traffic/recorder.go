@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -47,9 +48,7 @@ type Recorder struct {
 	nslots   int
 	slots    [MaxOutcomes]slot
 
-	// The runs of failures: run counts by length-1, and the open one.
-	runs [MaxRunLength]uint32
-	open int
+	runs runCounter
 	// The reorder window: next is the first sequence number not folded
 	// into the runs, win[seq%window] the state of an attempt that ended.
 	next uint64
@@ -127,8 +126,8 @@ type call struct {
 	r     *Recorder
 	seq   uint64
 	start time.Time
-	// held is the 4xx answer that ended the call, counted at CallEnd.
-	held    bool
+	// status and latency are those of the 4xx answer that ended the call,
+	// counted at CallEnd; status is 0 until then.
 	status  int
 	latency time.Duration
 }
@@ -185,7 +184,7 @@ func (r *Recorder) attemptEnd(ctx context.Context, _ *plantstore.CallInfo, a pla
 	case a.StatusCode >= 500 && a.StatusCode <= 599:
 		k = k5xx
 	case a.StatusCode >= 400 && a.StatusCode <= 499 && !a.WillRetry:
-		c.held, c.status, c.latency = true, a.StatusCode, d // the code comes with the call's error
+		c.status, c.latency = a.StatusCode, d // the code comes with the call's error
 		return
 	default:
 		k = k4xx
@@ -195,10 +194,9 @@ func (r *Recorder) attemptEnd(ctx context.Context, _ *plantstore.CallInfo, a pla
 
 func (r *Recorder) callEnd(ctx context.Context, _ *plantstore.CallInfo, err error) {
 	c := r.callOf(ctx)
-	if c == nil || !c.held {
+	if c == nil || c.status == 0 {
 		return
 	}
-	c.held = false
 	var code *int32
 	var apiErr *plantstore.APIError
 	if errors.As(err, &apiErr) && apiErr.StatusCode == c.status && apiErr.Code != 0 {
@@ -300,43 +298,49 @@ func (r *Recorder) settle(seq uint64, state uint8) {
 // beyond the window moves it on, past attempts still pending. r.mu is held.
 func (r *Recorder) settleLocked(seq uint64, state uint8) {
 	if seq < r.next {
-		r.fold(state)
+		r.runs.fold(state)
 		return
 	}
 	for seq-r.next >= window {
-		if s := r.win[r.next%window]; s != pending {
-			r.fold(s)
-			r.win[r.next%window] = pending
-		}
-		r.next++
+		r.advance()
 	}
 	r.win[seq%window] = state
-	for {
-		s := r.win[r.next%window]
-		if s == pending {
-			return
-		}
-		r.fold(s)
-		r.win[r.next%window] = pending
-		r.next++
+	for r.win[r.next%window] != pending {
+		r.advance()
 	}
 }
 
-// fold adds an attempt's state to the runs.
-func (r *Recorder) fold(state uint8) {
+// advance folds the window's first attempt into the runs, if it ended, and
+// moves the window past it. r.mu is held.
+func (r *Recorder) advance() {
+	i := r.next % window
+	r.runs.fold(r.win[i])
+	r.win[i] = pending
+	r.next++
+}
+
+// runCounter counts the runs of failures: by length-1, and the open one.
+type runCounter struct {
+	byLength [MaxRunLength]uint32
+	open     int
+}
+
+// fold adds an attempt's state to the runs; a pending or skipped attempt
+// adds nothing.
+func (rc *runCounter) fold(state uint8) {
 	switch state {
 	case failed:
-		r.open++
+		rc.open++
 	case ended:
-		r.closeRun()
+		rc.close()
 	}
 }
 
-// closeRun counts the open run, if any.
-func (r *Recorder) closeRun() {
-	if r.open > 0 {
-		r.runs[min(r.open, MaxRunLength)-1]++
-		r.open = 0
+// close counts the open run, if any.
+func (rc *runCounter) close() {
+	if rc.open > 0 {
+		rc.byLength[min(rc.open, MaxRunLength)-1]++
+		rc.open = 0
 	}
 }
 
@@ -345,13 +349,11 @@ func (r *Recorder) noteOrigin(u string) {
 	o := r.origin.Load()
 	if o == nil {
 		first := originOf(u)
-		if r.origin.CompareAndSwap(nil, &first) {
-			return
-		}
+		r.origin.CompareAndSwap(nil, &first)
 		o = r.origin.Load()
 	}
-	if !strings.HasPrefix(u, *o) && !r.mixed.Load() {
-		r.mixed.Store(true)
+	if !r.mixed.Load() && !strings.HasPrefix(u, *o) {
+		r.mixed.Store(true) // or the origin is "-", which source leaves out
 	}
 }
 
@@ -377,30 +379,20 @@ func (r *Recorder) Recording() *Recording {
 	for i := range r.nslots {
 		rec.Outcomes = append(rec.Outcomes, r.slots[i].outcome())
 	}
-	sortOutcomes(rec.Outcomes)
+	slices.SortFunc(rec.Outcomes, func(a, b Outcome) int { return compareOutcomes(&a, &b) })
 	for _, o := range rec.Outcomes {
 		if o.Kind.Failure() {
 			rec.FailureRuns.Failures += o.Count
 		}
 	}
 	// Fold what the window holds into a copy of the runs.
-	runs, open := r.runs, r.open
+	runs := r.runs
 	for seq := r.next; seq < r.next+window; seq++ {
-		switch r.win[seq%window] {
-		case failed:
-			open++
-		case ended:
-			if open > 0 {
-				runs[min(open, MaxRunLength)-1]++
-				open = 0
-			}
-		}
+		runs.fold(r.win[seq%window])
 	}
-	if open > 0 {
-		runs[min(open, MaxRunLength)-1]++
-	}
+	runs.close()
 	rec.FailureRuns.Lengths = []RunLength{}
-	for i, n := range runs {
+	for i, n := range runs.byLength {
 		if n > 0 {
 			rec.FailureRuns.Lengths = append(rec.FailureRuns.Lengths, RunLength{Length: i + 1, Count: int64(n)})
 			rec.FailureRuns.Runs += int64(n)
@@ -423,8 +415,7 @@ func (s *slot) outcome() Outcome {
 		}
 	}
 	if o.Kind.hasRetryAfter() {
-		ras := s.ra[:s.nra]
-		for _, ra := range ras {
+		for _, ra := range s.ra[:s.nra] {
 			v := RetryAfter{Count: int64(ra.count)}
 			if ra.seconds >= 0 {
 				sec := int64(ra.seconds)
@@ -432,7 +423,7 @@ func (s *slot) outcome() Outcome {
 			}
 			o.RetryAfter = append(o.RetryAfter, v)
 		}
-		sortRetryAfters(o.RetryAfter)
+		slices.SortFunc(o.RetryAfter, func(a, b RetryAfter) int { return compareAbsentFirst(a.Seconds, b.Seconds) })
 	}
 	return o
 }

@@ -404,3 +404,30 @@ func TestRecorderNoAllocations(t *testing.T) {
 		t.Errorf("a recorded call allocates %.1f times, want 1 (its context)", allocs)
 	}
 }
+
+// TestRecorderSource checks the source WriteTo writes: the scheme and host
+// of the calls' URLs, "and others" when they went to more than one, and
+// nothing of a URL that does not parse or holds more than a host.
+func TestRecorderSource(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		urls []string
+		want string
+	}{
+		{nil, "traffic.Recorder"},
+		{[]string{"https://a.example/plants", "https://a.example/plants/1"}, "traffic.Recorder: https://a.example"},
+		{[]string{"http://a.example:8080/v1/plants"}, "traffic.Recorder: http://a.example:8080"},
+		{[]string{"https://a.example/plants", "https://b.example/plants"}, "traffic.Recorder: https://a.example and others"},
+		{[]string{"https://a.example/plants", "https://a.example.evil/plants"}, "traffic.Recorder: https://a.example and others"},
+		{[]string{"https://u:p@a.example/plants"}, "traffic.Recorder"},
+		{[]string{"://no scheme", "https://a.example/plants"}, "traffic.Recorder"},
+	} {
+		r := NewRecorder()
+		for _, u := range tc.urls {
+			r.Hooks().CallStart(context.Background(), &plantstore.CallInfo{URL: u})
+		}
+		if got := r.source(); got != tc.want {
+			t.Errorf("after calls to %q: source %q, want %q", tc.urls, got, tc.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package traffic
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -66,9 +67,6 @@ func (k Kind) rank() int {
 
 // Failure reports whether k is a failure: every kind but [KindOK].
 func (k Kind) Failure() bool { return k != KindOK }
-
-// hasStatus reports whether outcomes of kind k carry a status.
-func (k Kind) hasStatus() bool { return k.rank() >= 0 && k.rank() <= 3 }
 
 // hasRetryAfter reports whether outcomes of kind k carry Retry-After.
 func (k Kind) hasRetryAfter() bool { return k == Kind429 || k == Kind5xx }
@@ -219,9 +217,6 @@ func (r *Recording) Check() error {
 	if fr.Failures != failures {
 		return fmt.Errorf("traffic: the failure outcomes count %d attempts, failure_runs.failures says %d", failures, fr.Failures)
 	}
-	if len(fr.Lengths) > MaxRunLength {
-		return fmt.Errorf("traffic: %d run lengths, more than the %d allowed", len(fr.Lengths), MaxRunLength)
-	}
 	var runs, least int64
 	for i, l := range fr.Lengths {
 		if l.Length < 1 || l.Length > MaxRunLength {
@@ -261,8 +256,6 @@ func (o *Outcome) check() error {
 		return errors.New("a code on an outcome without one")
 	case !o.Kind.hasRetryAfter() && o.RetryAfter != nil:
 		return errors.New("retry_after on an outcome without one")
-	case len(o.Latency) > NumBuckets:
-		return fmt.Errorf("%d latency buckets, more than the %d of the scheme", len(o.Latency), NumBuckets)
 	case len(o.RetryAfter) > MaxRetryAfters:
 		return fmt.Errorf("%d retry_after values, more than the %d allowed", len(o.RetryAfter), MaxRetryAfters)
 	}
@@ -296,7 +289,7 @@ func (o *Outcome) check() error {
 		if ra.Seconds != nil && (*ra.Seconds < 0 || *ra.Seconds > MaxRetryAfterSeconds) {
 			return fmt.Errorf("retry_after %d s is not in [0, %d]", *ra.Seconds, MaxRetryAfterSeconds)
 		}
-		if i > 0 && (ra.Seconds == nil || o.RetryAfter[i-1].Seconds != nil && *o.RetryAfter[i-1].Seconds >= *ra.Seconds) {
+		if i > 0 && compareAbsentFirst(o.RetryAfter[i-1].Seconds, ra.Seconds) >= 0 {
 			return errors.New("retry_after values out of order or repeated")
 		}
 		if err := checkCount("retry_after count", ra.Count, 1); err != nil {
@@ -321,12 +314,12 @@ func checkCount(what string, n, least int64) error {
 // name names o in messages: "5xx 503", "4xx 400 code 3", "attempt_timeout".
 func (o *Outcome) name() string {
 	s := string(o.Kind)
-	if o.Kind.hasStatus() && o.Kind != Kind429 {
-		if o.Status == 0 {
-			s += " other"
-		} else {
-			s += fmt.Sprintf(" %d", o.Status)
-		}
+	switch {
+	case o.Kind == Kind429:
+	case o.Status != 0:
+		s += fmt.Sprintf(" %d", o.Status)
+	case o.Kind == KindOK || o.Kind == Kind4xx || o.Kind == Kind5xx:
+		s += " other"
 	}
 	if o.Code != nil {
 		s += fmt.Sprintf(" code %d", *o.Code)
@@ -342,15 +335,20 @@ func compareOutcomes(a, b *Outcome) int {
 	if c := a.Status - b.Status; c != 0 {
 		return c
 	}
+	return compareAbsentFirst(a.Code, b.Code)
+}
+
+// compareAbsentFirst orders optional values, nil first.
+func compareAbsentFirst[T int32 | int64](a, b *T) int {
 	switch {
-	case a.Code == nil && b.Code == nil:
-		return 0
-	case a.Code == nil:
-		return -1
-	case b.Code == nil:
+	case a != nil && b != nil:
+		return cmp.Compare(*a, *b)
+	case a != nil:
 		return 1
+	case b != nil:
+		return -1
 	}
-	return int(*a.Code) - int(*b.Code)
+	return 0
 }
 
 // Read reads a profile document, as [Recorder.WriteTo] writes it, and
@@ -367,14 +365,14 @@ func Read(r io.Reader) (*Recording, error) {
 	if len(data) > MaxDocumentSize {
 		return nil, fmt.Errorf("traffic: the document is more than the %d bytes allowed", MaxDocumentSize)
 	}
+	if !bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{")) {
+		return nil, errors.New("traffic: the document is not a JSON object")
+	}
 	var doc struct {
 		Traffic json.RawMessage `json:"traffic"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("traffic: document: %w", err)
-	}
-	if !bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{")) {
-		return nil, errors.New("traffic: the document is not a JSON object")
 	}
 	var strict *strictjson.Error
 	if err := strictjson.Check(data, maxDocumentValues); errors.As(err, &strict) {
@@ -402,24 +400,4 @@ func (fr *Runs) mean() float64 {
 		return 0
 	}
 	return float64(fr.Failures) / float64(fr.Runs)
-}
-
-// sortOutcomes sorts outcomes as a Recording holds them.
-func sortOutcomes(os []Outcome) {
-	slices.SortFunc(os, func(a, b Outcome) int { return compareOutcomes(&a, &b) })
-}
-
-// sortRetryAfters sorts Retry-After values, none first.
-func sortRetryAfters(ras []RetryAfter) {
-	slices.SortFunc(ras, func(a, b RetryAfter) int {
-		switch {
-		case a.Seconds == nil && b.Seconds == nil:
-			return 0
-		case a.Seconds == nil:
-			return -1
-		case b.Seconds == nil:
-			return 1
-		}
-		return int(*a.Seconds - *b.Seconds)
-	})
 }

@@ -2,6 +2,7 @@ package traffic
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 )
@@ -20,6 +21,32 @@ func TestRead(t *testing.T) {
 	}
 	if rec.Attempts != 3 || len(rec.Outcomes) != 2 || rec.Outcomes[1].Latency[0].ToUS != 1116.7 {
 		t.Errorf("Read = %+v", rec)
+	}
+}
+
+// TestCheckOrdersCodes checks that outcomes are ordered by code across the
+// whole int32 range, on every platform (GOARCH=386 included).
+func TestCheckOrdersCodes(t *testing.T) {
+	t.Parallel()
+	outcome := func(code int32) Outcome {
+		return Outcome{Kind: Kind4xx, Status: 400, Code: &code, Count: 1, Latency: []Bucket{{FromUS: 1, ToUS: 1.090508, Count: 1}}}
+	}
+	lo, hi := outcome(math.MinInt32), outcome(math.MaxInt32)
+	for _, tc := range []struct {
+		name     string
+		outcomes []Outcome
+		wantErr  bool
+	}{
+		{"in order", []Outcome{lo, hi}, false},
+		{"out of order", []Outcome{hi, lo}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := Recording{Attempts: 2, Outcomes: tc.outcomes,
+				FailureRuns: Runs{Runs: 1, Failures: 2, Lengths: []RunLength{{Length: 2, Count: 1}}}}
+			if err := rec.Check(); (err != nil) != tc.wantErr {
+				t.Errorf("Check: %v, want an error: %v", err, tc.wantErr)
+			}
+		})
 	}
 }
 
@@ -45,8 +72,11 @@ func TestReadRefuses(t *testing.T) {
 		{"retry_after on a 2xx", `"count": 2, "latency"`, `"count": 2, "retry_after": [], "latency"`, "retry_after on an outcome without one"},
 		{"runs exceed failures", `"lengths": [{"length": 1, "count": 1}]`, `"lengths": [{"length": 2, "count": 1}]`, "at least 2 failures"},
 		{"runs not a sum", `"runs": 1,`, `"runs": 2,`, "count 1 runs, failure_runs.runs says 2"},
+		{"repeated run length", `"lengths": [{"length": 1, "count": 1}]`, `"lengths": [{"length": 1, "count": 1}, {"length": 1, "count": 1}]`, "run length 1 is out of order or repeated"},
+		{"repeated bucket", `"latency": [{"from_us": 1024, "to_us": 1116.7, "count": 1}]`, `"latency": [{"from_us": 1024, "to_us": 1116.7, "count": 1}, {"from_us": 1024, "to_us": 1116.7, "count": 1}]`, "out of order or repeated"},
 		{"run length too long", `"length": 1,`, `"length": 1001,`, "not in [1, 1000]"},
-		{"not an object", okDoc, `[1]`, "document"},
+		{"not an object", okDoc, `[1]`, "the document is not a JSON object"},
+		{"null", okDoc, ` null`, "the document is not a JSON object"},
 		{"not JSON", okDoc, `{`, "document"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -95,8 +125,8 @@ func TestLargestRecordingFits(t *testing.T) {
 	}
 	r.nslots = MaxOutcomes
 	r.attempts = per * MaxOutcomes
-	for i := range r.runs {
-		r.runs[i] = r.attempts / (MaxRunLength * (MaxRunLength + 1) / 2)
+	for i := range r.runs.byLength {
+		r.runs.byLength[i] = r.attempts / (MaxRunLength * (MaxRunLength + 1) / 2)
 	}
 	r.origin.Store(new(string))
 	var doc bytes.Buffer
@@ -112,6 +142,29 @@ func TestLargestRecordingFits(t *testing.T) {
 		t.Fatal(err)
 	}
 	if rec.Attempts != per*MaxOutcomes || len(rec.Outcomes) != MaxOutcomes {
-		t.Errorf("read back %d attempts in %d outcomes, want %d in %d", rec.Attempts, len(rec.Outcomes), per*MaxOutcomes, MaxOutcomes)
+		t.Errorf("read back %d attempts in %d outcomes, want %d in %d", rec.Attempts, len(rec.Outcomes), int64(per*MaxOutcomes), MaxOutcomes)
+	}
+}
+
+// TestOutcomeName checks how Compare's subjects and Check's messages name
+// an outcome.
+func TestOutcomeName(t *testing.T) {
+	t.Parallel()
+	code := int32(3)
+	for _, tc := range []struct {
+		o    Outcome
+		want string
+	}{
+		{Outcome{Kind: Kind5xx, Status: 503}, "5xx 503"},
+		{Outcome{Kind: Kind4xx, Status: 400, Code: &code}, "4xx 400 code 3"},
+		{Outcome{Kind: Kind429, Status: 429}, "429"},
+		{Outcome{Kind: KindAttemptTimeout}, "attempt_timeout"},
+		{Outcome{Kind: KindOK}, "2xx other"},
+		{Outcome{Kind: Kind4xx}, "4xx other"},
+		{Outcome{Kind: Kind5xx}, "5xx other"},
+	} {
+		if got := tc.o.name(); got != tc.want {
+			t.Errorf("name of %+v = %q, want %q", tc.o, got, tc.want)
+		}
 	}
 }
