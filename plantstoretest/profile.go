@@ -194,7 +194,7 @@ func ParseProfile(data []byte) (Profile, error) {
 	// decodes into 320 MiB); invalid JSON gets encoding/json's error below.
 	var strict *strictjson.Error
 	if json.Valid(data) {
-		if err := strictjson.CheckFor(data, maxProfileValues, &p); errors.As(err, &strict) {
+		if err := strictjson.CheckFor(data, traffic.MaxDocumentValues, &p); errors.As(err, &strict) {
 			return Profile{}, fmt.Errorf("plantstoretest: profile: %s (at byte %d)", strict.Msg, strict.Offset)
 		}
 	}
@@ -223,12 +223,6 @@ func ParseProfile(data []byte) (Profile, error) {
 // jsonKinds names the kinds of a Profile's fields as JSON does.
 var jsonKinds = map[reflect.Kind]string{reflect.Int: "an integer", reflect.Int32: "an integer", reflect.Int64: "an integer",
 	reflect.Float64: "a number", reflect.String: "a string", reflect.Struct: "an object", reflect.Slice: "an array"}
-
-// maxProfileValues bounds the JSON values of a profile: at most 22 (the
-// object, the source, and four replies of four fields) and those of its
-// traffic, under 45,000 (see traffic.MaxOutcomes and what it bounds), and
-// an unknown or repeated field, which comes first, is an error.
-const maxProfileValues = 1 << 16
 
 // Check reports what makes p unusable, or nil: a status outside 400 to 499,
 // text over its limit or not UTF-8, a header value with a control character,

@@ -175,11 +175,13 @@ const (
 	// bucket, counts of 13 digits) beside the largest replies, takes
 	// 1,726,369 bytes as encoding/json indents it.
 	MaxDocumentSize = 2 << 20
+	// MaxDocumentValues bounds the JSON values (objects, arrays, their
+	// members and the scalars) of a document Read decodes, and of a
+	// plantstoretest profile: a Recording at its bounds has under 45,000,
+	// a profile's replies 22 more. A document past it is refused before it
+	// is decoded.
+	MaxDocumentValues = 1 << 16
 )
-
-// maxDocumentValues bounds the JSON values of a document Read decodes: a
-// Recording at its bounds has under 45,000.
-const maxDocumentValues = 1 << 16
 
 // Check reports what makes r inconsistent or out of bounds, or nil: an
 // unknown kind, a status or code its kind does not have, outcomes out of
@@ -375,14 +377,14 @@ func Read(r io.Reader) (*Recording, error) {
 		return nil, fmt.Errorf("traffic: document: %w", err)
 	}
 	var strict *strictjson.Error
-	if err := strictjson.Check(data, maxDocumentValues); errors.As(err, &strict) {
+	if err := strictjson.Check(data, MaxDocumentValues); errors.As(err, &strict) {
 		return nil, fmt.Errorf("traffic: document: %s (at byte %d)", strict.Msg, strict.Offset)
 	}
 	if len(doc.Traffic) == 0 || string(doc.Traffic) == "null" {
 		return nil, errors.New("traffic: the document has no traffic")
 	}
 	rec := new(Recording)
-	if err := strictjson.CheckFor(doc.Traffic, maxDocumentValues, rec); errors.As(err, &strict) {
+	if err := strictjson.CheckFor(doc.Traffic, MaxDocumentValues, rec); errors.As(err, &strict) {
 		return nil, fmt.Errorf("traffic: traffic: %s", strict.Msg)
 	}
 	if err := json.Unmarshal(doc.Traffic, rec); err != nil {
