@@ -107,6 +107,21 @@ func benchSequential(b *testing.B, create createFunc) {
 	}
 }
 
+// benchCPU runs create under benchParallel, reports the process's CPU time
+// per create (cpu-ns/op, where the platform tells it), and then runs check,
+// if any, on the b.N creates.
+func benchCPU(b *testing.B, create createFunc, check func(tb testing.TB, creates int)) {
+	start := processCPU()
+	benchParallel(b, create)
+	b.StopTimer()
+	if cpu := processCPU() - start; start >= 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+	if check != nil {
+		check(b, b.N)
+	}
+}
+
 // benchParallel runs b.N creates with distinct ids from
 // benchParallelism×GOMAXPROCS goroutines and fails b if any failed.
 func benchParallel(b *testing.B, create createFunc) {
@@ -240,15 +255,7 @@ func BenchmarkServerThroughput(b *testing.B) {
 			defer srv.Close()
 			create, closeIdle := newCreate(b, "rawsix", srv.URL)
 			defer closeIdle()
-			start := processCPU()
-			benchParallel(b, create)
-			b.StopTimer()
-			if cpu := processCPU() - start; start >= 0 {
-				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
-			}
-			if check != nil {
-				check(b, b.N)
-			}
+			benchCPU(b, create, check)
 		})
 	}
 }

@@ -42,15 +42,7 @@ func BenchmarkServerProtocols(b *testing.B) {
 					_, err := baseline.CreatePlantSixHeaders(ctx, hc, url, p)
 					return err
 				}
-				start := processCPU()
-				benchParallel(b, create)
-				b.StopTimer()
-				if cpu := processCPU() - start; start >= 0 {
-					b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
-				}
-				if check != nil {
-					check(b, b.N)
-				}
+				benchCPU(b, create, check)
 			})
 		}
 	}
