@@ -8,7 +8,8 @@
 // decoded.
 //
 // The fake's POST /plants applies the same rule in its own allocation-free
-// walk (plantstoretest/decode.go), with the same [NameSet] and message; the
+// walk (plantstoretest/decode.go), with the same [NameSet], message and
+// scanning helpers ([SkipSpace], [SkipString], [Unescape], [InvalidUTF8]); the
 // mock's control API and plantstoretest.ParseProfile apply it through
 // [CheckFor], which also refuses unknown fields.
 package strictjson
@@ -189,9 +190,9 @@ func (w *walker) run() error {
 			w.open = w.open[:len(w.open)-1]
 			w.leave()
 		case '"':
-			end := skipString(d, i)
+			end := SkipString(d, i)
 			if w.isName(end) {
-				name := unescape(d[i:end])
+				name := Unescape(d[i:end])
 				if w.names[len(w.names)-1].Add(name) {
 					return &Error{Offset: i, Msg: fmt.Sprintf("field %q appears more than once", string(name))}
 				}
@@ -229,39 +230,6 @@ func (w *walker) isName(end int) bool {
 	if len(w.open) == 0 || w.open[len(w.open)-1] != '{' {
 		return false
 	}
-	for j := end; j < len(w.data); j++ {
-		switch w.data[j] {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case ':':
-			return true
-		}
-		return false
-	}
-	return false
-}
-
-// skipString returns the index just past the string literal at d[i].
-func skipString(d []byte, i int) int {
-	for i++; i < len(d); i++ {
-		switch d[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(d)
-}
-
-// unescape returns the text of the string literal lit.
-func unescape(lit []byte) []byte {
-	if bytes.IndexByte(lit, '\\') < 0 && len(lit) >= 2 {
-		return lit[1 : len(lit)-1]
-	}
-	var s string
-	if err := json.Unmarshal(lit, &s); err != nil {
-		return lit
-	}
-	return []byte(s)
+	j := SkipSpace(w.data, end)
+	return j < len(w.data) && w.data[j] == ':'
 }
