@@ -20,13 +20,13 @@ import (
 // object, which can trust it, finds the fields; encoding/json's decoder
 // only explains syntax errors and decodes strings with escapes.
 func decodePlant(body []byte) (plantstore.NewPlant, *ErrorBody) {
-	if i := invalidUTF8(body); i >= 0 {
+	if i := strictjson.InvalidUTF8(body); i >= 0 {
 		return plantstore.NewPlant{}, invalidJSON("body is not valid UTF-8 (at byte %d)", i)
 	}
 	if !json.Valid(body) {
 		return plantstore.NewPlant{}, syntaxError(body)
 	}
-	obj := body[skipSpace(body, 0):]
+	obj := body[strictjson.SkipSpace(body, 0):]
 	if obj[0] != '{' {
 		return plantstore.NewPlant{}, invalidJSON("body must be a JSON object, got %s", kindOf(obj))
 	}
@@ -62,22 +62,6 @@ func invalidJSON(format string, args ...any) *ErrorBody {
 
 func invalidPlant(format string, args ...any) *ErrorBody {
 	return &ErrorBody{Code: CodeInvalidPlant, Message: fmt.Sprintf(format, args...)}
-}
-
-// invalidUTF8 returns the offset of the first byte of b that is not valid
-// UTF-8, or -1.
-func invalidUTF8(b []byte) int {
-	if utf8.Valid(b) {
-		return -1
-	}
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size == 1 {
-			return i
-		}
-		i += size
-	}
-	return -1
 }
 
 // syntaxError explains why body, which json.Valid rejected, is not a single
@@ -117,17 +101,17 @@ func objectFields(obj []byte) (plantFields, *ErrorBody) {
 		fields plantFields
 		names  strictjson.NameSet
 	)
-	i := skipSpace(obj, 1) // after the opening brace
+	i := strictjson.SkipSpace(obj, 1) // after the opening brace
 	if obj[i] == '}' {
 		return fields, nil
 	}
 	for {
-		end := skipString(obj, i)
-		name := unescape(obj[i:end])
+		end := strictjson.SkipString(obj, i)
+		name := strictjson.Unescape(obj[i:end])
 		if names.Add(name) {
 			return plantFields{}, invalidJSON("field %q appears more than once", string(name))
 		}
-		i = skipSpace(obj, skipSpace(obj, end)+1) // after the colon
+		i = strictjson.SkipSpace(obj, strictjson.SkipSpace(obj, end)+1) // after the colon
 		end = skipValue(obj, i)
 		switch string(name) {
 		case "id":
@@ -137,50 +121,30 @@ func objectFields(obj []byte) (plantFields, *ErrorBody) {
 		case "tag":
 			fields.tag = obj[i:end]
 		}
-		i = skipSpace(obj, end)
+		i = strictjson.SkipSpace(obj, end)
 		if obj[i] == '}' {
 			return fields, nil
 		}
-		i = skipSpace(obj, i+1) // after the comma
+		i = strictjson.SkipSpace(obj, i+1) // after the comma
 	}
 }
 
-// The functions below step over the parts of JSON text that json.Valid
-// accepted, and so check nothing. Each takes the index where a part starts
-// and returns the index just past it.
-
-// skipSpace steps over JSON whitespace, if any.
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
-	}
-	return i
-}
-
-// skipString steps over the string literal that starts at b[i].
-func skipString(b []byte, i int) int {
-	for i++; ; i++ {
-		switch b[i] {
-		case '\\':
-			i++ // the escaped character, which may be a quote
-		case '"':
-			return i + 1
-		}
-	}
-}
+// skipValue and skipElement (seed.go) step over parts of JSON text that
+// json.Valid accepted, as strictjson.SkipString does, and so check nothing.
+// Each takes the index where a part starts and returns the index just past it.
 
 // skipValue steps over the value that starts at b[i], a field value in an
 // object, however deeply nested.
 func skipValue(b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		return skipString(b, i)
+		return strictjson.SkipString(b, i)
 	case '{', '[':
 		depth := 0
 		for {
 			switch b[i] {
 			case '"':
-				i = skipString(b, i)
+				i = strictjson.SkipString(b, i)
 				continue
 			case '{', '[':
 				depth++
@@ -203,21 +167,6 @@ func skipValue(b []byte, i int) int {
 			i++
 		}
 	}
-}
-
-// unescape returns the text of lit, a valid JSON string literal in valid
-// UTF-8. Without escapes that is lit's own bytes, between the quotes;
-// otherwise encoding/json decodes it, and turns an unpaired surrogate escape
-// into U+FFFD.
-func unescape(lit []byte) []byte {
-	if bytes.IndexByte(lit, '\\') < 0 {
-		return lit[1 : len(lit)-1]
-	}
-	var s string
-	if err := json.Unmarshal(lit, &s); err != nil {
-		panic("plantstoretest: decoding a valid JSON string: " + err.Error())
-	}
-	return []byte(s)
 }
 
 // decodeID decodes the id field, which must be present and an integer
@@ -250,7 +199,7 @@ func decodeString(name string, raw []byte) (string, *ErrorBody) {
 	if esc := unpairedSurrogate(raw); esc != "" {
 		return "", invalidPlant("%s contains the unpaired surrogate escape %s, which is not a character", name, esc)
 	}
-	return string(unescape(raw)), nil
+	return string(strictjson.Unescape(raw)), nil
 }
 
 // unpairedSurrogate returns the first \uXXXX escape in lit, a valid JSON

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/strictjson"
 )
 
 // referenceDecodePlant is what decodePlant must do, written the plain way:
@@ -18,7 +19,7 @@ import (
 // by one. decodePlant walks the body by hand to run faster; the tests below
 // hold it to the same results, messages included.
 func referenceDecodePlant(body []byte) (plantstore.NewPlant, *ErrorBody) {
-	if i := invalidUTF8(body); i >= 0 {
+	if i := strictjson.InvalidUTF8(body); i >= 0 {
 		return plantstore.NewPlant{}, invalidJSON("body is not valid UTF-8 (at byte %d)", i)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))

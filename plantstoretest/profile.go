@@ -1,11 +1,8 @@
 package plantstoretest
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -180,49 +177,25 @@ func (p Profile) clone() Profile {
 
 // ParseProfile decodes a [Profile] from JSON, strictly, by the rule every
 // body the module reads follows (internal/strictjson): a document over
-// [MaxProfileSize] bytes, anything but one JSON object, a field name that is
-// unknown (names match exactly, case included) or repeated in its object,
-// and a reply that [Profile.Check] refuses are errors that say where: the
-// field, or the offset of the byte at fault, from 0.
+// [MaxProfileSize] bytes, anything but one JSON object in UTF-8, a field
+// name that is unknown (names match exactly, case included) or repeated in
+// its object, more than traffic.MaxDocumentValues JSON values (refused
+// before anything is decoded), and a reply that [Profile.Check] refuses are
+// errors that say where: the field, or the offset of the byte at fault,
+// from 0.
 func ParseProfile(data []byte) (Profile, error) {
 	var p Profile
 	if len(data) > MaxProfileSize {
 		return p, fmt.Errorf("plantstoretest: profile is %d bytes, more than the %d allowed", len(data), MaxProfileSize)
 	}
-	// The strict walk first, on valid JSON, so that a document of too many
-	// values is refused before it is decoded (a 2 MiB one of empty objects
-	// decodes into 320 MiB); invalid JSON gets encoding/json's error below.
-	var strict *strictjson.Error
-	if json.Valid(data) {
-		if err := strictjson.CheckFor(data, traffic.MaxDocumentValues, &p); errors.As(err, &strict) {
-			return Profile{}, fmt.Errorf("plantstoretest: profile: %s (at byte %d)", strict.Msg, strict.Offset)
-		}
-	}
-	if err := json.Unmarshal(data, &p); err != nil {
-		var syntax *json.SyntaxError
-		var typeErr *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &syntax): // Offset counts the byte at fault
-			return Profile{}, fmt.Errorf("plantstoretest: profile: %v (at byte %d)", err, syntax.Offset-1)
-		case errors.As(err, &typeErr) && typeErr.Field == "":
-			return Profile{}, fmt.Errorf("plantstoretest: profile: want one JSON object, got JSON %s", typeErr.Value)
-		case errors.As(err, &typeErr): // in JSON's terms, for plantstore-mock -profile
-			return Profile{}, fmt.Errorf("plantstoretest: profile: field %q: want %s, got JSON %s", typeErr.Field, jsonKinds[typeErr.Type.Kind()], typeErr.Value)
-		}
-		return Profile{}, fmt.Errorf("plantstoretest: profile: %s", strings.TrimPrefix(err.Error(), "json: "))
-	}
-	if bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("null")) { // Unmarshal leaves p as it was
-		return Profile{}, errors.New("plantstoretest: profile: want one JSON object, got JSON null")
+	if err := strictjson.Decode(data, traffic.MaxDocumentValues, &p); err != nil {
+		return Profile{}, fmt.Errorf("plantstoretest: profile: %v", err)
 	}
 	if err := p.Check(); err != nil {
 		return Profile{}, err
 	}
 	return p, nil
 }
-
-// jsonKinds names the kinds of a Profile's fields as JSON does.
-var jsonKinds = map[reflect.Kind]string{reflect.Int: "an integer", reflect.Int32: "an integer", reflect.Int64: "an integer",
-	reflect.Float64: "a number", reflect.String: "a string", reflect.Struct: "an object", reflect.Slice: "an array"}
 
 // Check reports what makes p unusable, or nil: a status outside 400 to 499,
 // text over its limit or not UTF-8, a header value with a control character,

@@ -133,8 +133,8 @@ func TestParseProfile(t *testing.T) {
 		{"status not 4xx", `{"auth_missing":{"status":500,"body":""}}`, "auth_missing: status 500: want 400 to 499"},
 		{"control character", `{"auth_invalid":{"status":401,"body":"","challenge":"a\nb"}}`, "auth_invalid: challenge holds a control character"},
 		{"body too long", `{"duplicate_id":{"status":409,"body":"` + strings.Repeat("x", plantstoretest.MaxProfileBody+1) + `"}}`, "body is 16385 bytes"},
-		{"trailing data", good + `{}`, "after top-level value (at byte 59)"},
-		{"trailing brace", good + `}`, "after top-level value (at byte 59)"},
+		{"trailing data", good + `{}`, "invalid JSON: data after the value (at byte 59)"},
+		{"trailing brace", good + `}`, "invalid JSON: data after the value (at byte 59)"},
 		{"not JSON", `{"source":x}`, "invalid character 'x' looking for beginning of value (at byte 10)"},
 		{"too large", strings.Repeat(" ", plantstoretest.MaxProfileSize+1), "more than the"},
 		// Told in JSON's terms, for plantstore-mock -profile's users: no Go
@@ -143,8 +143,11 @@ func TestParseProfile(t *testing.T) {
 		{"fraction", `{"duplicate_id":{"status":409.5,"body":""}}`, `field "duplicate_id.status": want an integer, got JSON number 409.5`},
 		{"body a number", `{"duplicate_id":{"status":409,"body":1}}`, `field "duplicate_id.body": want a string, got JSON number`},
 		{"reply a string", `{"auth_missing":"401"}`, `field "auth_missing": want an object, got JSON string`},
-		{"an array", `[]`, "want one JSON object, got JSON array"},
-		{"null", ` null`, "want one JSON object, got JSON null"},
+		{"an array", `[]`, "want an object, got JSON array"},
+		{"null", ` null`, "want an object, got JSON null"},
+		{"empty", " ", "no JSON value; want an object"},
+		{"cut short", `{"source":`, "invalid JSON: cut short (at byte 10)"},
+		{"not UTF-8", "{\"source\":\"\xff\"}", "not valid UTF-8 (at byte 11)"},
 		// One JSON rule for every body the project reads (internal/strictjson).
 		{"repeated field", `{"duplicate_id":{"status":409,"status":410,"body":""}}`, `field "status" appears more than once (at byte 30)`},
 		// encoding/json merged the second into the first: 410, text/plain, "second".

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/strictjson"
 )
 
 // SeedError is the error of [Handler.Seed] and [Handler.SeedJSON]: the
@@ -71,7 +72,7 @@ func decodeSeed(data []byte) ([]plantstore.NewPlant, error) {
 		e.Message = "want a JSON array of plants: " + e.Message
 		return nil, whole(e)
 	}
-	start := skipSpace(data, 0)
+	start := strictjson.SkipSpace(data, 0)
 	if v := data[start:]; v[0] != '[' {
 		return nil, whole(invalidJSON("want a JSON array of plants, got %s", kindOf(v)))
 	}
@@ -103,15 +104,15 @@ func decodeSeed(data []byte) ([]plantstore.NewPlant, error) {
 // eachElement calls f with the index and text of each element of the array
 // at data[start], which json.Valid accepted, until f returns an error.
 func eachElement(data []byte, start int, f func(i int, elem []byte) error) error {
-	i := skipSpace(data, start+1) // after the opening bracket
+	i := strictjson.SkipSpace(data, start+1) // after the opening bracket
 	for n := 0; data[i] != ']'; n++ {
 		end := skipElement(data, i)
 		if err := f(n, data[i:end]); err != nil {
 			return err
 		}
-		i = skipSpace(data, end)
+		i = strictjson.SkipSpace(data, end)
 		if data[i] == ',' {
-			i = skipSpace(data, i+1)
+			i = strictjson.SkipSpace(data, i+1)
 		}
 	}
 	return nil
@@ -141,9 +142,9 @@ func (h *Handler) checkPlant(p plantstore.NewPlant) *ErrorBody {
 	case p.Name == "":
 		return invalidPlant("name must not be empty")
 	case !utf8.ValidString(p.Name):
-		return invalidJSON("name is not valid UTF-8 (at byte %d)", invalidUTF8([]byte(p.Name)))
+		return invalidJSON("name is not valid UTF-8 (at byte %d)", strictjson.InvalidUTF8([]byte(p.Name)))
 	case !utf8.ValidString(p.Tag):
-		return invalidJSON("tag is not valid UTF-8 (at byte %d)", invalidUTF8([]byte(p.Tag)))
+		return invalidJSON("tag is not valid UTF-8 (at byte %d)", strictjson.InvalidUTF8([]byte(p.Tag)))
 	}
 	for _, rule := range h.rules {
 		if rej := h.applyRule(rule, p); rej != nil {

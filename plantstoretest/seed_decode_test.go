@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/strictjson"
 )
 
 // decodeSeedByDecoder is decodeSeed as it was before it walked the array in
@@ -21,7 +22,7 @@ func decodeSeedByDecoder(data []byte) ([]plantstore.NewPlant, error) {
 		e.Message = "want a JSON array of plants: " + e.Message
 		return nil, whole(e)
 	}
-	if v := data[skipSpace(data, 0):]; v[0] != '[' {
+	if v := data[strictjson.SkipSpace(data, 0):]; v[0] != '[' {
 		return nil, whole(invalidJSON("want a JSON array of plants, got %s", kindOf(v)))
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))

@@ -1,7 +1,6 @@
 package traffic
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -355,8 +354,11 @@ func compareAbsentFirst[T int32 | int64](a, b *T) int {
 
 // Read reads a profile document, as [Recorder.WriteTo] writes it, and
 // returns its traffic, checked ([Recording.Check]). It reads at most
-// [MaxDocumentSize] bytes, refuses a field name repeated within an object,
-// and in the traffic object an unknown field; the document's other fields
+// [MaxDocumentSize] bytes, and refuses, before it decodes them, anything
+// but one JSON object in UTF-8, more than [MaxDocumentValues] JSON values,
+// a field name repeated within an object, and in the traffic object an
+// unknown field; and, as it decodes, a value of the wrong type. The
+// document's other fields
 // are the profile's (plantstoretest.Profile), which it leaves alone. A
 // document without traffic is an error.
 func Read(r io.Reader) (*Recording, error) {
@@ -367,28 +369,17 @@ func Read(r io.Reader) (*Recording, error) {
 	if len(data) > MaxDocumentSize {
 		return nil, fmt.Errorf("traffic: the document is more than the %d bytes allowed", MaxDocumentSize)
 	}
-	if !bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{")) {
-		return nil, errors.New("traffic: the document is not a JSON object")
+	var doc map[string]json.RawMessage // the profile's fields are left alone
+	if err := strictjson.Decode(data, MaxDocumentValues, &doc); err != nil {
+		return nil, fmt.Errorf("traffic: document: %v", err)
 	}
-	var doc struct {
-		Traffic json.RawMessage `json:"traffic"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("traffic: document: %w", err)
-	}
-	var strict *strictjson.Error
-	if err := strictjson.Check(data, MaxDocumentValues); errors.As(err, &strict) {
-		return nil, fmt.Errorf("traffic: document: %s (at byte %d)", strict.Msg, strict.Offset)
-	}
-	if len(doc.Traffic) == 0 || string(doc.Traffic) == "null" {
+	if t := doc["traffic"]; len(t) == 0 || string(t) == "null" {
 		return nil, errors.New("traffic: the document has no traffic")
 	}
 	rec := new(Recording)
-	if err := strictjson.CheckFor(doc.Traffic, MaxDocumentValues, rec); errors.As(err, &strict) {
+	var strict *strictjson.Error // its Offset counts from the traffic's start, not the document's
+	if err := strictjson.Decode(doc["traffic"], MaxDocumentValues, rec); errors.As(err, &strict) {
 		return nil, fmt.Errorf("traffic: traffic: %s", strict.Msg)
-	}
-	if err := json.Unmarshal(doc.Traffic, rec); err != nil {
-		return nil, fmt.Errorf("traffic: traffic: %w", err)
 	}
 	if err := rec.Check(); err != nil {
 		return nil, err

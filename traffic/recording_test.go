@@ -61,7 +61,7 @@ func TestReadRefuses(t *testing.T) {
 		{"unknown field", `"attempts": 3,`, `"attempts": 3, "extra": 1,`, `unknown field`},
 		{"attempts not a sum", `"attempts": 3`, `"attempts": 4`, "count 3 attempts, attempts says 4"},
 		{"negative count", `"count": 2, "latency"`, `"count": -2, "latency"`, "count -2 is not in"},
-		{"huge count", `"attempts": 3`, `"attempts": 1e300`, "traffic: traffic: json"},
+		{"huge count", `"attempts": 3`, `"attempts": 1e300`, `traffic: traffic: field "attempts": want an integer, got JSON number 1e300`},
 		{"unknown kind", `"kind": "5xx"`, `"kind": "6xx"`, `unknown kind "6xx"`},
 		{"status of another kind", `"status": 503`, `"status": 429`, "status 429 is not one of kind 5xx"},
 		{"code on a 5xx", `"status": 503,`, `"status": 503, "code": 1,`, "a code on an outcome without one"},
@@ -75,8 +75,10 @@ func TestReadRefuses(t *testing.T) {
 		{"repeated run length", `"lengths": [{"length": 1, "count": 1}]`, `"lengths": [{"length": 1, "count": 1}, {"length": 1, "count": 1}]`, "run length 1 is out of order or repeated"},
 		{"repeated bucket", `"latency": [{"from_us": 1024, "to_us": 1116.7, "count": 1}]`, `"latency": [{"from_us": 1024, "to_us": 1116.7, "count": 1}, {"from_us": 1024, "to_us": 1116.7, "count": 1}]`, "out of order or repeated"},
 		{"run length too long", `"length": 1,`, `"length": 1001,`, "not in [1, 1000]"},
-		{"not an object", okDoc, `[1]`, "the document is not a JSON object"},
-		{"null", okDoc, ` null`, "the document is not a JSON object"},
+		{"not an object", okDoc, `[1]`, "traffic: document: want an object, got JSON array"},
+		{"null", okDoc, ` null`, "traffic: document: want an object, got JSON null"},
+		{"traffic not an object", `"traffic": {`, `"traffic": [], "x": {`, "traffic: traffic: want an object, got JSON array"},
+		{"not UTF-8", `"source": "s"`, "\"source\": \"\xff\"", "traffic: document: not valid UTF-8 (at byte 12)"},
 		{"not JSON", okDoc, `{`, "document"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

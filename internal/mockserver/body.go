@@ -7,9 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"reflect"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/plantstore/plantstore-go/internal/strictjson"
 	"github.com/plantstore/plantstore-go/internal/wire"
@@ -89,117 +86,20 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *con
 	return body, nil
 }
 
-// checkJSON checks that body is one JSON value in UTF-8, and not null,
-// without decoding it: the checks cost no memory, however many values the
-// body holds. want names what the endpoint takes, for messages. Every
-// problem is a 400 with [plantstoretest.CodeInvalidJSON] and a message
-// naming it.
-func checkJSON(body []byte, want string) *controlError {
-	switch trimmed := bytes.TrimSpace(body); {
-	case len(trimmed) == 0:
-		return invalidJSON("empty body; want %s", want)
-	case string(trimmed) == "null":
-		// Decode would leave v as it is, taking null for an empty request.
-		return invalidJSON("want %s, got null", want)
-	case !utf8.Valid(body):
-		return invalidJSON("body is not valid UTF-8")
-	case want == "a JSON array" && trimmed[0] != '[':
-		return invalidJSON("want an array, got JSON %s", kindName(trimmed[0]))
-	}
-	// Unmarshal checks the syntax before it decodes, and skipJSON decodes
-	// nothing.
-	var syntaxErr *json.SyntaxError
-	switch err := json.Unmarshal(body, new(skipJSON)); {
-	case err == nil:
-		return nil
-	case errors.As(err, &syntaxErr) && strings.Contains(err.Error(), "after top-level value"):
-		return invalidJSON("invalid JSON: data after the value")
-	case errors.As(err, &syntaxErr) && strings.Contains(err.Error(), "unexpected end of JSON input"):
-		return invalidJSON("invalid JSON: the body ends early")
-	case errors.As(err, &syntaxErr):
-		return invalidJSON("invalid JSON at byte %d: %v", syntaxErr.Offset, err)
-	default:
-		return invalidJSON("invalid JSON: %v", strings.TrimPrefix(err.Error(), "json: "))
-	}
-}
-
-// skipJSON takes any JSON value and keeps nothing of it.
-type skipJSON struct{}
-
-func (*skipJSON) UnmarshalJSON([]byte) error { return nil }
-
-// kindName names the kind of JSON value that starts with c.
-func kindName(c byte) string {
-	switch c {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "bool"
-	case 'n':
-		return "null"
-	}
-	return "number"
-}
-
 func invalidJSON(format string, args ...any) *controlError {
 	return errorf(http.StatusBadRequest, plantstoretest.CodeInvalidJSON, format, args...)
 }
 
-// decodeStrict decodes body, one JSON value in UTF-8, into v, and rejects
-// null, fields v does not have, values of the wrong type and anything after the
-// value. Every problem is a 400 with [plantstoretest.CodeInvalidJSON] and a
-// message naming it.
+// decodeStrict decodes body into v by strictjson's rule, which every body
+// the module reads follows: one JSON value in UTF-8, not null, of v's kind,
+// without repeated or unknown fields, of at most maxValues values (refused
+// before it is decoded), each of the right type. Every problem is a 400 with
+// [plantstoretest.CodeInvalidJSON] and a message naming it.
 func decodeStrict(body []byte, v any) *controlError {
-	invalid := invalidJSON
-	want := "a JSON object"
-	if reflect.TypeOf(v).Elem().Kind() == reflect.Slice {
-		want = "a JSON array"
-	}
-	if err := checkJSON(body, want); err != nil {
-		return err
-	}
-	// The walk refuses repeated and unknown fields and bounds the values;
-	// then Unmarshal decodes body where it lies (a json.Decoder would
-	// buffer it again, growing by doubling).
-	var strictErr *strictjson.Error
-	if err := strictjson.CheckFor(body, maxValues, v); errors.As(err, &strictErr) {
-		return invalid("%s (at byte %d)", strictErr.Msg, strictErr.Offset)
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &typeErr) && typeErr.Field != "":
-			return invalid("field %q: want %s, got JSON %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
-		case errors.As(err, &typeErr):
-			return invalid("want %s, got JSON %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
-		default:
-			return invalid("invalid JSON: %v", strings.TrimPrefix(err.Error(), "json: "))
-		}
+	if err := strictjson.Decode(body, maxValues, v); err != nil {
+		return invalidJSON("%v", err)
 	}
 	return nil
-}
-
-// jsonKind names a Go kind the way a JSON user would.
-func jsonKind(kind string) string {
-	switch kind {
-	case "struct", "map":
-		return "an object"
-	case "slice", "array":
-		return "an array"
-	case "string":
-		return "a string"
-	case "bool":
-		return "true or false"
-	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
-		return "an integer"
-	case "float32", "float64":
-		return "a number"
-	}
-	return "another type"
 }
 
 // writeJSON sends v as the JSON body of a reply with status. The control

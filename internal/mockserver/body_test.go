@@ -24,8 +24,8 @@ func TestBadBodiesChangeNothing(t *testing.T) {
 	}{
 		{"syntax error", `{"status": 503,`, "invalid JSON"},
 		{"cut short", `[{"id": 1`, "invalid JSON"},
-		{"not UTF-8", "\xff\xfe", "not valid UTF-8"},
-		{"whitespace only", "  \n", "empty body"},
+		{"not UTF-8", "\xff\xfe", "not valid UTF-8 (at byte 0)"},
+		{"whitespace only", "  \n", "no JSON value; want an"},
 		{"two values", `{} {}`, "data after the value"}, // [] [] for seeding, below
 		{"a string", `"hello"`, "want "},
 		{"trailing garbage", `{} x`, "invalid JSON"}, // [] x for seeding
@@ -109,14 +109,14 @@ func TestDecodeStrictMessages(t *testing.T) {
 		N int `json:"n"`
 	}
 	tests := []struct{ in, want string }{
-		{``, "empty body; want a JSON object"},
+		{``, "no JSON value; want an object"},
 		{`{"n": "1"}`, `field "n": want an integer, got JSON string`},
 		{`{"n": 1, "m": 2}`, `unknown field "m"`},
-		{`{"n": 1`, "invalid JSON: the body ends early"},
+		{`{"n": 1`, "invalid JSON: cut short (at byte 7)"},
 		{`{"n": 1}]`, "invalid JSON: data after the value"},
-		{`{"n" 1}`, "invalid JSON at byte 6"},
+		{`{"n" 1}`, "invalid JSON: invalid character '1' after object key (at byte 5)"},
 		{`true`, "want an object, got JSON bool"},
-		{`null`, "want a JSON object, got null"},
+		{`null`, "want an object, got JSON null"},
 	}
 	for _, tt := range tests {
 		err := decodeStrict([]byte(tt.in), &v)

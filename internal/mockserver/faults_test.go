@@ -263,7 +263,7 @@ func TestAddFaultRejectsBadJSONFields(t *testing.T) {
 		{`{"status": 503, "headers": []}`, plantstoretest.CodeInvalidJSON, `field "headers": want an object`},
 		{`{"status": 503} {}`, plantstoretest.CodeInvalidJSON, "data after the value"},
 		{`[]`, plantstoretest.CodeInvalidJSON, "want an object, got JSON array"},
-		{` null `, plantstoretest.CodeInvalidJSON, "want a JSON object, got null"},
+		{` null `, plantstoretest.CodeInvalidJSON, "want an object, got JSON null"},
 		// One strictness rule for every body, as POST /plants: a repeated
 		// field is refused, not taken last-wins.
 		{`{"status": 503, "status": 200}`, plantstoretest.CodeInvalidJSON, `field "status" appears more than once`},

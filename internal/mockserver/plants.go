@@ -1,9 +1,11 @@
 package mockserver
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 
+	"github.com/plantstore/plantstore-go/internal/strictjson"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
@@ -22,8 +24,8 @@ func (s *Server) seed(w http.ResponseWriter, _ *http.Request, body []byte) (int,
 	// The array itself is checked here, so that its errors read like every
 	// other control endpoint's; each element is the Handler's to check. No
 	// check allocates by the number of elements.
-	if err := checkJSON(body, "a JSON array"); err != nil {
-		return 0, err
+	if err := strictjson.Valid(body, new([]json.RawMessage)); err != nil {
+		return 0, invalidJSON("%v", err)
 	}
 	n, err := s.fake.SeedJSON(body)
 	if err != nil {

@@ -49,8 +49,8 @@ func TestSeedIsAllOrNothing(t *testing.T) {
 		{`[{"id": 1.5, "name": "A"}]`, plantstoretest.CodeInvalidPlant, "seed: plant 0 (counting from 0): "},
 		{`[{"id": 1, "name": "A", "tag": null}]`, plantstoretest.CodeInvalidPlant, "seed: plant 0 (counting from 0): "},
 		{`{"id": 1, "name": "A"}`, plantstoretest.CodeInvalidJSON, "want an array, got JSON object"},
-		{`null`, plantstoretest.CodeInvalidJSON, "want a JSON array, got null"},
-		{``, plantstoretest.CodeInvalidJSON, "empty body; want a JSON array"},
+		{`null`, plantstoretest.CodeInvalidJSON, "want an array, got JSON null"},
+		{``, plantstoretest.CodeInvalidJSON, "no JSON value; want an array"},
 		{`[{"id": 1, "name": "A"},]`, plantstoretest.CodeInvalidJSON, "invalid JSON"},
 		{`[1, 2]`, plantstoretest.CodeInvalidJSON, "seed: plant 0 (counting from 0): body must be a JSON object"},
 	}

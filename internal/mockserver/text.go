@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"reflect"
 	"unicode/utf8"
+
+	"github.com/plantstore/plantstore-go/internal/strictjson"
 )
 
 // jsonText is a JSON string decoded to its UTF-8 bytes. A string without
@@ -16,7 +18,7 @@ type jsonText []byte
 
 func (t *jsonText) UnmarshalJSON(data []byte) error {
 	if len(data) == 0 || data[0] != '"' {
-		return &json.UnmarshalTypeError{Value: kindName(data[0]), Type: reflect.TypeFor[string]()}
+		return &json.UnmarshalTypeError{Value: strictjson.Kind(data[0]), Type: reflect.TypeFor[string]()}
 	}
 	if bytes.IndexByte(data, '\\') < 0 {
 		*t = data[1 : len(data)-1 : len(data)-1]

@@ -1,16 +1,18 @@
 // Package strictjson holds the one rule of JSON strictness that every body
-// the module's servers read follows beyond encoding/json's syntax: a field
-// name appears at most once in an object, names compared as they decode
-// (so "n\u0061me" repeats "name"). JSON leaves the meaning of repeated
-// names undefined, and servers differ on which one wins; encoding/json keeps
-// the last, silently. It also bounds how many values a body may hold, so
-// that a small body cannot cost memory out of proportion to its size once
-// decoded.
+// the module reads follows beyond encoding/json's syntax: a field name
+// appears at most once in an object, names compared as they decode (so
+// "n\u0061me" repeats "name"). JSON leaves the meaning of repeated names
+// undefined, and servers differ on which one wins; encoding/json keeps the
+// last, silently. It also bounds how many values a body may hold, so that a
+// small body cannot cost memory out of proportion to its size once decoded,
+// and checks the bound before anything is decoded.
 //
-// The fake's POST /plants applies the same rule in its own allocation-free
-// walk (plantstoretest/decode.go), with the same [NameSet] and message; the
-// mock's control API and plantstoretest.ParseProfile apply it through
-// [CheckFor], which also refuses unknown fields.
+// [Decode] is the whole rule, with messages in JSON's terms: the mock's
+// control API, plantstoretest.ParseProfile and traffic.Read decode through
+// it, and the mock's seed checks its array with [Valid]. The fake's POST
+// /plants applies the rule in its own allocation-free walk
+// (plantstoretest/decode.go), with the same [NameSet], message and scanning
+// helpers ([SkipSpace], [SkipString], [Unescape], [InvalidUTF8]).
 package strictjson
 
 import (
@@ -21,15 +23,22 @@ import (
 	"strings"
 )
 
-// Error is a body [Check] refused.
+// Error is a body [Check], [CheckFor], [Decode] or [Valid] refused.
 type Error struct {
-	// Offset is the byte offset in the body where the problem starts.
+	// Offset is the byte offset in the body where the problem starts, from
+	// 0, or -1 where Msg says where (a field's path).
 	Offset int
 	// Msg says what is wrong, without a package prefix.
 	Msg string
 }
 
-func (e *Error) Error() string { return e.Msg }
+// Error returns Msg and, for an Offset of 0 or more, "(at byte N)".
+func (e *Error) Error() string {
+	if e.Offset < 0 {
+		return e.Msg
+	}
+	return fmt.Sprintf("%s (at byte %d)", e.Msg, e.Offset)
+}
 
 // Check walks data, one JSON value that json.Valid accepts, and returns an
 // *Error for the first field name repeated within its object, or for the
@@ -189,9 +198,9 @@ func (w *walker) run() error {
 			w.open = w.open[:len(w.open)-1]
 			w.leave()
 		case '"':
-			end := skipString(d, i)
+			end := SkipString(d, i)
 			if w.isName(end) {
-				name := unescape(d[i:end])
+				name := Unescape(d[i:end])
 				if w.names[len(w.names)-1].Add(name) {
 					return &Error{Offset: i, Msg: fmt.Sprintf("field %q appears more than once", string(name))}
 				}
@@ -229,39 +238,6 @@ func (w *walker) isName(end int) bool {
 	if len(w.open) == 0 || w.open[len(w.open)-1] != '{' {
 		return false
 	}
-	for j := end; j < len(w.data); j++ {
-		switch w.data[j] {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case ':':
-			return true
-		}
-		return false
-	}
-	return false
-}
-
-// skipString returns the index just past the string literal at d[i].
-func skipString(d []byte, i int) int {
-	for i++; i < len(d); i++ {
-		switch d[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(d)
-}
-
-// unescape returns the text of the string literal lit.
-func unescape(lit []byte) []byte {
-	if bytes.IndexByte(lit, '\\') < 0 && len(lit) >= 2 {
-		return lit[1 : len(lit)-1]
-	}
-	var s string
-	if err := json.Unmarshal(lit, &s); err != nil {
-		return lit
-	}
-	return []byte(s)
+	j := SkipSpace(w.data, end)
+	return j < len(w.data) && w.data[j] == ':'
 }

@@ -3,6 +3,7 @@ package strictjson
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -58,6 +59,8 @@ func FuzzCheck(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_ = Check(data, 100)
 		_ = CheckFor(data, 100, new(shape))
+		_ = Decode(data, 100, new(shape))
+		_ = Valid(data, new([]shape))
 	})
 }
 
@@ -107,5 +110,68 @@ func TestCheckFor(t *testing.T) {
 				t.Errorf("CheckFor(%s) = %v, want an *Error containing %q", tt.data, err, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestDecode checks each of Decode's refusals, in JSON's terms, and where
+// it says the problem is.
+func TestDecode(t *testing.T) {
+	t.Parallel()
+	type inner struct {
+		ID int64 `json:"id"`
+	}
+	type outer struct {
+		N     int      `json:"n"`
+		Match *inner   `json:"match"`
+		List  []string `json:"list"`
+	}
+	tests := []struct {
+		name, data string
+		want       string // Error(); "" for none
+	}{
+		{"good", ` {"n": 1, "match": {"id": 2}, "list": ["a"]} `, ""},
+		{"not UTF-8", "{\"list\": [\"\xff\"]}", "not valid UTF-8 (at byte 11)"},
+		{"empty", " \n", "no JSON value; want an object"},
+		{"cut short", `{"n": 1`, "invalid JSON: cut short (at byte 7)"},
+		{"data after", `{} {}`, "invalid JSON: data after the value (at byte 3)"},
+		{"bad syntax", `{"n" 1}`, "invalid JSON: invalid character '1' after object key (at byte 5)"},
+		{"null", ` null`, "want an object, got JSON null"},
+		{"another kind", `[1]`, "want an object, got JSON array"},
+		{"repeated", `{"n": 1, "n": 2}`, `field "n" appears more than once (at byte 9)`},
+		{"unknown", `{"m": 1}`, `unknown field "m" (at byte 1)`},
+		{"too many values", `{"list": ["a", "b", "c", "d", "e"]}`, "more than 6 JSON values (at byte 30)"},
+		{"wrong type", `{"n": "1"}`, `field "n": want an integer, got JSON string`},
+		{"wrong type, nested", `{"match": {"id": 1.5}}`, `field "match.id": want an integer, got JSON number 1.5`},
+		{"wrong type, element", `{"list": [1]}`, `field "list": want a string, got JSON number`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := Decode([]byte(tt.data), 6, new(outer))
+			var e *Error
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("Decode(%q) = %v, want nil", tt.data, err)
+			case tt.want != "" && (!errors.As(err, &e) || e.Error() != tt.want):
+				t.Errorf("Decode(%q) = %v, want an *Error %q", tt.data, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestValid checks that Valid wants the kind of v's type, and takes any
+// number of values.
+func TestValid(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ data, want string }{
+		{`[` + strings.Repeat(`{"a": {"a": 1}},`, 1000) + `1]`, ""},
+		{``, "no JSON value; want an array"},
+		{`{}`, "want an array, got JSON object"},
+		{`[1,]`, "invalid JSON: invalid character ']' looking for beginning of value (at byte 3)"},
+	} {
+		err := Valid([]byte(tt.data), new([]json.RawMessage))
+		if got := fmt.Sprint(err); (tt.want == "" && err != nil) || (tt.want != "" && got != tt.want) {
+			t.Errorf("Valid(%.20q) = %v, want %q", tt.data, err, tt.want)
+		}
 	}
 }

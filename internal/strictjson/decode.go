@@ -1,0 +1,119 @@
+package strictjson
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// Decode decodes data, one JSON value in UTF-8, into v, a non-nil pointer,
+// by the package's rule. It refuses, in this order and before it decodes
+// anything: bytes that are not UTF-8; no value, bad syntax or data after
+// the value; null, or a value of another kind where v points to a struct,
+// a map, a slice or an array; what [CheckFor] refuses (a repeated or unknown field
+// name, more than maxValues values). Then it decodes with encoding/json,
+// and refuses a value of the wrong type for its field.
+//
+// The error is an [*Error], in JSON's terms (no Go type names): its Offset
+// is where a problem of the text starts, or -1 for a value of the wrong
+// type, whose message names the field by its path instead, as in
+// `field "match.id": want an integer, got JSON number 1.5`.
+func Decode(data []byte, maxValues int, v any) error {
+	if err := Valid(data, v); err != nil {
+		return err
+	}
+	if err := CheckFor(data, maxValues, v); err != nil {
+		return err
+	}
+	err := json.Unmarshal(data, v)
+	if typeErr, ok := err.(*json.UnmarshalTypeError); ok {
+		msg := fmt.Sprintf("want %s, got JSON %s", wantOf(typeErr.Type), typeErr.Value)
+		if typeErr.Field != "" {
+			msg = fmt.Sprintf("field %q: %s", typeErr.Field, msg)
+		}
+		return &Error{Offset: -1, Msg: msg}
+	} else if err != nil {
+		return &Error{Offset: -1, Msg: strings.TrimPrefix(err.Error(), "json: ")}
+	}
+	return nil
+}
+
+// Valid runs the steps of [Decode] before [CheckFor], which decode and
+// allocate nothing for good data, whatever its length: for a body, such as
+// a seed of plants, that is not decoded whole. Of v, a pointer, only the
+// type is used.
+func Valid(data []byte, v any) error {
+	t := reflect.TypeOf(v).Elem()
+	if i := InvalidUTF8(data); i >= 0 {
+		return &Error{Offset: i, Msg: "not valid UTF-8"}
+	}
+	i := SkipSpace(data, 0)
+	if i == len(data) {
+		return &Error{Offset: -1, Msg: "no JSON value; want " + wantOf(t)}
+	}
+	if !json.Valid(data) {
+		return syntaxError(data)
+	}
+	// encoding/json leaves v as it is for null, and names Go types.
+	k, c := t.Kind(), data[i]
+	if c == 'n' || (k == reflect.Struct || k == reflect.Map) && c != '{' || (k == reflect.Slice || k == reflect.Array) && c != '[' {
+		return &Error{Offset: -1, Msg: fmt.Sprintf("want %s, got JSON %s", wantOf(t), Kind(c))}
+	}
+	return nil
+}
+
+// syntaxError says what makes data, which json.Valid refused, not one JSON
+// value, and where.
+func syntaxError(data []byte) error {
+	// Unmarshal checks all of data's syntax before it decodes anything;
+	// its SyntaxError's Offset counts the byte at fault, which data holds.
+	err := json.Unmarshal(data, new(struct{}))
+	syntax, ok := err.(*json.SyntaxError)
+	switch {
+	case !ok:
+		return &Error{Offset: -1, Msg: "invalid JSON: " + strings.TrimPrefix(err.Error(), "json: ")}
+	case syntax.Error() == "unexpected end of JSON input":
+		return &Error{Offset: len(data), Msg: "invalid JSON: cut short"}
+	case strings.HasSuffix(syntax.Error(), "after top-level value"):
+		return &Error{Offset: int(syntax.Offset - 1), Msg: "invalid JSON: data after the value"}
+	}
+	return &Error{Offset: int(syntax.Offset - 1), Msg: "invalid JSON: " + syntax.Error()}
+}
+
+// wantOf names the JSON value that a t decodes from.
+func wantOf(t reflect.Type) string {
+	switch k := t.Kind(); {
+	case k == reflect.Struct || k == reflect.Map:
+		return "an object"
+	case k == reflect.Slice || k == reflect.Array:
+		return "an array"
+	case k == reflect.String:
+		return "a string"
+	case k == reflect.Bool:
+		return "true or false"
+	case k >= reflect.Int && k <= reflect.Uint64:
+		return "an integer"
+	case k == reflect.Float32 || k == reflect.Float64:
+		return "a number"
+	}
+	return "another type"
+}
+
+// Kind names the kind of the JSON value that starts with c, as
+// encoding/json's errors do: object, array, string, bool, null or number.
+func Kind(c byte) string {
+	switch c {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
