@@ -165,6 +165,44 @@ func (f *Fault) kind() string {
 	return strings.Join(parts, ", ")
 }
 
+// act plays f, the fault that answers a request, as [Fault] says: it
+// waits out a Hang or a Delay, drops the connection for Drop, and marks it
+// for GoAway. It returns f's own reply if f has a Status, and otherwise
+// rep, the request's usual reply (status 0 if not yet worked out).
+func (h *Handler) act(w http.ResponseWriter, r *http.Request, f *Fault, rep reply) reply {
+	if f.Hang {
+		h.wait(r, nil)
+	}
+	if f.Delay > 0 {
+		t := time.NewTimer(f.Delay)
+		defer t.Stop()
+		h.wait(r, t.C)
+	}
+	if f.Drop {
+		panic(http.ErrAbortHandler)
+	}
+	if f.GoAway {
+		w.Header().Set("Connection", "close") // on HTTP/2, net/http sends GOAWAY for it
+	}
+	if f.Status != 0 {
+		return f.reply()
+	}
+	return rep
+}
+
+// wait blocks until timer fires, or, when the client goes away or the
+// Handler is closed first, ends the request by dropping the connection. A
+// nil timer never fires.
+func (h *Handler) wait(r *http.Request, timer <-chan time.Time) {
+	select {
+	case <-timer:
+	case <-r.Context().Done():
+		panic(http.ErrAbortHandler)
+	case <-h.done:
+		panic(http.ErrAbortHandler)
+	}
+}
+
 // reply is f's scripted reply, sent with its Header.
 func (f *Fault) reply() reply {
 	body := f.Body

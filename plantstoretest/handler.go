@@ -186,38 +186,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rej == nil {
 		in.plant, rej = h.check(op, r, body, readErr)
 	}
-	if rej == nil {
-		req.Plant = in.plant
-	} else {
-		req.Invalid = rej.body
-	}
-
 	h.arrive(&ans, req, op, in, rej)
 	rep, extra := ans.rep, http.Header(nil)
 	if f := ans.scripted; f != nil {
-		if f.Hang {
-			h.wait(r, nil)
-		}
-		if f.Delay > 0 {
-			t := time.NewTimer(f.Delay)
-			defer t.Stop()
-			h.wait(r, t.C)
-		}
-		if f.Drop {
-			panic(http.ErrAbortHandler)
-		}
-		if f.GoAway {
-			w.Header().Set("Connection", "close") // on HTTP/2, net/http sends GOAWAY for it
-		}
-		extra = f.Header
-		switch {
-		case f.Status != 0:
-			rep = f.reply()
-		case rep.status == 0:
-			h.mu.Lock()
-			rep = h.process(op, in, rej, h.gen == ans.gen) // unless Reset ran during the delay
-			h.mu.Unlock()
-		}
+		rep, extra = h.act(w, r, f, rep), f.Header
+	}
+	if rep.status == 0 { // a Fault without Store or Status: processed after it, unless Reset ran meanwhile
+		h.mu.Lock()
+		rep = h.process(op, in, rej, h.gen == ans.gen)
+		h.mu.Unlock()
 	}
 	status, d = h.send(w, rep, extra, ans.seq, req.Time)
 }
@@ -229,17 +206,4 @@ func (h *Handler) process(op *operation, in input, rej *reply, commit bool) repl
 		return *rej
 	}
 	return op.serve(h, in, commit)
-}
-
-// wait blocks until timer fires, or, when the client goes away or the
-// Handler is closed first, ends the request by dropping the connection. A
-// nil timer never fires.
-func (h *Handler) wait(r *http.Request, timer <-chan time.Time) {
-	select {
-	case <-timer:
-	case <-r.Context().Done():
-		panic(http.ErrAbortHandler)
-	case <-h.done:
-		panic(http.ErrAbortHandler)
-	}
 }

@@ -260,11 +260,17 @@ type answer struct {
 	rep      reply  // the reply, once worked out (status 0 until then): the operation done, or its refusal
 }
 
-// arrive numbers and records req, and decides in ans who answers it: the
-// journal's [Budget] (see [Handler.enter]), the rate limit, the first
-// injected fault that matches, chaos, the replay of a profile's traffic, or
-// the fake itself, which then processes it, as does a fault with Store.
+// arrive numbers and records req, with the plant in or the refusal rej,
+// and decides in ans who answers it: the journal's [Budget] (see
+// [Handler.enter]), the rate limit, the first injected fault that matches,
+// chaos, the replay of a profile's traffic, or the fake itself, which then
+// processes it, as does a fault with Store.
 func (h *Handler) arrive(ans *answer, req Request, op *operation, in input, rej *reply) {
+	if rej == nil {
+		req.Plant = in.plant
+	} else {
+		req.Invalid = rej.body
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	entry, full := h.enter(req)
