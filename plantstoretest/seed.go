@@ -22,9 +22,8 @@ type SeedError struct {
 	Body ErrorBody
 }
 
-// Error returns "plantstoretest: seed: plant 3: " followed by Body's
-// message, where 3 is the Index; or, for the input as a whole,
-// "plantstoretest: seed: " and the message.
+// Error returns "plantstoretest: seed: plant 3: ", where 3 is the Index
+// (or only "plantstoretest: seed: " for -1), followed by Body's message.
 func (e *SeedError) Error() string {
 	if e.Index < 0 {
 		return "plantstoretest: seed: " + e.Body.Message
@@ -32,24 +31,24 @@ func (e *SeedError) Error() string {
 	return fmt.Sprintf("plantstoretest: seed: plant %d: %s", e.Index, e.Body.Message)
 }
 
-// Seed stores plants, in order, after those already stored, as if each had
-// been created with POST /plants: all of them or, when one fails its
-// checks, none. Each is checked as POST /plants checks a decoded plant: its
-// name must be non-empty and, like its tag, valid UTF-8; the [WithRule]
-// rules must accept it; its id must be neither stored already nor repeated
-// within plants, unless [WithAllowDuplicateIDs] is set; and the store must
-// have room for it under [WithMaxPlants] and [WithBudget]. The error is a [*SeedError]
-// naming the first plant that failed. Seeding records no requests and uses
-// up no faults; it is safe for concurrent use, and atomic with respect to
-// requests being served. The plants are copied.
+// Seed stores plants after those already stored, in order: all of them or,
+// when one fails the checks POST /plants makes of a decoded plant, none.
+// Its name must be non-empty and, like its tag, valid UTF-8; the
+// [WithRule] rules must accept it; its id must be neither stored already
+// nor repeated within plants, unless [WithAllowDuplicateIDs] is set; and
+// the store must have room for it ([WithMaxPlants], [WithBudget]). The
+// error is a [*SeedError] naming the first plant that failed. Seeding
+// records no requests and uses up no faults; it is safe for concurrent
+// use, and atomic with respect to requests being served. The plants are
+// copied.
 func (h *Handler) Seed(plants []plantstore.NewPlant) error {
 	return h.seed(plants, false)
 }
 
 // SeedJSON is [Handler.Seed] for a JSON array of plants, such as the file
-// given to cmd/plantstore-mock -seed, and returns how many it stored. Each
-// element is decoded as a POST /plants body is (see the package documentation). The
-// [*SeedError] has Index -1 when data is not a JSON array.
+// given to cmd/plantstore-mock -seed, each decoded as a POST /plants body
+// is; it returns how many it stored. The [*SeedError] has Index -1 when
+// data is not a JSON array.
 func (h *Handler) SeedJSON(data []byte) (int, error) {
 	plants, err := decodeSeed(data)
 	if err != nil {

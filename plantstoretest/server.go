@@ -86,12 +86,11 @@
 //
 // # Fake time
 //
-// A test of retries and timeouts with production settings waits as long as
-// production does: a 503 with "Retry-After: 30" costs half a minute. Inside
-// a testing/synctest bubble (Go 1.25 or later) time is fake and such waits
+// A client that retries as production does ([Server.ProductionClient])
+// waits half a minute for a 503 with "Retry-After: 30". Inside a
+// testing/synctest bubble (Go 1.25 or later) time is fake and such waits
 // cost nothing, once the fake is served on an in-memory network
-// ([WithInMemoryNetwork]) and the client retries as production does
-// ([Server.ProductionClient]):
+// ([WithInMemoryNetwork]):
 //
 //	func TestCreateWaitsForRetryAfter(t *testing.T) {
 //		synctest.Test(t, func(t *testing.T) {
