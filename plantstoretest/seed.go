@@ -162,18 +162,14 @@ func (h *Handler) seed(plants []plantstore.NewPlant, owned bool) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if err := h.seedCheck(plants); err != nil {
-		return err
-	}
-	var cost int64
-	for _, p := range plants {
-		cost += costOfPlant(p.Name, p.Tag)
-	}
-	for !h.charge(&h.kept.plants, cost) {
+	cost, err := h.seedCheck(plants)
+	for err == nil && !h.charge(&h.kept.plants, cost) {
 		// Other stores took the room seedCheck saw: say where it ends now.
-		if err := h.seedCheck(plants); err != nil {
-			return err
-		}
+		// Each turn means another store made progress.
+		cost, err = h.seedCheck(plants)
+	}
+	if err != nil {
+		return err
 	}
 	if owned && len(h.plants) == 0 {
 		h.plants = plants
@@ -190,15 +186,16 @@ func (h *Handler) seed(plants []plantstore.NewPlant, owned bool) error {
 
 // seedCheck returns the error for the first of plants that an id already
 // stored or earlier in plants, or the room in the store or its [Budget],
-// refuses. h.mu must be held.
-func (h *Handler) seedCheck(plants []plantstore.NewPlant) error {
+// refuses; or else what plants cost of the Budget (0 without one). h.mu
+// must be held.
+func (h *Handler) seedCheck(plants []plantstore.NewPlant) (cost int64, err error) {
 	n := max(h.maxPlants-len(h.plants), 0) // how many fit
 	full := h.storeFullMessage()
 	if h.budget != nil {
-		free, need := h.budget.limit-h.budget.Used(), int64(0)
+		free := h.budget.limit - h.budget.Used()
 		for i, p := range plants[:min(n, len(plants))] {
-			if need += costOfPlant(p.Name, p.Tag); need > free {
-				n, full = i, "the store is full: "+h.budgetFull(need)
+			if cost += costOfPlant(p.Name, p.Tag); cost > free {
+				n, full = i, "the store is full: "+h.budgetFull(cost)
 				break
 			}
 		}
@@ -207,11 +204,11 @@ func (h *Handler) seedCheck(plants []plantstore.NewPlant) error {
 		// A duplicate id up to the first plant without room is the
 		// first error, if any.
 		if err := h.seedCheckIDs(plants[:n+1]); err != nil {
-			return err
+			return 0, err
 		}
-		return &SeedError{Index: n, Body: ErrorBody{Code: CodeStoreFull, Message: full}}
+		return 0, &SeedError{Index: n, Body: ErrorBody{Code: CodeStoreFull, Message: full}}
 	}
-	return h.seedCheckIDs(plants)
+	return cost, h.seedCheckIDs(plants)
 }
 
 // seedCheckIDs returns the error for the first of plants whose id is
@@ -226,12 +223,9 @@ func (h *Handler) seedCheckIDs(plants []plantstore.NewPlant) error {
 		sorted[i] = p.ID
 	}
 	slices.Sort(sorted)
-	var repeated map[int64]int // id → first index, for the ids that repeat
+	repeated := map[int64]int{} // id → first index, for the ids that repeat
 	for i := 1; i < len(sorted); i++ {
 		if sorted[i] == sorted[i-1] {
-			if repeated == nil {
-				repeated = make(map[int64]int)
-			}
 			repeated[sorted[i]] = -1
 		}
 	}
