@@ -45,7 +45,6 @@ type config struct {
 	ratePer    time.Duration // WithRateLimit
 	chaos      float64       // WithChaos; 0 for none
 	chaosSeed  int64
-	chaosSet   bool
 	serverOnly []string // options that only NewServer can honour, by name
 	profile    *Profile // WithProfile; nil for none
 	budget     *Budget  // WithBudget; nil for none
@@ -93,7 +92,7 @@ func (c *config) check() error {
 			return err
 		}
 	}
-	if c.chaosSet && !(c.chaos >= 0 && c.chaos <= 1) { // also rejects NaN
+	if !(c.chaos >= 0 && c.chaos <= 1) { // also rejects NaN; 0 is the default
 		return fmt.Errorf("plantstoretest: WithChaos(%v, %d): the fraction must be from 0 to 1", c.chaos, c.chaosSeed)
 	}
 	return nil
@@ -222,7 +221,7 @@ func WithRateLimit(n int, per time.Duration) Option {
 // does. fraction 0 turns chaos off and 1 answers every request with a
 // fault; outside 0 to 1 (or NaN) is invalid.
 func WithChaos(fraction float64, seed int64) Option {
-	return func(c *config) { c.chaos, c.chaosSeed, c.chaosSet = fraction, seed, true }
+	return func(c *config) { c.chaos, c.chaosSeed = fraction, seed }
 }
 
 // WithChaosSeed seeds the pseudo-random choices of [WithChaos] and of the
