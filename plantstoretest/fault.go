@@ -263,9 +263,7 @@ func (h *Handler) AddFault(f Fault) (id int, err error) {
 }
 
 // Faults returns the injected faults with replies left, in the order they
-// were injected. The slice and the faults' Header and Body are copies. An
-// empty slice means no injected reply is waiting for a request; the sum of
-// the Left fields is how many are.
+// were injected. The slice and the faults' Header and Body are copies.
 func (h *Handler) Faults() []InjectedFault {
 	h.mu.Lock()
 	defer h.mu.Unlock()

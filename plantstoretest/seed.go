@@ -33,7 +33,7 @@ func (e *SeedError) Error() string {
 
 // Seed stores plants after those already stored, in order: all of them or,
 // when one fails the checks POST /plants makes of a decoded plant, none.
-// Its name must be non-empty and, like its tag, valid UTF-8; the
+// A plant's name must be non-empty and, like its tag, valid UTF-8; the
 // [WithRule] rules must accept it; its id must be neither stored already
 // nor repeated within plants, unless [WithAllowDuplicateIDs] is set; and
 // the store must have room for it ([WithMaxPlants], [WithBudget]). The

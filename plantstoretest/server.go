@@ -144,8 +144,9 @@ type Server struct {
 // with tb that closes it ([Server.Close]) when the test ends, and then
 // fails the test for every injected Fault that has replies left, as a mock
 // reports an expected call that never came, naming the line that injected
-// it (the first caller outside this package, maybe a helper): "plantstoretest:
-// injected Fault #1 (Status 503) at shop_test.go:42 was used 0 of 1 times".
+// it (the first caller outside this package, which may be a test helper):
+// "plantstoretest: injected Fault #1 (Status 503) at shop_test.go:42 was
+// used 0 of 1 times".
 //
 // On Go 1.25 or later, these reports and those of the server's goroutines
 // (a [Fault.Match] or [WithRule] rule that panicked, the lines of
