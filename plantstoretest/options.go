@@ -217,8 +217,8 @@ func WithRateLimit(n int, per time.Duration) Option {
 // connection dropped, or a delay of 10ms to 500ms before the usual reply.
 // Requests that something earlier answered take no part (see the package
 // documentation for the order). The choices are pseudo-random from seed,
-// replayable as [WithChaosSeed] says, and WithChaos sets the seed as it
-// does. fraction 0 turns chaos off and 1 answers every request with a
+// which WithChaos sets as [WithChaosSeed] does (see there for replaying a
+// run). fraction 0 turns chaos off and 1 answers every request with a
 // fault; outside 0 to 1 (or NaN) is invalid.
 func WithChaos(fraction float64, seed int64) Option {
 	return func(c *config) { c.chaos, c.chaosSeed = fraction, seed }
