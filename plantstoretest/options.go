@@ -115,10 +115,9 @@ func WithTLS() Option {
 }
 
 // WithAllowDuplicateIDs makes the fake store a plant whose id is already
-// stored, next to the earlier one. By default such a create is rejected with
-// [CodeDuplicateID] ("plant 7 already exists"), which makes the id an
-// idempotency key: after a [Fault] with Store and Drop, the retry gets that
-// error.
+// stored, next to the earlier one. By default the id is an idempotency key:
+// such a create gets [CodeDuplicateID] ("plant 7 already exists"), as does
+// the retry of a create that a [Fault] with Store and Drop stored.
 func WithAllowDuplicateIDs() Option {
 	return func(c *config) { c.allowDupIDs = true }
 }
