@@ -27,12 +27,11 @@ import (
 // That is at least what the Go heap holds for them (0.25 to 0.7 of it,
 // measured), so a full Budget bounds the live heap; the process's memory
 // adds the garbage collector's headroom, up to as much again. A create, a
-// [Handler.Seed], a fault or the journal entry of a request that would take
-// the Budget past its limit is refused, with [CodeStoreFull] (a request as
-// the package documentation says), and [Handler.AddFault] returns
-// [ErrStoreFull]. Room comes back when the plants, requests or faults go:
-// [Handler.Reset], [Handler.ClearRequests], [Handler.ClearFaults], a
-// journal entry pushed out by [WithJournalLimit], a fault used up, and
+// [Handler.Seed], a fault or a request's journal entry that would take the
+// Budget past its limit is refused with [CodeStoreFull] (or [ErrStoreFull]
+// from [Handler.AddFault]). Room comes back when the plants, requests or
+// faults go: [Handler.Reset], [Handler.ClearRequests], [Handler.ClearFaults],
+// a journal entry pushed out by [WithJournalLimit], a fault used up, and
 // [Handler.Close], which gives back all a Handler holds.
 type Budget struct {
 	limit int64

@@ -6,32 +6,35 @@ import (
 	"github.com/plantstore/plantstore-go"
 )
 
-// ProductionClient is [Server.Client] without its 1ms to 10ms backoff: the
-// client retries as [plantstore.NewClient] without options does (see
-// [plantstore.Client]), so a test sees timing as production has it: how long
-// a caller waits for a 503 with "Retry-After: 30", whether a deadline leaves
-// room for a retry. In real time each retry waits at least 125ms; inside a
-// testing/synctest bubble, with [WithInMemoryNetwork], such waits cost no
-// wall time.
+// ProductionClient is [Server.Client] without its 1ms to 10ms backoff: it
+// retries as [plantstore.NewClient] does by default, so a test sees
+// production's timing, such as how long a 503 with "Retry-After: 30" waits
+// and whether a deadline leaves room for a retry. In real time each retry
+// waits at least 125ms; in a testing/synctest bubble with
+// [WithInMemoryNetwork], no wall time.
 func (s *Server) ProductionClient(opts ...plantstore.Option) *plantstore.Client {
 	s.tb.Helper()
-	all := append([]plantstore.Option{
-		plantstore.WithToken(s.token),
-		plantstore.WithHTTPClient(s.HTTPClient()),
-	}, opts...)
+	return s.client("ProductionClient", opts)
+}
+
+// client is the Client that method returns: s's token and HTTP client,
+// then opts.
+func (s *Server) client(method string, opts []plantstore.Option) *plantstore.Client {
+	s.tb.Helper()
+	all := append([]plantstore.Option{plantstore.WithToken(s.token), plantstore.WithHTTPClient(s.HTTPClient())}, opts...)
 	c, err := plantstore.NewClient(s.URL, all...)
 	if err != nil {
-		s.tb.Fatalf("plantstoretest: Server.ProductionClient: %v", err)
+		s.tb.Fatalf("plantstoretest: Server.%s: %v", method, err)
 	}
 	return c
 }
 
-// HTTPClient returns an http.Client that reaches s: under [WithTLS] it
-// trusts s's certificate, under [WithHTTP2] it speaks HTTP/2 (h2c without
-// TLS), and under [WithInMemoryNetwork] it dials s's in-memory listener. Give it to code that builds its own plantstore.Client
-// (with [plantstore.WithHTTPClient] and s.URL), or wrap its Transport, an
+// HTTPClient returns a new http.Client that reaches s: it trusts s's
+// certificate under [WithTLS], speaks HTTP/2 under [WithHTTP2] and dials
+// s's in-memory network under [WithInMemoryNetwork]. Give it to code that
+// builds its own plantstore.Client with s.URL, or wrap its Transport, an
 // *http.Transport. The clients share one pool of connections, which s's
-// cleanup closes. Each call returns a new http.Client.
+// cleanup closes.
 func (s *Server) HTTPClient() *http.Client {
 	return &http.Client{Transport: s.transport}
 }

@@ -21,8 +21,7 @@ import (
 //     gives up or the Handler is closed, then the connection is dropped.
 //   - With Delay, the fake waits that long first. If the client gives up or
 //     the Handler is closed during the wait, the connection is dropped.
-//   - With Drop, the request ends without a response (on HTTP/2 only
-//     its stream; see Drop).
+//   - With Drop, the request ends without a response (see Drop).
 //   - With Status, the reply is Status, Header and Body.
 //   - Otherwise the request gets its usual reply, with Header added: a Fault
 //     with only Delay and Header makes a slow server. Without Store, the
@@ -260,9 +259,9 @@ type InjectedFault struct {
 // answered by the first whose Match accepts it; that fault then has one
 // reply fewer, and is removed when it has none left. A fault that can never
 // act as written, or that the [Budget] has no room for, is misuse, as an
-// invalid [Option] is. A [Server] fails the
-// test for every fault with replies left when the test ends; see
-// [NewServer]. Inject copies f's Header and Body.
+// invalid [Option] is. A [Server] fails the test for every fault with
+// replies left when the test ends; see [NewServer]. Inject copies f's
+// Header and Body.
 func (h *Handler) Inject(f Fault) {
 	if h.tb != nil {
 		h.tb.Helper()
@@ -302,9 +301,7 @@ func (h *Handler) AddFault(f Fault) (id int, err error) {
 }
 
 // Faults returns the injected faults with replies left, in the order they
-// were injected. The slice and the faults' Header and Body are copies. An
-// empty slice means no injected reply is waiting for a request; the sum of
-// the Left fields is how many are.
+// were injected. The slice and the faults' Header and Body are copies.
 func (h *Handler) Faults() []InjectedFault {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -10,15 +10,13 @@ import (
 
 // WithHTTP2 makes [NewServer] serve HTTP/2 beside HTTP/1.1, on the same
 // address, and the clients the Server hands out speak HTTP/2, as a
-// deployment and the default plantstore client speak it: with [WithTLS],
-// h2 negotiated by TLS (ALPN); without, h2c with prior knowledge (no
-// Upgrade from HTTP/1.1), which needs Go 1.24 or later: on older Go,
-// NewServer fails the test. It works on the in-memory network too, and in
-// a testing/synctest bubble from Go 1.26 (before it, NewServer fails the
-// test: Go 1.25's HTTP/2 server crashes there). The
-// fake answers the same on both protocols and journals every request that
-// reaches it; what differs is the connection under the requests: see
-// [Fault]'s Drop and GoAway. [NewHandler] refuses it.
+// deployment and the default plantstore client do: with [WithTLS], h2
+// negotiated by ALPN; without, h2c with prior knowledge (no Upgrade), which
+// needs Go 1.24 or later. It works on the in-memory network too, and in a
+// testing/synctest bubble from Go 1.26; where it cannot work, NewServer
+// fails the test. The fake answers the same on both protocols; what
+// differs is the connection under the requests (see [Fault]'s Drop and
+// GoAway). [NewHandler] refuses it.
 func WithHTTP2() Option {
 	return func(c *config) {
 		c.http2 = true

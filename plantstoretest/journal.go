@@ -30,9 +30,7 @@ type Request struct {
 	// Authorization and Proxy-Authorization replaced by "REDACTED", so
 	// "Bearer REDACTED".
 	Header http.Header
-	// Body is a copy of the request body, cut at the journal's body limit
-	// (see [WithJournalBodyLimit]; by default 1 MiB, the most the fake
-	// accepts).
+	// Body is a copy of the request body, cut at [WithJournalBodyLimit].
 	Body []byte
 	// BodyTruncated reports that Body is shorter than the body that was
 	// sent: it was cut at the journal's body limit, or the body was over

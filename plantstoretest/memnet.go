@@ -8,24 +8,20 @@ import (
 	"sync"
 )
 
-// MemoryAddr is the address of every [Server] started with
-// [WithInMemoryNetwork]: its URL is "http://" + MemoryAddr (or "https://"
-// with [WithTLS]). It is a loopback address so that plantstore.NewClient
-// takes it without plantstore.WithInsecureHTTP, and port 1, where no
+// MemoryAddr is the address, in its URL, of every [Server] started with
+// [WithInMemoryNetwork]. It is on loopback, so that plantstore.NewClient
+// takes it without plantstore.WithInsecureHTTP, at port 1, where no
 // ordinary server listens, so that a client not wired to the in-memory
-// network, such as http.DefaultClient, fails to connect rather than reaching
-// a real server.
+// network, such as http.DefaultClient, fails to connect.
 const MemoryAddr = "127.0.0.1:1"
 
 // WithInMemoryNetwork makes [NewServer] serve on an in-memory network of its
 // own, at [MemoryAddr], instead of a loopback socket, so that the fake works
-// inside a testing/synctest bubble (Go 1.25 and later), where a wait of 30
-// seconds costs no time. A loopback socket never counts as durably blocked
-// there, so inside a bubble NewServer without this option fails the test at
-// once rather than hang it.
-//
-// Only [Server.Client], [Server.ProductionClient] and [Server.HTTPClient]
-// reach the in-memory network. Call NewServer inside the function given to
+// inside a testing/synctest bubble, where time is fake (see the package
+// documentation) and a loopback socket would hang the test: there,
+// NewServer without this option fails the test instead. Only
+// [Server.Client], [Server.ProductionClient] and [Server.HTTPClient] reach
+// the in-memory network. Call NewServer inside the function given to
 // synctest.Test, so that its goroutines and timers belong to the bubble and
 // its cleanup leaves none behind. Every feature of the fake works there,
 // [WithTLS] included; the clock of [WithRateLimit] is the bubble's.
@@ -40,8 +36,7 @@ const MemoryAddr = "127.0.0.1:1"
 // Keep the loopback default when something other than the Server's clients
 // must reach the fake: another process, a client whose transport cannot be
 // replaced, or a test of dialling, proxies or socket errors. [NewHandler]
-// refuses this option; on Go 1.27 or later, mount a Handler in
-// httptest.NewTestServer instead.
+// refuses this option (see the package documentation for Go 1.27's way).
 func WithInMemoryNetwork() Option {
 	return func(c *config) {
 		c.inMemory = true
@@ -114,18 +109,18 @@ func (l *memListener) dial(ctx context.Context, network, addr string) (net.Conn,
 	l.mu.Lock()
 	l.open[server] = struct{}{}
 	l.mu.Unlock()
+	var err error
 	select {
 	case l.conns <- server:
 		return client, nil
 	case <-l.done:
-		client.Close()
-		server.Close()
-		return nil, fail(errMemClosed)
+		err = errMemClosed
 	case <-ctx.Done():
-		client.Close()
-		server.Close()
-		return nil, fail(ctx.Err())
+		err = ctx.Err()
 	}
+	client.Close()
+	server.Close()
+	return nil, fail(err)
 }
 
 // memConn is one end of a net.Pipe with the in-memory network's addresses

@@ -45,7 +45,6 @@ type config struct {
 	ratePer    time.Duration // WithRateLimit
 	chaos      float64       // WithChaos; 0 for none
 	chaosSeed  int64
-	chaosSet   bool
 	serverOnly []string // options that only NewServer can honour, by name
 	profile    *Profile // WithProfile; nil for none
 	budget     *Budget  // WithBudget; nil for none
@@ -93,7 +92,7 @@ func (c *config) check() error {
 			return err
 		}
 	}
-	if c.chaosSet && !(c.chaos >= 0 && c.chaos <= 1) { // also rejects NaN
+	if !(c.chaos >= 0 && c.chaos <= 1) { // also rejects NaN; 0 is the default
 		return fmt.Errorf("plantstoretest: WithChaos(%v, %d): the fraction must be from 0 to 1", c.chaos, c.chaosSeed)
 	}
 	return nil
@@ -116,20 +115,18 @@ func WithTLS() Option {
 }
 
 // WithAllowDuplicateIDs makes the fake store a plant whose id is already
-// stored, next to the earlier one. By default such a create is rejected with
-// [CodeDuplicateID] ("plant 7 already exists"), which makes the id an
-// idempotency key: after a [Fault] with Store and Drop, the retry gets that
-// error.
+// stored, next to the earlier one. By default the id is an idempotency key:
+// such a create gets [CodeDuplicateID] ("plant 7 already exists"), as does
+// the retry of a create that a [Fault] with Store and Drop stored.
 func WithAllowDuplicateIDs() Option {
 	return func(c *config) { c.allowDupIDs = true }
 }
 
 // WithJournalLimit keeps only the n most recent requests for
-// [Handler.Requests], so that a fake that runs for long, such as
-// cmd/plantstore-mock, holds bounded memory: each recorded request keeps its
-// body, up to [WithJournalBodyLimit]. With n = 0 nothing is recorded; a
-// negative n is invalid. The default keeps every request. Each new request
-// takes the place of the oldest, at O(1). Stored plants are not affected.
+// [Handler.Requests], so that a long-running fake, such as
+// cmd/plantstore-mock, holds bounded memory (each keeps its body up to
+// [WithJournalBodyLimit]). With n = 0 nothing is recorded; a negative n is
+// invalid. The default keeps every request.
 func WithJournalLimit(n int) Option {
 	return func(c *config) { c.maxRequests = &n }
 }
@@ -179,12 +176,12 @@ func WithPlants(plants ...plantstore.NewPlant) Option {
 	return func(c *config) { c.plants = append(c.plants, plants...) }
 }
 
-// WithMaxPlants bounds how many plants the fake stores; [WithBudget]
-// bounds their bytes, with the journal's and the faults'. A create past
-// the bound is answered with 400 and [CodeStoreFull], and nothing is
-// stored; [Handler.Seed] and [WithPlants] refuse the same way. The default is [DefaultMaxPlants];
-// with n = 0 every create is refused; a negative n is invalid. Each stored
-// plant costs at most about 100 bytes besides its name and tag.
+// WithMaxPlants bounds how many plants the fake stores ([WithBudget] bounds
+// their bytes): a create past it is refused as the package documentation
+// says, and so are [Handler.Seed] and [WithPlants]. The default is
+// [DefaultMaxPlants]; with n = 0 every create is refused; a negative n is
+// invalid. Each stored plant costs at most about 100 bytes besides its
+// name and tag.
 func WithMaxPlants(n int) Option {
 	return func(c *config) { c.maxPlants = n }
 }
@@ -200,17 +197,15 @@ func WithJournalBodyLimit(n int) Option {
 }
 
 // WithRateLimit answers requests beyond n per period per with 429 Too Many
-// Requests, a Retry-After header and an [ErrorBody] with [CodeRateLimited].
-// The limit is a token bucket shared by every client of the Handler: it
-// holds n tokens, starts full, and refills at n per per, so a burst of n
-// requests passes at once. Every request takes a token, whatever its path
-// or method, before any other check; a request refused for the rate is
-// checked and recorded (with [Request.Fault] "rate limit") but stores
-// nothing and uses up no injected [Fault]. Retry-After is the number of
-// whole seconds, rounded up, after which the next token is there: a client
-// that waits that long is not refused for the rate, unless other requests
-// took the token first. By default there is no limit. n < 1, per <= 0 and a
-// rate over one request per nanosecond are invalid.
+// Requests, a Retry-After header and [CodeRateLimited], before an injected
+// [Fault] is used (see the package documentation for the order); such a
+// request stores nothing. The limit is a token bucket shared by every
+// client of the Handler, whatever the path or method: it holds n tokens,
+// starts full and refills at n per per, so a burst of n requests passes at
+// once. Retry-After is the whole seconds, rounded up, until the next token:
+// a client that waits that long is not refused for the rate unless other
+// requests took the token first. By default there is no limit; n < 1,
+// per <= 0 and a rate over one request per nanosecond are invalid.
 func WithRateLimit(n int, per time.Duration) Option {
 	return func(c *config) { c.rateN, c.ratePer = n, per }
 }
@@ -219,27 +214,22 @@ func WithRateLimit(n int, per time.Duration) Option {
 // a random fault, for soak tests of a client's retries: a 503 with
 // "Retry-After: 1", a 502, a dropped connection, a plant stored and then the
 // connection dropped, or a delay of 10ms to 500ms before the usual reply.
-// The choices are pseudo-random from seed: the i-th request to reach the
-// chaos decision gets the same fate in every run with the same seed and
-// fraction, whatever the concurrency, so a failing soak test can be
-// replayed. A request that the rate limit ([WithRateLimit]) or an injected
-// [Fault] answers first takes no part in the decision. A chaos reply is
-// recorded with a [Request.Fault] that starts with "chaos: ", such as
-// "chaos: 503 Retry-After". fraction 0 turns chaos off and 1 answers every
-// request with a fault; outside 0 to 1 (or NaN) is invalid. A request that
-// chaos lets through goes on to the replay of a [Profile]'s Traffic, if
-// any. WithChaos sets the seed as [WithChaosSeed] does.
+// Requests that something earlier answered take no part (see the package
+// documentation for the order). The choices are pseudo-random from seed,
+// which WithChaos sets as [WithChaosSeed] does (see there for replaying a
+// run). fraction 0 turns chaos off and 1 answers every request with a
+// fault; outside 0 to 1 (or NaN) is invalid.
 func WithChaos(fraction float64, seed int64) Option {
-	return func(c *config) { c.chaos, c.chaosSeed, c.chaosSet = fraction, seed, true }
+	return func(c *config) { c.chaos, c.chaosSeed = fraction, seed }
 }
 
 // WithChaosSeed seeds the pseudo-random choices of [WithChaos] and of the
-// replay of a [Profile]'s Traffic (see [Profile]), as plantstore-mock
-// -chaos-seed does: with the same seed, the i-th request to reach the
-// choice gets the same fate in every run. Without it the seed is 0 (or
-// WithChaos's), so that a test replays the same sequence every time;
-// vary the seed to explore others. Of WithChaos and WithChaosSeed, the last
-// given wins.
+// replay of a [Profile]'s Traffic, as plantstore-mock -chaos-seed does: with
+// the same seed (and fraction), the i-th request to reach the choice gets
+// the same fate in every run, whatever the concurrency, so a failing soak
+// test can be replayed. The default seed is 0 (or WithChaos's), so a test
+// replays the same sequence every time; vary the seed to explore others.
+// Of WithChaos and WithChaosSeed, the last given wins.
 func WithChaosSeed(seed int64) Option {
 	return func(c *config) { c.chaosSeed = seed }
 }

@@ -11,17 +11,8 @@ import (
 )
 
 // replay makes the fake answer with the mix of a recorded deployment's
-// traffic: a [Profile]'s Traffic (see [WithProfile]). The Handler's mutex
-// guards it.
-//
-// Whether a request fails follows a two-state chain, so that failures come
-// in runs of the recorded mean length L = failures/runs: after a failure
-// the next request fails with probability 1-1/L (= 1-runs/failures), after
-// a success with runs/successes, which makes the failing fraction the
-// recorded one. A failure's outcome is drawn by its count among the
-// failures; a request's delay by its outcome's latency histogram, a bucket
-// by its count and then log-uniform within it; a 429's or 5xx's
-// Retry-After by its counts.
+// traffic, as a [Profile]'s Traffic describes. The Handler's mutex guards
+// it.
 type replay struct {
 	draws   draws
 	failing bool // the last decision was a failure

@@ -23,9 +23,8 @@ type SeedError struct {
 	Body ErrorBody
 }
 
-// Error returns "plantstoretest: seed: plant 3: " followed by Body's
-// message, where 3 is the Index; or, for the input as a whole,
-// "plantstoretest: seed: " and the message.
+// Error returns "plantstoretest: seed: plant 3: ", where 3 is the Index
+// (or only "plantstoretest: seed: " for -1), followed by Body's message.
 func (e *SeedError) Error() string {
 	if e.Index < 0 {
 		return "plantstoretest: seed: " + e.Body.Message
@@ -33,24 +32,24 @@ func (e *SeedError) Error() string {
 	return fmt.Sprintf("plantstoretest: seed: plant %d: %s", e.Index, e.Body.Message)
 }
 
-// Seed stores plants, in order, after those already stored, as if each had
-// been created with POST /plants: all of them or, when one fails its
-// checks, none. Each is checked as POST /plants checks a decoded plant: its
-// name must be non-empty and, like its tag, valid UTF-8; the [WithRule]
-// rules must accept it; its id must be neither stored already nor repeated
-// within plants, unless [WithAllowDuplicateIDs] is set; and the store must
-// have room for it under [WithMaxPlants] and [WithBudget]. The error is a [*SeedError]
-// naming the first plant that failed. Seeding records no requests and uses
-// up no faults; it is safe for concurrent use, and atomic with respect to
-// requests being served. The plants are copied.
+// Seed stores plants after those already stored, in order: all of them or,
+// when one fails the checks POST /plants makes of a decoded plant, none.
+// A plant's name must be non-empty and, like its tag, valid UTF-8; the
+// [WithRule] rules must accept it; its id must be neither stored already
+// nor repeated within plants, unless [WithAllowDuplicateIDs] is set; and
+// the store must have room for it ([WithMaxPlants], [WithBudget]). The
+// error is a [*SeedError] naming the first plant that failed. Seeding
+// records no requests and uses up no faults; it is safe for concurrent
+// use, and atomic with respect to requests being served. The plants are
+// copied.
 func (h *Handler) Seed(plants []plantstore.NewPlant) error {
 	return h.seed(plants, false)
 }
 
 // SeedJSON is [Handler.Seed] for a JSON array of plants, such as the file
-// given to cmd/plantstore-mock -seed, and returns how many it stored. Each
-// element is decoded as a POST /plants body is (see the package documentation). The
-// [*SeedError] has Index -1 when data is not a JSON array.
+// given to cmd/plantstore-mock -seed, each decoded as a POST /plants body
+// is; it returns how many it stored. The [*SeedError] has Index -1 when
+// data is not a JSON array.
 func (h *Handler) SeedJSON(data []byte) (int, error) {
 	plants, err := decodeSeed(data)
 	if err != nil {
@@ -164,18 +163,14 @@ func (h *Handler) seed(plants []plantstore.NewPlant, owned bool) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if err := h.seedCheck(plants); err != nil {
-		return err
-	}
-	var cost int64
-	for _, p := range plants {
-		cost += costOfPlant(p.Name, p.Tag)
-	}
-	for !h.charge(&h.kept.plants, cost) {
+	cost, err := h.seedCheck(plants)
+	for err == nil && !h.charge(&h.kept.plants, cost) {
 		// Other stores took the room seedCheck saw: say where it ends now.
-		if err := h.seedCheck(plants); err != nil {
-			return err
-		}
+		// Each turn means another store made progress.
+		cost, err = h.seedCheck(plants)
+	}
+	if err != nil {
+		return err
 	}
 	if owned && len(h.plants) == 0 {
 		h.plants = plants
@@ -192,15 +187,16 @@ func (h *Handler) seed(plants []plantstore.NewPlant, owned bool) error {
 
 // seedCheck returns the error for the first of plants that an id already
 // stored or earlier in plants, or the room in the store or its [Budget],
-// refuses. h.mu must be held.
-func (h *Handler) seedCheck(plants []plantstore.NewPlant) error {
+// refuses; or else what plants cost of the Budget (0 without one). h.mu
+// must be held.
+func (h *Handler) seedCheck(plants []plantstore.NewPlant) (cost int64, err error) {
 	n := max(h.maxPlants-len(h.plants), 0) // how many fit
 	full := h.storeFullMessage()
 	if h.budget != nil {
-		free, need := h.budget.limit-h.budget.Used(), int64(0)
+		free := h.budget.limit - h.budget.Used()
 		for i, p := range plants[:min(n, len(plants))] {
-			if need += costOfPlant(p.Name, p.Tag); need > free {
-				n, full = i, "the store is full: "+h.budgetFull(need)
+			if cost += costOfPlant(p.Name, p.Tag); cost > free {
+				n, full = i, "the store is full: "+h.budgetFull(cost)
 				break
 			}
 		}
@@ -209,11 +205,11 @@ func (h *Handler) seedCheck(plants []plantstore.NewPlant) error {
 		// A duplicate id up to the first plant without room is the
 		// first error, if any.
 		if err := h.seedCheckIDs(plants[:n+1]); err != nil {
-			return err
+			return 0, err
 		}
-		return &SeedError{Index: n, Body: ErrorBody{Code: CodeStoreFull, Message: full}}
+		return 0, &SeedError{Index: n, Body: ErrorBody{Code: CodeStoreFull, Message: full}}
 	}
-	return h.seedCheckIDs(plants)
+	return cost, h.seedCheckIDs(plants)
 }
 
 // seedCheckIDs returns the error for the first of plants whose id is
@@ -228,12 +224,9 @@ func (h *Handler) seedCheckIDs(plants []plantstore.NewPlant) error {
 		sorted[i] = p.ID
 	}
 	slices.Sort(sorted)
-	var repeated map[int64]int // id → first index, for the ids that repeat
+	repeated := map[int64]int{} // id → first index, for the ids that repeat
 	for i := 1; i < len(sorted); i++ {
 		if sorted[i] == sorted[i-1] {
-			if repeated == nil {
-				repeated = make(map[int64]int)
-			}
 			repeated[sorted[i]] = -1
 		}
 	}

@@ -11,23 +11,17 @@
 //	}
 //
 // The fake answers POST /plants as the service specification describes and
-// checks requests strictly (see the rules below). Tests read what
-// arrived with [Server.Plants] and [Server.Requests], a journal that also
-// says what became of each request (the status sent, a dropped connection,
-// the fault that answered, how long it took); they script failures (error
-// statuses, Retry-After, delays, hangs, dropped connections, a plant stored
-// and then the connection dropped) with [Server.Inject], or
-// [Handler.AddFault] where there is no test to fail; and they start from
-// given plants with [WithPlants] or [Server.Seed]. [WithRateLimit] and
-// [WithChaos] add a rate limit and random faults, for tests of a client's
-// retries. The fake speaks HTTP/1.1; with [WithHTTP2] it speaks HTTP/2 too,
-// h2 over [WithTLS] or h2c, so that a test runs on the protocol production
-// uses. Each server owns its state, so parallel tests do not interfere.
-// The fake prints nothing unless [WithLogging] or [WithLogger] asks it to.
-//
-// [Handler] is the same fake as a plain http.Handler, to mount in a test
-// server of your own; cmd/plantstore-mock serves it over the network for
-// local development.
+// checks requests strictly (see the rules below). Tests read the stored
+// plants with [Server.Plants] and what arrived, and what became of it, with
+// [Server.Requests]; they script failures (error statuses, delays, hangs,
+// dropped connections) with [Server.Inject] or, where there is no test to
+// fail, [Handler.AddFault]; and they start from given plants with
+// [WithPlants] or [Server.Seed]. [WithRateLimit] and [WithChaos] add a rate
+// limit and random faults; the fake speaks HTTP/1.1, and HTTP/2 too with
+// [WithHTTP2]. Each server owns its state, so parallel tests do not
+// interfere. The fake prints nothing unless [WithLogging] or [WithLogger]
+// asks it to. [Handler] is the same fake as a plain http.Handler;
+// cmd/plantstore-mock serves it over the network.
 //
 // The fake is not the real service. It keeps plants in memory only, for the
 // life of one Handler, and at most [WithMaxPlants] of them; it serves no
@@ -49,12 +43,11 @@
 //     [CodeMethodNotAllowed].
 //   - A missing or malformed Authorization header, or a token other than
 //     the one configured, is 401 with [CodeUnauthorized] and the header
-//     WWW-Authenticate: Bearer realm="plantstore", followed, as RFC 6750
-//     asks, by error="invalid_request" for a malformed header and
-//     error="invalid_token" for a wrong token (and by nothing when no
-//     credentials were sent). The Authorization header must be "Bearer",
-//     matched without regard to case, one or more spaces and the token
-//     (RFC 7235); the token is compared in constant time.
+//     WWW-Authenticate: Bearer realm="plantstore", followed (RFC 6750) by
+//     error="invalid_request" for a malformed header, error="invalid_token"
+//     for a wrong token and nothing for none. A well-formed header is
+//     "Bearer" in any case, one or more spaces and the token (RFC 7235);
+//     the token is compared in constant time.
 //   - A Content-Type other than application/json, optionally with
 //     charset=utf-8, is 400 with [CodeContentType]: not 415, as the
 //     specification answers every failed create with 400.
@@ -62,18 +55,16 @@
 //     no more of it; net/http then keeps the connection if at most 256 KiB
 //     is left, and otherwise closes it half a second later.
 //   - The body must be exactly one JSON object, in valid UTF-8, with no
-//     repeated field names (which JSON leaves undefined), and nothing but
-//     whitespace after it; otherwise 400 with [CodeInvalidJSON]. Deeply
-//     nested input is rejected the same way.
+//     repeated field names and nothing but whitespace after it, and not
+//     deeply nested; otherwise 400 with [CodeInvalidJSON].
 //   - The object must be a NewPlant; otherwise 400 with [CodeInvalidPlant].
 //     "id" is required and must be an integer literal that fits in int64:
 //     "1", 1.5, 1.0, 1e3 and 1e100 are all rejected, so a client that sends
-//     a float is caught even where a lenient server would accept it. "name"
-//     is required and must be a non-empty string. "tag" is optional, but
-//     when present it must be a string, not null. Strings must not contain
-//     unpaired surrogate escapes such as "\ud800", so a stored name is
-//     exactly the name that was sent. Field names match case-sensitively,
-//     and unknown fields are ignored.
+//     a float is caught. "name" is required and must be a non-empty string.
+//     "tag" is optional, but when present it must be a string, not null.
+//     Strings must not contain unpaired surrogate escapes such as "\ud800",
+//     so a stored name is exactly the name that was sent. Field names match
+//     case-sensitively, and unknown fields are ignored.
 //   - Each rule added with [WithRule] may reject the plant with 400.
 //   - A plant whose id is already stored is 400 with [CodeDuplicateID],
 //     unless [WithAllowDuplicateIDs] is set.
@@ -82,9 +73,9 @@
 //
 // Before these replies, a request whose journal entry the [Budget] of
 // [WithBudget] has no room for is 400 with [CodeStoreFull], and is not
-// recorded; then the rate limit of [WithRateLimit], then an injected
-// [Fault], then [WithChaos] may take over; the request is still checked,
-// for [Request.Invalid].
+// recorded; then the rate limit of [WithRateLimit], an injected [Fault],
+// [WithChaos] and the replay of a [Profile]'s Traffic, in this order, may
+// take over; the request is still checked, for [Request.Invalid].
 //
 // A plant that passes is stored and answered with 200 and a Plant body:
 // its name, and its tag when not empty, without the id.
@@ -95,12 +86,11 @@
 //
 // # Fake time
 //
-// A test of retries and timeouts with production settings waits as long as
-// production does: a 503 with "Retry-After: 30" costs half a minute. Inside
-// a testing/synctest bubble (Go 1.25 or later) time is fake and such waits
+// A client that retries as production does ([Server.ProductionClient])
+// waits half a minute for a 503 with "Retry-After: 30". Inside a
+// testing/synctest bubble (Go 1.25 or later) time is fake and such waits
 // cost nothing, once the fake is served on an in-memory network
-// ([WithInMemoryNetwork]) and the client retries as production does
-// ([Server.ProductionClient]):
+// ([WithInMemoryNetwork]):
 //
 //	func TestCreateWaitsForRetryAfter(t *testing.T) {
 //		synctest.Test(t, func(t *testing.T) {
@@ -122,6 +112,7 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -135,11 +126,9 @@ import (
 // script the fake, but ServeHTTP and Close ([Server.Close] closes both). A
 // Server is safe for concurrent use.
 type Server struct {
-	// URL is the base URL of the fake, "http://127.0.0.1:port" or, with
-	// [WithTLS], "https://127.0.0.1:port", with no trailing slash (h2c,
-	// [WithHTTP2] without WithTLS, has an http URL). Under
-	// [WithInMemoryNetwork] the port is 1, on the in-memory network: only
-	// the clients the Server hands out reach it.
+	// URL is the base URL of the fake with no trailing slash, such as
+	// "http://127.0.0.1:port": https with [WithTLS], at [MemoryAddr] with
+	// [WithInMemoryNetwork].
 	URL string
 
 	h         *Handler // the fake served
@@ -152,22 +141,20 @@ type Server struct {
 
 // NewServer starts a fake Plant Store on a loopback address (or, with
 // [WithInMemoryNetwork], on an in-memory network) and registers a cleanup
-// with tb that closes it when the test ends: first the Handler, which
-// releases requests held by a hanging or delayed [Fault], then the server.
-// The cleanup then fails the test for every injected Fault that has replies
-// left, as a mock reports an expected call that never came, naming the
-// test's line that injected it: "plantstoretest: injected Fault #1 (Status
-// 503) at shop_test.go:42 was used 0 of 1 times". (That line is the first
-// caller outside this package, which may be a helper of the test.)
+// with tb that closes it ([Server.Close]) when the test ends, and then
+// fails the test for every injected Fault that has replies left, as a mock
+// reports an expected call that never came, naming the line that injected
+// it (the first caller outside this package, which may be a test helper):
+// "plantstoretest: injected Fault #1 (Status 503) at shop_test.go:42 was
+// used 0 of 1 times".
 //
-// Where the report goes: on Go 1.25 or later, the unused Faults and what
-// the server's goroutines report (a [Fault.Match] or a [WithRule] rule that
-// panicked, the lines of [WithLogging]) are written through tb.Output,
-// located at the test's line that injected the Fault or called NewServer,
-// inside a synctest bubble too. On older Go, tb.Errorf and tb.Logf locate
-// an unused Fault at the test's line that called NewServer, and the rest in
-// this package: tb.Helper cannot reach the test from the server's
-// goroutines.
+// On Go 1.25 or later, these reports and those of the server's goroutines
+// (a [Fault.Match] or [WithRule] rule that panicked, the lines of
+// [WithLogging]) go through tb.Output, at the test's line that injected
+// the Fault or called NewServer, in a synctest bubble too. On older Go,
+// tb.Helper cannot reach the test from the server's goroutines: an unused
+// Fault is reported at the line that called NewServer, the rest in this
+// package.
 //
 // An invalid [Option] fails the test with tb.Fatalf, and so does a call
 // inside a testing/synctest bubble without [WithInMemoryNetwork], or with
@@ -217,27 +204,16 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	return s
 }
 
-// Client returns a plantstore.Client for s: it uses s.URL and the token s
-// accepts, trusts s's certificate under [WithTLS], reaches s's in-memory
-// network under [WithInMemoryNetwork], and retries after a backoff of 1ms
-// to 10ms instead of the library's default, so tests of retries run fast
-// in real time; [Server.ProductionClient] keeps the default. opts are
-// applied after these, so they win; a caller's plantstore.WithHTTPClient
-// replaces the one that trusts the certificate and reaches the network.
-// Each call returns a new Client. If the client cannot be built, Client fails
-// the test with tb.Fatalf.
+// Client returns a new plantstore.Client for s: it uses s.URL, the token s
+// accepts and [Server.HTTPClient], and retries after a backoff of 1ms to
+// 10ms instead of the library's default, so tests of retries run fast in
+// real time ([Server.ProductionClient] keeps the default). opts apply
+// after these, so they win: a plantstore.WithHTTPClient replaces s's. If
+// the client cannot be built, Client fails the test with tb.Fatalf.
 func (s *Server) Client(opts ...plantstore.Option) *plantstore.Client {
 	s.tb.Helper()
-	all := append([]plantstore.Option{
-		plantstore.WithToken(s.token),
-		plantstore.WithHTTPClient(s.HTTPClient()),
-		plantstore.WithRetryBackoff(time.Millisecond, 10*time.Millisecond),
-	}, opts...)
-	c, err := plantstore.NewClient(s.URL, all...)
-	if err != nil {
-		s.tb.Fatalf("plantstoretest: Server.Client: %v", err)
-	}
-	return c
+	backoff := plantstore.WithRetryBackoff(time.Millisecond, 10*time.Millisecond)
+	return s.client("Client", append([]plantstore.Option{backoff}, opts...))
 }
 
 // Close shuts s down before the test ends, for tests of a server that goes
@@ -265,13 +241,18 @@ func (s *Server) Close() {
 type tbWriter struct{ h *Handler }
 
 func (w tbWriter) Write(p []byte) (int, error) {
-	w.h.report(w.h.site, false, string(trimNewline(p)))
+	w.h.report(w.h.site, false, strings.TrimSuffix(string(p), "\n"))
 	return len(p), nil
 }
 
-func trimNewline(p []byte) []byte {
-	if n := len(p); n > 0 && p[n-1] == '\n' {
-		return p[:n-1]
-	}
-	return p
-}
+// errLoopbackInBubble is why NewServer refuses a loopback server inside a
+// testing/synctest bubble.
+const errLoopbackInBubble = "plantstoretest: NewServer inside a testing/synctest bubble needs WithInMemoryNetwork(): " +
+	"a loopback socket never counts as durably blocked there, so the test would hang until go test's timeout " +
+	"once fake time must advance (a Retry-After, a backoff)"
+
+// errHTTP2InBubble is why NewServer refuses WithHTTP2 inside a bubble
+// before Go 1.26.
+const errHTTP2InBubble = "plantstoretest: WithHTTP2 inside a testing/synctest bubble needs Go 1.26 or later: " +
+	"before it, net/http's HTTP/2 servers share a pool of channels, and one made outside the bubble " +
+	"crashes the test binary; test HTTP/2 outside the bubble, or on Go 1.26"
