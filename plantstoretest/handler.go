@@ -53,7 +53,8 @@ type Handler struct {
 
 // NewHandler returns a fake Plant Store with no plants stored (or those of
 // [WithPlants]). It panics on an invalid [Option], and on [WithTLS],
-// [WithInMemoryNetwork] and [WithLogging], which only a server can honour.
+// [WithHTTP2], [WithInMemoryNetwork] and [WithLogging], which only a server
+// can honour.
 // Call [Handler.Close] before shutting down the server it is mounted in.
 func NewHandler(opts ...Option) *Handler {
 	c := newConfig(opts)
