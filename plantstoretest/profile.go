@@ -57,41 +57,18 @@ type Profile struct {
 
 	// Traffic, if not nil, makes the fake answer with the recorded mix of a
 	// deployment, as package traffic's Recorder counted it, deterministic
-	// for the seed of [WithChaosSeed] (0 by default). Each request that no
-	// injected [Fault], rate limit or [WithChaos] answered first takes its
-	// fate from a two-state chain, so that failures come in runs of the
-	// recorded mean length (failures/runs) and make the recorded fraction
-	// of attempts; a failure's outcome is drawn by its count among the
-	// failures. Every request waits a latency drawn from its outcome's
-	// histogram (a bucket by its count, then log-uniform within it) before
-	// it is answered, successes included:
-	//
-	//   - "2xx": the fake's own reply.
-	//   - "429" and "5xx": that status, with a Retry-After drawn by its
-	//     counts (none where none was recorded), and an [ErrorBody] with
-	//     [CodeFault]; 5xx's catch-all outcome (status 0) as 500.
-	//   - "broken_after_send": the plant is stored, then the connection
-	//     dropped, as a Fault with Store and Drop: the consumer's path that
-	//     settles a maybe-created plant runs at the recorded rate.
-	//   - "broken_before_send": the connection dropped, nothing stored. A
-	//     server cannot fail a request before it was sent, so the client
-	//     sees a break after sending (and may retry, or settle).
-	//   - "attempt_timeout": the connection held for the top of the
-	//     recorded duration's bucket, then dropped: a client with the
-	//     deployment's attempt timeout times out first.
-	//   - "4xx" is not replayed: a 4xx answers what the request said (a
-	//     repeated id, a bad plant or token), which the fake's own checks
-	//     answer from what the consumer's test sends, as the rest of the
-	//     profile shapes them; a recorded 400 for a valid plant would fail
-	//     a test for a reason production never gives. The fake answers
-	//     such a request itself, after a 2xx latency.
-	//
-	// A replayed failure is recorded with a [Request.Fault] that starts
-	// with "traffic: ", such as "traffic: 503 Retry-After 3" or "traffic:
-	// broken_after_send"; a replayed success has none, and its wait shows
-	// in [Request.Duration]. The fake's own time adds to the drawn latency
-	// (none in a testing/synctest bubble). [Profile.Check] checks it as
-	// (*traffic.Recording).Check does.
+	// for the seed of [WithChaosSeed] (0 by default). A request that no
+	// injected [Fault], rate limit or [WithChaos] answered first fails in
+	// runs of the recorded mean length and at the recorded rate, and waits
+	// a latency drawn from its outcome's histogram, successes included. A
+	// "429" or "5xx" is that status with a drawn Retry-After; a break after
+	// sending stores the plant, then drops the connection (a Fault with
+	// Store and Drop); a break before sending or an attempt timeout drops
+	// it; a "4xx" is not replayed, for the fake's checks answer what the
+	// test sends. A replayed failure's [Request.Fault] reads "traffic: "
+	// and its outcome: "traffic: 503 Retry-After 3". TRAFFIC.md, beside
+	// this package, gives the model whole. [Profile.Check] checks Traffic
+	// as (*traffic.Recording).Check does.
 	Traffic *traffic.Recording `json:"traffic,omitempty"`
 }
 

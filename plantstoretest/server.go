@@ -90,16 +90,7 @@
 // waits half a minute for a 503 with "Retry-After: 30". Inside a
 // testing/synctest bubble (Go 1.25 or later) time is fake and such waits
 // cost nothing, once the fake is served on an in-memory network
-// ([WithInMemoryNetwork]):
-//
-//	func TestCreateWaitsForRetryAfter(t *testing.T) {
-//		synctest.Test(t, func(t *testing.T) {
-//			srv := plantstoretest.NewServer(t, plantstoretest.WithInMemoryNetwork())
-//			srv.Inject(plantstoretest.Fault{Status: 503, Header: http.Header{"Retry-After": {"30"}}})
-//			shop := NewShop(srv.ProductionClient())
-//			// … the retry comes 30 fake seconds later, at once.
-//		})
-//	}
+// ([WithInMemoryNetwork], whose example is such a test).
 //
 // On Go 1.27 or later, httptest.NewTestServer serves any handler in memory:
 // mount a [Handler] there, as the example of [Handler] on NewTestServer
