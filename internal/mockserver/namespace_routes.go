@@ -2,6 +2,7 @@ package mockserver
 
 import (
 	"crypto/sha256"
+	"maps"
 	"net/http"
 	"strings"
 
@@ -68,8 +69,10 @@ func (s *Server) serveNamespace(w http.ResponseWriter, r *http.Request) {
 func (ns *namespace) serveAPI(w http.ResponseWriter, r *http.Request, apiToken string) {
 	if token, problem := wire.ParseBearer(r.Header); problem == wire.BearerOK && ns.owns(token) {
 		v := r.Header["Authorization"][0] // ParseBearer found exactly one, ending with the token
-		r = r.Clone(r.Context())
-		r.Header["Authorization"] = []string{v[:len(v)-len(token)] + apiToken}
+		swapped := *r
+		swapped.Header = maps.Clone(r.Header) // a new map, sharing the values it keeps
+		swapped.Header["Authorization"] = []string{v[:len(v)-len(token)] + apiToken}
+		r = &swapped
 	}
 	ns.srv.fake.ServeHTTP(w, r)
 }
