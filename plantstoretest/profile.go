@@ -61,14 +61,19 @@ type Profile struct {
 	// injected [Fault], rate limit or [WithChaos] answered first fails in
 	// runs of the recorded mean length and at the recorded rate, and waits
 	// a latency drawn from its outcome's histogram, successes included. A
-	// "429" or "5xx" is that status with a drawn Retry-After; a break after
-	// sending stores the plant, then drops the connection (a Fault with
-	// Store and Drop); a break before sending or an attempt timeout drops
-	// it; a "4xx" is not replayed, for the fake's checks answer what the
-	// test sends. A replayed failure's [Request.Fault] reads "traffic: "
-	// and its outcome: "traffic: 503 Retry-After 3". TRAFFIC.md, beside
-	// this package, gives the model whole. [Profile.Check] checks Traffic
-	// as (*traffic.Recording).Check does.
+	// "429" or "5xx" is that status (5xx's catch-all as 500) with a drawn
+	// Retry-After and an [ErrorBody] with [CodeFault]; a break after sending
+	// stores the plant, then drops the connection (a Fault with Store and
+	// Drop); a break before sending drops it; an attempt timeout holds it
+	// for the top of the recorded duration's bucket, then drops it, so that
+	// a client with the deployment's attempt timeout times out first. A
+	// "4xx" is not replayed, for the fake's checks answer what the test
+	// sends: the fake answers itself, after a 2xx latency. A replayed
+	// failure's [Request.Fault] reads "traffic: " and its outcome: "traffic:
+	// 503 Retry-After 3"; a replayed success has none, and its wait shows in
+	// [Request.Duration]. TRAFFIC.md, beside this package, gives the model
+	// whole. [Profile.Check] checks Traffic as (*traffic.Recording).Check
+	// does.
 	Traffic *traffic.Recording `json:"traffic,omitempty"`
 }
 

@@ -358,9 +358,8 @@ func compareAbsentFirst[T int32 | int64](a, b *T) int {
 // but one JSON object in UTF-8, more than [MaxDocumentValues] JSON values,
 // a field name repeated within an object, and in the traffic object an
 // unknown field; and, as it decodes, a value of the wrong type. The
-// document's other fields
-// are the profile's (plantstoretest.Profile), which it leaves alone. A
-// document without traffic is an error.
+// document's other fields are the profile's (plantstoretest.Profile), which
+// it leaves alone. A document without traffic is an error.
 func Read(r io.Reader) (*Recording, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxDocumentSize+1))
 	if err != nil {

@@ -3,6 +3,7 @@ package traffic
 import (
 	"bytes"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -95,6 +96,31 @@ func TestReadRefuses(t *testing.T) {
 	big := `{"traffic": ` + strings.Repeat(" ", MaxDocumentSize) + `}`
 	if _, err := Read(strings.NewReader(big)); err == nil || !strings.Contains(err.Error(), "more than the 2097152 bytes") {
 		t.Errorf("Read of %d bytes: %v, want a size error", len(big), err)
+	}
+}
+
+// TestReadHostileSize checks that Read refuses a document of too many JSON
+// values before it decodes it: 2 MiB of empty outcomes would decode into
+// hundreds of MiB. Not parallel, so that TotalAlloc counts this test's
+// allocations alone.
+func TestReadHostileSize(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"traffic": {"outcomes": [{}`)
+	for b.Len() < MaxDocumentSize-10 {
+		b.WriteString(`,{}`)
+	}
+	b.WriteString(`]}}`)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Read(strings.NewReader(b.String()))
+	runtime.ReadMemStats(&after)
+	if want := "more than 65536 JSON values"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Read of %d bytes of {}: %v, want an error holding %q", b.Len(), err, want)
+	}
+	// io.ReadAll's buffer grows by doubling (2.3× the document), and -race
+	// doubles that.
+	if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(8*MaxDocumentSize); got > limit {
+		t.Errorf("Read of %d bytes allocated %d MiB refusing it, want at most %d MiB", b.Len(), got>>20, limit>>20)
 	}
 }
 
