@@ -3,6 +3,7 @@ package mockserver
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"reflect"
 	"unicode/utf8"
@@ -17,7 +18,10 @@ import (
 type jsonText []byte
 
 func (t *jsonText) UnmarshalJSON(data []byte) error {
-	if len(data) == 0 || data[0] != '"' {
+	if len(data) == 0 {
+		return errors.New("no JSON value; want a string")
+	}
+	if data[0] != '"' {
 		return &json.UnmarshalTypeError{Value: strictjson.Kind(data[0]), Type: reflect.TypeFor[string]()}
 	}
 	if bytes.IndexByte(data, '\\') < 0 {

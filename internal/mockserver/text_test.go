@@ -63,4 +63,7 @@ func TestJSONText(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"body": null}`), &v); err != nil || v.Body != nil {
 		t.Errorf("jsonText from null = %v, %v; want nil, no error", v.Body, err)
 	}
+	if err := new(jsonText).UnmarshalJSON(nil); err == nil { // encoding/json never calls it so, but a caller may
+		t.Error("jsonText from no bytes: no error")
+	}
 }
