@@ -376,9 +376,13 @@ func Read(r io.Reader) (*Recording, error) {
 		return nil, errors.New("traffic: the document has no traffic")
 	}
 	rec := new(Recording)
-	var strict *strictjson.Error // its Offset counts from the traffic's start, not the document's
-	if err := strictjson.Decode(doc["traffic"], MaxDocumentValues, rec); errors.As(err, &strict) {
-		return nil, fmt.Errorf("traffic: traffic: %s", strict.Msg)
+	if err := strictjson.Decode(doc["traffic"], MaxDocumentValues, rec); err != nil {
+		msg := err.Error()
+		var strict *strictjson.Error
+		if errors.As(err, &strict) {
+			msg = strict.Msg // its Offset counts from the traffic's start, not the document's
+		}
+		return nil, fmt.Errorf("traffic: traffic: %s", msg)
 	}
 	if err := rec.Check(); err != nil {
 		return nil, err
