@@ -73,7 +73,10 @@ func syntaxError(data []byte) error {
 	switch {
 	case !ok:
 		return &Error{Offset: -1, Msg: "invalid JSON: " + strings.TrimPrefix(err.Error(), "json: ")}
-	case syntax.Error() == "unexpected end of JSON input":
+	case syntax.Error() == "unexpected end of JSON input",
+		// At the end, Unmarshal feeds its scanner a space: a literal
+		// cut short fails on a space data does not hold.
+		syntax.Offset == int64(len(data)) && data[len(data)-1] != ' ' && strings.HasPrefix(syntax.Error(), "invalid character ' '"):
 		return &Error{Offset: len(data), Msg: "invalid JSON: cut short"}
 	case strings.HasSuffix(syntax.Error(), "after top-level value"):
 		return &Error{Offset: int(syntax.Offset - 1), Msg: "invalid JSON: data after the value"}
