@@ -2,10 +2,7 @@ package plantstoretest
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -15,21 +12,16 @@ import (
 )
 
 // decodePlant decodes body as a NewPlant, as strictly as the package documentation says,
-// which encoding/json alone is not. It runs on every request, so json.Valid
-// checks the syntax in one pass without allocating, and a walk over the
-// object, which can trust it, finds the fields; encoding/json's decoder
-// only explains syntax errors and decodes strings with escapes.
+// which encoding/json alone is not. It runs on every request, so
+// strictjson.Explain checks the encoding, the syntax and that body is an
+// object, in passes that allocate only the message of a body it refuses,
+// and a walk over the object, which can trust it, finds the fields;
+// encoding/json only decodes strings with escapes.
 func decodePlant(body []byte) (plantstore.NewPlant, *ErrorBody) {
-	if i := strictjson.InvalidUTF8(body); i >= 0 {
-		return plantstore.NewPlant{}, invalidJSON("body is not valid UTF-8 (at byte %d)", i)
-	}
-	if !json.Valid(body) {
-		return plantstore.NewPlant{}, syntaxError(body)
+	if e := strictjson.Explain(body, (*plantstore.NewPlant)(nil)); e.Msg != "" {
+		return plantstore.NewPlant{}, &ErrorBody{Code: CodeInvalidJSON, Message: e.In("body")}
 	}
 	obj := body[strictjson.SkipSpace(body, 0):]
-	if obj[0] != '{' {
-		return plantstore.NewPlant{}, invalidJSON("body must be a JSON object, got %s", kindOf(obj))
-	}
 	fields, e := objectFields(obj)
 	if e != nil {
 		return plantstore.NewPlant{}, e
@@ -62,29 +54,6 @@ func invalidJSON(format string, args ...any) *ErrorBody {
 
 func invalidPlant(format string, args ...any) *ErrorBody {
 	return &ErrorBody{Code: CodeInvalidPlant, Message: fmt.Sprintf(format, args...)}
-}
-
-// syntaxError explains why body, which json.Valid rejected, is not a single
-// JSON value, in the words of a json.Decoder: unlike json.Valid, it tells an
-// empty body from a truncated one, and stops at the end of the first value,
-// so that data after it is reported as such.
-func syntaxError(body []byte) *ErrorBody {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	var v json.RawMessage
-	err := dec.Decode(&v)
-	var syntax *json.SyntaxError
-	switch {
-	case err == nil:
-		// The body starts with a JSON value, so what json.Valid rejected
-		// comes after it.
-		return invalidJSON("unexpected data after the JSON object (at byte %d)", dec.InputOffset())
-	case errors.Is(err, io.EOF):
-		return invalidJSON("body is empty; want a JSON object")
-	case errors.As(err, &syntax):
-		return invalidJSON("body is not valid JSON: %v (at byte %d)", err, syntax.Offset)
-	default:
-		return invalidJSON("body is not valid JSON: %v", err)
-	}
 }
 
 // plantFields are the values of the NewPlant fields in an object, as JSON

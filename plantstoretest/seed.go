@@ -49,7 +49,7 @@ func (h *Handler) Seed(plants []plantstore.NewPlant) error {
 // SeedJSON is [Handler.Seed] for a JSON array of plants, such as the file
 // given to cmd/plantstore-mock -seed, each decoded as a POST /plants body
 // is; it returns how many it stored. The [*SeedError] has Index -1 when
-// data is not a JSON array.
+// data is not a JSON array in UTF-8.
 func (h *Handler) SeedJSON(data []byte) (int, error) {
 	plants, err := decodeSeed(data)
 	if err != nil {
@@ -65,16 +65,10 @@ func (h *Handler) SeedJSON(data []byte) (int, error) {
 // body. It checks every element before it allocates the plants, which it
 // decodes in place, so its memory follows what it keeps.
 func decodeSeed(data []byte) ([]plantstore.NewPlant, error) {
-	whole := func(e *ErrorBody) error { return &SeedError{Index: -1, Body: *e} }
-	if !json.Valid(data) {
-		e := syntaxError(data)
-		e.Message = "want a JSON array of plants: " + e.Message
-		return nil, whole(e)
+	if err := strictjson.Valid(data, (*[]json.RawMessage)(nil)); err != nil {
+		return nil, &SeedError{Index: -1, Body: ErrorBody{Code: CodeInvalidJSON, Message: err.Error()}}
 	}
 	start := strictjson.SkipSpace(data, 0)
-	if v := data[start:]; v[0] != '[' {
-		return nil, whole(invalidJSON("want a JSON array of plants, got %s", kindOf(v)))
-	}
 	// Once to check each element, and count them; once more to keep them.
 	n := 0
 	err := eachElement(data, start, func(i int, elem []byte) error {

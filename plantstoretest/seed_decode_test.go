@@ -16,14 +16,8 @@ import (
 // place: a json.Decoder handing out each element. FuzzDecodeSeed holds the
 // walk to it.
 func decodeSeedByDecoder(data []byte) ([]plantstore.NewPlant, error) {
-	whole := func(e *ErrorBody) error { return &SeedError{Index: -1, Body: *e} }
-	if !json.Valid(data) {
-		e := syntaxError(data)
-		e.Message = "want a JSON array of plants: " + e.Message
-		return nil, whole(e)
-	}
-	if v := data[strictjson.SkipSpace(data, 0):]; v[0] != '[' {
-		return nil, whole(invalidJSON("want a JSON array of plants, got %s", kindOf(v)))
+	if err := strictjson.Valid(data, new([]json.RawMessage)); err != nil {
+		return nil, &SeedError{Index: -1, Body: *invalidJSON("%v", err)}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.Token()

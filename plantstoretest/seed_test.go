@@ -87,11 +87,11 @@ func TestSeedJSON(t *testing.T) {
 		{"two", ` [ {"id":1,"name":"Fern","tag":"shade"}, {"id":2,"name":"Ivy","x":[1]} ] `,
 			[]plantstore.NewPlant{{ID: 1, Name: "Fern", Tag: "shade"}, {ID: 2, Name: "Ivy"}}, nil},
 		{"empty", ``, nil, &SeedError{Index: -1, Body: ErrorBody{Code: CodeInvalidJSON,
-			Message: "want a JSON array of plants: body is empty; want a JSON object"}}},
+			Message: "no JSON value; want an array"}}},
 		{"an object", `{"id":1,"name":"Fern"}`, nil, &SeedError{Index: -1, Body: ErrorBody{Code: CodeInvalidJSON,
-			Message: "want a JSON array of plants, got an object"}}},
+			Message: "want an array, got JSON object"}}},
 		{"truncated", `[{"id":1,"name":"Fern"}`, nil, &SeedError{Index: -1, Body: ErrorBody{Code: CodeInvalidJSON,
-			Message: "want a JSON array of plants: body is not valid JSON: unexpected EOF"}}},
+			Message: "invalid JSON: cut short (at byte 23)"}}},
 		{"float id", `[{"id":1,"name":"Fern"},{"id":2.0,"name":"Ivy"}]`, nil, &SeedError{Index: 1, Body: ErrorBody{Code: CodeInvalidPlant,
 			Message: "id must be an integer that fits in int64 (no fraction or exponent), got 2.0"}}},
 		{"null tag", `[{"id":1,"name":"Fern","tag":null}]`, nil, &SeedError{Index: 0, Body: ErrorBody{Code: CodeInvalidPlant,
@@ -99,9 +99,9 @@ func TestSeedJSON(t *testing.T) {
 		{"repeated field", `[{"id":1,"name":"Fern","name":"Ivy"}]`, nil, &SeedError{Index: 0, Body: ErrorBody{Code: CodeInvalidJSON,
 			Message: `field "name" appears more than once`}}},
 		{"element not an object", `[{"id":1,"name":"Fern"},7]`, nil, &SeedError{Index: 1, Body: ErrorBody{Code: CodeInvalidJSON,
-			Message: "body must be a JSON object, got a number"}}},
-		{"invalid UTF-8", "[{\"id\":1,\"name\":\"Fern\"},{\"id\":2,\"name\":\"I\xffy\"}]", nil, &SeedError{Index: 1, Body: ErrorBody{Code: CodeInvalidJSON,
-			Message: "body is not valid UTF-8 (at byte 17)"}}},
+			Message: "body: want an object, got JSON number"}}},
+		{"invalid UTF-8", "[{\"id\":1,\"name\":\"Fern\"},{\"id\":2,\"name\":\"I\xffy\"}]", nil, &SeedError{Index: -1, Body: ErrorBody{Code: CodeInvalidJSON,
+			Message: "not valid UTF-8 (at byte 41)"}}},
 		{"duplicate within", `[{"id":1,"name":"Fern"},{"id":1,"name":"Fern"}]`, nil, &SeedError{Index: 1, Body: ErrorBody{Code: CodeDuplicateID,
 			Message: "plant 1 appears twice, at index 0 and 1"}}},
 		{"element too large", `[{"id":1,"name":"Fern","x":"` + strings.Repeat("a", maxBodyBytes) + `"}]`, nil,
@@ -167,8 +167,8 @@ func TestSeedErrorMessage(t *testing.T) {
 	}{
 		{&SeedError{Index: 3, Body: ErrorBody{Code: CodeInvalidPlant, Message: "name must not be empty"}},
 			"plantstoretest: seed: plant 3: name must not be empty"},
-		{&SeedError{Index: -1, Body: ErrorBody{Code: CodeInvalidJSON, Message: "want a JSON array of plants, got null"}},
-			"plantstoretest: seed: want a JSON array of plants, got null"},
+		{&SeedError{Index: -1, Body: ErrorBody{Code: CodeInvalidJSON, Message: "want an array, got JSON null"}},
+			"plantstoretest: seed: want an array, got JSON null"},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {

@@ -52,7 +52,7 @@ func TestSeedIsAllOrNothing(t *testing.T) {
 		{`null`, plantstoretest.CodeInvalidJSON, "want an array, got JSON null"},
 		{``, plantstoretest.CodeInvalidJSON, "no JSON value; want an array"},
 		{`[{"id": 1, "name": "A"},]`, plantstoretest.CodeInvalidJSON, "invalid JSON"},
-		{`[1, 2]`, plantstoretest.CodeInvalidJSON, "seed: plant 0 (counting from 0): body must be a JSON object"},
+		{`[1, 2]`, plantstoretest.CodeInvalidJSON, "seed: plant 0 (counting from 0): body: want an object, got JSON number"},
 	}
 	for _, tt := range tests {
 		srv, h := openMock(t)

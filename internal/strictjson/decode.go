@@ -44,13 +44,24 @@ func Decode(data []byte, maxValues int, v any) error {
 // a seed of plants, that is not decoded whole. Of v, a pointer, only the
 // type is used.
 func Valid(data []byte, v any) error {
+	if e := Explain(data, v); e.Msg != "" {
+		return &e
+	}
+	return nil
+}
+
+// Explain is [Valid] for a caller that frames the message itself, such as
+// the fake's POST /plants ([Error.In]): it returns the error as a value,
+// with an empty Msg for data Valid accepts, and so allocates only the
+// message.
+func Explain(data []byte, v any) Error {
 	t := reflect.TypeOf(v).Elem()
 	if i := InvalidUTF8(data); i >= 0 {
-		return &Error{Offset: i, Msg: "not valid UTF-8"}
+		return Error{Offset: i, Msg: "not valid UTF-8"}
 	}
 	i := SkipSpace(data, 0)
 	if i == len(data) {
-		return &Error{Offset: -1, Msg: "no JSON value; want " + wantOf(t)}
+		return Error{Offset: -1, Msg: "no JSON value; want " + wantOf(t)}
 	}
 	if !json.Valid(data) {
 		return syntaxError(data)
@@ -58,27 +69,30 @@ func Valid(data []byte, v any) error {
 	// encoding/json leaves v as it is for null, and names Go types.
 	k, c := t.Kind(), data[i]
 	if c == 'n' || (k == reflect.Struct || k == reflect.Map) && c != '{' || (k == reflect.Slice || k == reflect.Array) && c != '[' {
-		return &Error{Offset: -1, Msg: fmt.Sprintf("want %s, got JSON %s", wantOf(t), Kind(c))}
+		return Error{Offset: -1, Msg: "want " + wantOf(t) + ", got JSON " + Kind(c)}
 	}
-	return nil
+	return Error{}
 }
 
 // syntaxError says what makes data, which json.Valid refused, not one JSON
 // value, and where.
-func syntaxError(data []byte) error {
+func syntaxError(data []byte) Error {
 	// Unmarshal checks all of data's syntax before it decodes anything;
 	// its SyntaxError's Offset counts the byte at fault, which data holds.
 	err := json.Unmarshal(data, new(struct{}))
 	syntax, ok := err.(*json.SyntaxError)
 	switch {
 	case !ok:
-		return &Error{Offset: -1, Msg: "invalid JSON: " + strings.TrimPrefix(err.Error(), "json: ")}
-	case syntax.Error() == "unexpected end of JSON input":
-		return &Error{Offset: len(data), Msg: "invalid JSON: cut short"}
+		return Error{Offset: -1, Msg: "invalid JSON: " + strings.TrimPrefix(err.Error(), "json: ")}
+	case syntax.Error() == "unexpected end of JSON input",
+		// At the end, Unmarshal feeds its scanner a space: a literal
+		// cut short fails on a space data does not hold.
+		syntax.Offset == int64(len(data)) && data[len(data)-1] != ' ' && strings.HasPrefix(syntax.Error(), "invalid character ' '"):
+		return Error{Offset: len(data), Msg: "invalid JSON: cut short"}
 	case strings.HasSuffix(syntax.Error(), "after top-level value"):
-		return &Error{Offset: int(syntax.Offset - 1), Msg: "invalid JSON: data after the value"}
+		return Error{Offset: int(syntax.Offset - 1), Msg: "invalid JSON: data after the value"}
 	}
-	return &Error{Offset: int(syntax.Offset - 1), Msg: "invalid JSON: " + syntax.Error()}
+	return Error{Offset: int(syntax.Offset - 1), Msg: "invalid JSON: " + syntax.Error()}
 }
 
 // wantOf names the JSON value that a t decodes from.

@@ -10,9 +10,9 @@
 // [Decode] is the whole rule, with messages in JSON's terms: the mock's
 // control API, plantstoretest.ParseProfile and traffic.Read decode through
 // it, and the mock's seed checks its array with [Valid]. The fake's POST
-// /plants applies the rule in its own allocation-free walk
-// (plantstoretest/decode.go), with the same [NameSet], message and scanning
-// helpers ([SkipSpace], [SkipString], [Unescape], [InvalidUTF8]).
+// /plants checks a body with [Explain] and applies the rest of the rule in
+// its own allocation-free walk (plantstoretest/decode.go), with the same
+// [NameSet] and scanning helpers ([SkipSpace], [SkipString], [Unescape]).
 package strictjson
 
 import (
@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -33,11 +34,20 @@ type Error struct {
 }
 
 // Error returns Msg and, for an Offset of 0 or more, "(at byte N)".
-func (e *Error) Error() string {
-	if e.Offset < 0 {
-		return e.Msg
+func (e *Error) Error() string { return e.In("") }
+
+// In returns [Error.Error]'s text framed for what was read, such as
+// "body: not valid UTF-8 (at byte 6)" for "body", in one allocation; for
+// an empty what, the text alone.
+func (e *Error) In(what string) string {
+	sep, at, n, end := "", "", "", ""
+	if what != "" {
+		sep = ": "
 	}
-	return fmt.Sprintf("%s (at byte %d)", e.Msg, e.Offset)
+	if e.Offset >= 0 {
+		at, n, end = " (at byte ", strconv.Itoa(e.Offset), ")"
+	}
+	return what + sep + e.Msg + at + n + end
 }
 
 // Check walks data, one JSON value that json.Valid accepts, and returns an

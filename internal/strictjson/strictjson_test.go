@@ -168,6 +168,11 @@ func TestValid(t *testing.T) {
 		{``, "no JSON value; want an array"},
 		{`{}`, "want an array, got JSON object"},
 		{`[1,]`, "invalid JSON: invalid character ']' looking for beginning of value (at byte 3)"},
+		// Cut short in a literal: no character is at fault, though
+		// encoding/json names a space it pretends to read at the end.
+		{`[nul`, "invalid JSON: cut short (at byte 4)"},
+		{`[1.`, "invalid JSON: cut short (at byte 3)"},
+		{`[nul `, "invalid JSON: invalid character ' ' in literal null (expecting 'l') (at byte 4)"},
 	} {
 		err := Valid([]byte(tt.data), new([]json.RawMessage))
 		if got := fmt.Sprint(err); (tt.want == "" && err != nil) || (tt.want != "" && got != tt.want) {
