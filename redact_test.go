@@ -394,14 +394,20 @@ func TestRedactChain(t *testing.T) {
 	}
 }
 
+// TestRedactHeader checks CallInfo.Header's promise: a token of the
+// call's in a header's name or value reads REDACTED, in a copy.
 func TestRedactHeader(t *testing.T) {
 	t.Parallel()
-	h := http.Header{"Date": {"today"}, "X-Debug": {"a", "Bearer " + url.QueryEscape(testToken)}}
-	want := http.Header{"Date": {"today"}, "X-Debug": {"a", "Bearer REDACTED"}}
+	h := http.Header{
+		"Date":                {"today"},
+		"X-Debug":             {"a", "Bearer " + url.QueryEscape(testToken)},
+		"X-Echo-" + testToken: {"b"},
+	}
+	want := http.Header{"Date": {"today"}, "X-Debug": {"a", "Bearer REDACTED"}, "X-Echo-REDACTED": {"b"}}
 	if diff := cmp.Diff(want, redactHeader(h, []string{testToken})); diff != "" {
 		t.Errorf("redactHeader (-want +got):\n%s", diff)
 	}
-	if h["X-Debug"][1] == "Bearer REDACTED" {
+	if h["X-Debug"][1] == "Bearer REDACTED" || h["X-Echo-"+testToken] == nil {
 		t.Error("redactHeader changed the header it was given")
 	}
 }
