@@ -7,12 +7,9 @@ import (
 	"strings"
 )
 
-// HTTP/2 tells a client that the server did not process a request (RFC
-// 9113 §8.7): it resets the stream with REFUSED_STREAM, or it sends a
-// GOAWAY whose last-stream-id is below the stream. Such an attempt stored
-// nothing, and is retried as a failure before sending. A reset with any
-// other code, or a GOAWAY at or above the stream, after the request was
-// sent, may follow a create that stored the plant.
+// What the client makes of HTTP/2's signals that the server did not
+// process a request (RFC 9113 §8.7), and of its other resets, is told on
+// [Client]; this file reads them.
 //
 // net/http gives these signals no exported type. Its stream error has an
 // As method (since Go 1.20) that copies it into any struct with the same

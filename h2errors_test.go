@@ -40,6 +40,8 @@ func TestH2Signal(t *testing.T) {
 			"the server reset the request (HTTP/2 CANCEL)"},
 		{"a refusal from the server", h2StreamError{StreamID: 1, Code: 0x7, Cause: errors.New("received from peer")},
 			"the server did not process the request (HTTP/2 REFUSED_STREAM)"},
+		{"a code from the future, from the server", h2StreamError{StreamID: 1, Code: 0x77, Cause: errors.New("received from peer")},
+			"the server reset the request (HTTP/2 error code 0x77)"},
 		{"the client's own stream error", h2StreamError{StreamID: 1, Code: 0x1}, ""},
 		{"a stream error's text alone", errors.New("stream error: stream ID 1; REFUSED_STREAM; received from peer"), ""},
 		{"the GOAWAY text and more", errors.New("http2: Transport received Server's graceful shutdown GOAWAY; and more"), ""},

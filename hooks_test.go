@@ -345,26 +345,33 @@ func TestAttemptMaybeSent(t *testing.T) {
 		w.WriteHeader(http.StatusBadRequest)
 	}))
 	defer answered.Close()
+	redirected := httptest.NewServer(http.RedirectHandler("/elsewhere", http.StatusTemporaryRedirect))
+	defer redirected.Close()
+	refuseRedirects := WithHTTPClient(&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
+		return errors.New("no redirects")
+	}})
 	for _, tc := range []struct {
 		name, url string
+		opts      []Option
 		want      bool
 	}{
-		{"dial refused", closed.URL, false},
-		{"connection closed after the request", broken.URL, true},
-		{"an answer", answered.URL, false},
+		{"dial refused", closed.URL, nil, false},
+		{"connection closed after the request", broken.URL, nil, true},
+		{"an answer", answered.URL, nil, false},
+		{"a redirect not followed", redirected.URL, []Option{refuseRedirects}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var (
 				mu  sync.Mutex
 				got []bool
 			)
-			c, err := NewClient(tc.url, WithToken("t"), WithMaxRetries(0), WithHooks(Hooks{
+			c, err := NewClient(tc.url, append([]Option{WithToken("t"), WithMaxRetries(0), WithHooks(Hooks{
 				AttemptEnd: func(_ context.Context, _ *CallInfo, a Attempt) {
 					mu.Lock()
 					defer mu.Unlock()
 					got = append(got, a.MaybeSent)
 				},
-			}))
+			})}, tc.opts...)...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -40,14 +40,7 @@ func BenchmarkCreatePlantH2(b *testing.B) {
 				return err
 			}
 			if impl == "sdk" {
-				c, err := plantstore.NewClient(srv.URL, plantstore.WithToken(baseline.Token), plantstore.WithHTTPClient(hc))
-				if err != nil {
-					b.Fatal(err)
-				}
-				create = func(ctx context.Context, p plantstore.NewPlant) error {
-					_, err := c.CreatePlant(ctx, p)
-					return err
-				}
+				create, _ = newCreate(b, impl, srv.URL, plantstore.WithHTTPClient(hc))
 			}
 			benchSequential(b, create)
 		})

@@ -17,11 +17,10 @@ import (
 
 // event is the part of a test2json event this program reads.
 type event struct {
-	Action     string
-	Package    string
-	ImportPath string // of a build-output event
-	Test       string
-	Output     string
+	Action  string
+	Package string
+	Test    string
+	Output  string
 }
 
 func main() {

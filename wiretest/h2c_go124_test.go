@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/h2c"
 )
 
 // h2c (HTTP/2 without TLS, with prior knowledge) came in Go 1.24, with
@@ -16,8 +17,7 @@ func init() {
 		return startH2(t, nil, plan...)
 	}, opts: func() []plantstore.Option {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.Protocols = new(http.Protocols)
-		tr.Protocols.SetUnencryptedHTTP2(true)
+		h2c.Speak(tr)
 		return []plantstore.Option{plantstore.WithHTTPClient(&http.Client{Transport: tr})}
 	}})
 }
