@@ -14,12 +14,38 @@ import (
 // decisions returns the first n chaos decisions of a Handler, as journal
 // Faults ("" for none).
 func decisions(fraction float64, seed int64, n int) []string {
-	h := NewHandler(WithChaos(fraction, seed))
+	return drawChaos(NewHandler(WithChaos(fraction, seed)).chaos, n)
+}
+
+// drawChaos returns c's next n decisions, as journal Faults.
+func drawChaos(c *chaos, n int) []string {
 	out := make([]string, n)
 	for i := range out {
-		_, out[i] = h.chaos.next()
+		_, out[i] = c.next()
 	}
 	return out
+}
+
+// TestChaosSeed checks that WithChaosSeed sets the seed WithChaos's
+// choices come from, and that of the two the last given wins.
+func TestChaosSeed(t *testing.T) {
+	t.Parallel()
+	const n = 100
+	want := decisions(0.5, 7, n)
+	if cmp.Equal(want, decisions(0.5, 1, n)) {
+		t.Fatalf("seeds 7 and 1 made the same %d decisions; the test cannot tell them apart", n)
+	}
+	for _, tt := range []struct {
+		name string
+		opts []Option
+	}{
+		{"WithChaosSeed after WithChaos", []Option{WithChaos(0.5, 1), WithChaosSeed(7)}},
+		{"WithChaos after WithChaosSeed", []Option{WithChaosSeed(1), WithChaos(0.5, 7)}},
+	} {
+		if diff := cmp.Diff(want, drawChaos(NewHandler(tt.opts...).chaos, n)); diff != "" {
+			t.Errorf("%s: decisions differ from seed 7's (-want +got):\n%s", tt.name, diff)
+		}
+	}
 }
 
 func TestChaosDecisions(t *testing.T) {

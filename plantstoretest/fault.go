@@ -279,10 +279,7 @@ func (h *Handler) AddFault(f Fault) (id int, err error) {
 	if err := f.check(); err != nil {
 		return 0, err
 	}
-	f.Header = f.Header.Clone()
-	if f.Body != nil {
-		f.Body = append([]byte{}, f.Body...)
-	}
+	f = f.copied()
 	if f.Times == 0 {
 		f.Times = 1
 	}
@@ -307,14 +304,19 @@ func (h *Handler) Faults() []InjectedFault {
 	defer h.mu.Unlock()
 	out := make([]InjectedFault, len(h.faults))
 	for i, f := range h.faults {
-		c := f.Fault
-		c.Header = c.Header.Clone()
-		if c.Body != nil {
-			c.Body = append([]byte{}, c.Body...)
-		}
-		out[i] = InjectedFault{ID: f.seq, Fault: c, Times: f.times, Left: f.left}
+		out[i] = InjectedFault{ID: f.seq, Fault: f.Fault.copied(), Times: f.times, Left: f.left}
 	}
 	return out
+}
+
+// copied returns f with its own copies of Header and Body; an empty
+// non-nil Body stays non-nil, for it sends no body where nil sends one.
+func (f Fault) copied() Fault {
+	f.Header = f.Header.Clone()
+	if f.Body != nil {
+		f.Body = append([]byte{}, f.Body...)
+	}
+	return f
 }
 
 // ClearFaults forgets the injected faults that have replies left, without

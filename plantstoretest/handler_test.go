@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/plantstore/plantstore-go"
@@ -689,5 +690,33 @@ func TestReset(t *testing.T) {
 	tb.cleanup()
 	if !tb.silent() {
 		t.Errorf("cleanup after Reset reported %v, want nothing", tb)
+	}
+}
+
+// TestResetKeepsSequences checks what Reset says it leaves as it was: the
+// sequences of WithChaos and of a Profile's Traffic go on, and so does the
+// rate limit's bucket.
+func TestResetKeepsSequences(t *testing.T) {
+	t.Parallel()
+	const n = 100
+	rec := testRecording(t)
+	h := NewHandler(WithChaos(0.5, 7), WithProfile(Profile{Traffic: rec}))
+	chaos, replay := drawChaos(h.chaos, n/2), drawReplay(h.replay, n/2)
+	h.Reset()
+	chaos, replay = append(chaos, drawChaos(h.chaos, n/2)...), append(replay, drawReplay(h.replay, n/2)...)
+	if diff := cmp.Diff(decisions(0.5, 7, n), chaos); diff != "" {
+		t.Errorf("chaos across Reset differs from seed 7's sequence (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(replayDecisions(rec, 7, n), replay); diff != "" {
+		t.Errorf("replay across Reset differs from seed 7's sequence (-want +got):\n%s", diff)
+	}
+
+	h = NewHandler(WithRateLimit(1, time.Hour))
+	if w := serve(h, validHeader(DefaultToken), `{"id":1,"name":"Fern"}`); w.Code != http.StatusOK {
+		t.Fatalf("first request: status %d, want 200 (body %s)", w.Code, w.Body)
+	}
+	h.Reset()
+	if w := serve(h, validHeader(DefaultToken), `{"id":1,"name":"Fern"}`); w.Code != http.StatusTooManyRequests {
+		t.Errorf("after Reset, the second request of 1 per hour: status %d, want 429 (body %s)", w.Code, w.Body)
 	}
 }

@@ -110,7 +110,11 @@ type decision struct {
 }
 
 func replayDecisions(rec *traffic.Recording, seed int64, n int) []decision {
-	r := newReplay(rec, seed)
+	return drawReplay(newReplay(rec, seed), n)
+}
+
+// drawReplay returns r's next n decisions.
+func drawReplay(r *replay, n int) []decision {
 	out := make([]decision, n)
 	for i := range out {
 		f, desc := r.next()
