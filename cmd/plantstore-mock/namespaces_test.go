@@ -26,6 +26,7 @@ type nsCreated struct {
 	Namespace string `json:"namespace"`
 	Token     string `json:"token"`
 	BaseURL   string `json:"base_url"`
+	MaxPlants int    `json:"max_plants"`
 }
 
 // nsClient sends requests to a mock, keeping its connections.
@@ -385,5 +386,63 @@ func TestNamespaceHeldRequestShutdown(t *testing.T) {
 			break
 		}
 		runtime.Gosched()
+	}
+}
+
+// TestFlagsReachNamespaces: each namespace starts from the mock's flags
+// (-token, -max-plants, -journal, -rate-limit) with a store, a journal and
+// a rate limit of its own, and without -seed's plants, which are the
+// default namespace's only (NAMESPACES.md).
+func TestFlagsReachNamespaces(t *testing.T) {
+	t.Parallel()
+	seedFile := filepath.Join(t.TempDir(), "seed.json")
+	if err := os.WriteFile(seedFile, []byte(`[{"id": 1, "name": "Fern"}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const token = "flags-reach-token"
+	m := startRun(t, nil, "-addr", "127.0.0.1:0", "-token", token, "-seed", seedFile,
+		"-max-plants", "1", "-journal", "2", "-rate-limit", "3/h")
+	for i := 0; i < 2; i++ { // the second sees nothing of the first
+		status, _, body := m.do(t, "POST", "/__plantstore/namespaces", "", "")
+		var ns nsCreated
+		if err := json.Unmarshal([]byte(body), &ns); status != http.StatusCreated || err != nil {
+			t.Fatalf("create a namespace = %d %s %v", status, body, err)
+		}
+		if ns.MaxPlants != 1 {
+			t.Errorf("namespace %d: max_plants = %d, want -max-plants's 1", i, ns.MaxPlants)
+		}
+		base := strings.TrimPrefix(ns.BaseURL, m.url)
+		if _, _, plants := m.do(t, "GET", base+"/__plantstore/plants", "", ""); plants != "[]\n" {
+			t.Errorf("namespace %d: plants = %q, want none (-seed is the default namespace's)", i, plants)
+		}
+		var statuses []int
+		for id := 1; id <= 4; id++ { // -token opens it; -max-plants, then -rate-limit, refuse
+			status, _, _ := m.do(t, "POST", base+"/plants", fmt.Sprintf(`{"id": %d, "name": "p"}`, id), token)
+			statuses = append(statuses, status)
+		}
+		if diff := cmp.Diff([]int{200, 400, 400, 429}, statuses); diff != "" {
+			t.Errorf("namespace %d: creates under -max-plants 1 and -rate-limit 3/h (-want +got):\n%s", i, diff)
+		}
+		var journal []struct {
+			Status int `json:"status"`
+		}
+		_, _, body = m.do(t, "GET", base+"/__plantstore/requests", "", "")
+		if err := json.Unmarshal([]byte(body), &journal); err != nil {
+			t.Fatalf("namespace %d: journal %.200s: %v", i, body, err)
+		}
+		statuses = statuses[:0]
+		for _, e := range journal {
+			statuses = append(statuses, e.Status)
+		}
+		if diff := cmp.Diff([]int{400, 429}, statuses); diff != "" {
+			t.Errorf("namespace %d: journal statuses under -journal 2 (-want +got):\n%s", i, diff)
+		}
+	}
+	// The default namespace keeps -seed's plant and a rate limit of its own.
+	if status, _, body := m.create(t, 2, token); status != 400 || !strings.Contains(body, "-max-plants") {
+		t.Errorf("create in the seeded default namespace = %d %s, want 400 naming -max-plants (its rate limit unused)", status, body)
+	}
+	if _, _, plants := m.do(t, "GET", "/__plantstore/plants", "", ""); plants != `[{"id":1,"name":"Fern"}]`+"\n" {
+		t.Errorf("the default namespace's plants = %q, want -seed's", plants)
 	}
 }

@@ -31,11 +31,11 @@ func TestFlagMaxStored(t *testing.T) {
 	stores := []store{{"", plantstoretest.DefaultToken, ""}}
 	for i := 0; i < 3; i++ {
 		status, _, body := m.do(t, "POST", "/__plantstore/namespaces", "", "")
-		var ns struct{ Namespace, Token, Base_URL string }
+		var ns nsCreated
 		if err := json.Unmarshal([]byte(body), &ns); status != 201 || err != nil {
 			t.Fatalf("namespace create = %d %s (%v), want 201", status, body, err)
 		}
-		stores = append(stores, store{strings.TrimPrefix(ns.Base_URL, m.url), ns.Token, ns.Namespace})
+		stores = append(stores, store{strings.TrimPrefix(ns.BaseURL, m.url), ns.Token, ns.Namespace})
 	}
 	name := strings.Repeat("n", 100_000)
 	wantFull := func(what string, status int, body string) {

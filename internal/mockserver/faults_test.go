@@ -68,19 +68,26 @@ func TestAddFaultKinds(t *testing.T) {
 		fault      string
 		wantStatus int // 0: the connection drops
 		wantStored int
+		goAway     bool // the connection takes no more requests (HTTP/1.1: Connection: close)
 	}{
-		{"drop", `{"drop": true}`, 0, 0},
-		{"store then drop", `{"store": true, "drop": true}`, 0, 1},
-		{"delay then the usual reply", `{"delay": "1ms", "headers": {"X-Slow": "yes"}}`, 200, 1},
-		{"empty body", `{"status": 500, "body": ""}`, 500, 0},
-		{"match by id and tag", `{"status": 418, "match": {"id": 1, "tag": "t"}}`, 418, 0},
+		{"drop", `{"drop": true}`, 0, 0, false},
+		{"store then drop", `{"store": true, "drop": true}`, 0, 1, false},
+		{"delay then the usual reply", `{"delay": "1ms", "headers": {"X-Slow": "yes"}}`, 200, 1, false},
+		{"empty body", `{"status": 500, "body": ""}`, 500, 0, false},
+		{"match by id and tag", `{"status": 418, "match": {"id": 1, "tag": "t"}}`, 418, 0, false},
+		{"goaway with the usual reply", `{"goaway": true}`, 200, 1, true},
+		{"goaway with a 503", `{"status": 503, "goaway": true}`, 503, 0, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv, h := openMock(t)
-			if rep := call(t, srv, "POST", "/__plantstore/faults", []byte(tt.fault), ""); rep.status != 201 {
+			rep := call(t, srv, "POST", "/__plantstore/faults", []byte(tt.fault), "")
+			if rep.status != 201 {
 				t.Fatalf("POST faults %s = %d %s, want 201", tt.fault, rep.status, rep.body)
+			}
+			if got := decode[faultStatusJSON](t, rep).GoAway; got != tt.goAway {
+				t.Errorf("POST faults %s answered goaway %v, want %v", tt.fault, got, tt.goAway)
 			}
 			req, _ := http.NewRequest("POST", srv.URL+"/plants", strings.NewReader(`{"id": 1, "name": "Fern", "tag": "t"}`))
 			req.Header.Set("Authorization", "Bearer "+apiToken)
@@ -94,8 +101,8 @@ func TestAddFaultKinds(t *testing.T) {
 				t.Errorf("create error = %v, want %d", err, tt.wantStatus)
 			case err == nil:
 				resp.Body.Close()
-				if resp.StatusCode != tt.wantStatus {
-					t.Errorf("create = %d, want %d", resp.StatusCode, tt.wantStatus)
+				if resp.StatusCode != tt.wantStatus || resp.Close != tt.goAway {
+					t.Errorf("create = %d, closing the connection %v; want %d, %v", resp.StatusCode, resp.Close, tt.wantStatus, tt.goAway)
 				}
 			}
 			if got := len(h.Plants()); got != tt.wantStored {
