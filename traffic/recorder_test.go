@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -480,4 +481,50 @@ func retryAftersOf(o Outcome) string {
 		}
 	}
 	return s
+}
+
+// TestRecorderEdges checks what the Recorder's doc says it approximates:
+// a status of no kind counts in the catch-all 4xx, a retried 4xx and code
+// 0 count without a code, an attempt that ends past the window is placed
+// where it ends, and counting stops at 2^32-1 attempts.
+func TestRecorderEdges(t *testing.T) {
+	t.Parallel()
+	info := &plantstore.CallInfo{URL: "https://plants.example.com/plants"}
+	t.Run("statuses", func(t *testing.T) {
+		r := NewRecorder()
+		h := r.Hooks()
+		feed(h, info, plantstore.Attempt{StatusCode: 302}, nil)
+		feed(h, info, plantstore.Attempt{StatusCode: 101}, nil)
+		feed(h, info, plantstore.Attempt{StatusCode: 409, WillRetry: true}, nil)
+		feed(h, info, plantstore.Attempt{StatusCode: 400}, &plantstore.APIError{StatusCode: 400, Code: 0})
+		feed(h, info, plantstore.Attempt{StatusCode: 400}, &plantstore.APIError{StatusCode: 400, Code: 5})
+		want := []outcomeCounts{{Name: "4xx other", Count: 2}, {Name: "4xx 400", Count: 1}, {Name: "4xx 400 code 5", Count: 1}, {Name: "4xx 409", Count: 1}}
+		if diff := cmp.Diff(want, countsOf(r.Recording())); diff != "" {
+			t.Errorf("outcomes (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("past the window", func(t *testing.T) {
+		r := NewRecorder()
+		r.count(0, kOK, 200, nil, 0, 0)
+		// Attempt 1 (a failure) is still running while window more start
+		// and succeed, then ends: a run of its own, not one with attempt 2.
+		r.count(2, k5xx, 503, nil, 0, 0)
+		for seq := uint64(3); seq < 3+window; seq++ {
+			r.count(seq, kOK, 200, nil, 0, 0)
+		}
+		r.count(1, k5xx, 503, nil, 0, 0)
+		want := Runs{Runs: 2, Failures: 2, Lengths: []RunLength{{1, 2}}}
+		if diff := cmp.Diff(want, r.Recording().FailureRuns); diff != "" {
+			t.Errorf("runs (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("count bound", func(t *testing.T) {
+		r := NewRecorder()
+		r.attempts = math.MaxUint32 - 1
+		r.count(0, kOK, 200, nil, 0, 0)
+		r.count(1, kOK, 200, nil, 0, 0)
+		if r.attempts != math.MaxUint32 || r.slots[0].count != 1 {
+			t.Errorf("%d attempts, %d counted: want 2^32-1, 1", r.attempts, r.slots[0].count)
+		}
+	})
 }
