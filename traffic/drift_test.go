@@ -3,6 +3,7 @@ package traffic
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -168,4 +169,94 @@ func TestCompareQuietOnSameMix(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCompareIgnoresTrivia compares recordings of 10^12 attempts, where
+// every difference is significant far below DriftAlpha, and checks that
+// Compare reports only those of at least the minimum effects.
+func TestCompareIgnoresTrivia(t *testing.T) {
+	t.Parallel()
+	const n, n503, n429 = 1e12, 1e10, 1e9
+	base := func() *Recording {
+		sec := int64(1)
+		return &Recording{
+			Attempts: n,
+			Outcomes: []Outcome{
+				{Kind: KindOK, Status: 201, Count: n - n503 - n429, Latency: []Bucket{bucket(80, n-n503-n429)}},
+				{Kind: Kind429, Status: 429, Count: n429, RetryAfter: []RetryAfter{{Seconds: &sec, Count: n429}}},
+				{Kind: Kind5xx, Status: 503, Count: n503},
+			},
+			FailureRuns: runsOf(n503+n429, n503+n429),
+		}
+	}
+	more503 := func(d int64) func(*Recording) {
+		return func(r *Recording) {
+			r.Outcomes[0].Count -= d
+			r.Outcomes[0].Latency[0].Count -= d
+			r.Outcomes[2].Count += d
+		}
+	}
+	slower := func(share float64) func(*Recording) {
+		return func(r *Recording) {
+			o := &r.Outcomes[0]
+			moved := int64(share * float64(o.Count))
+			o.Latency = []Bucket{bucket(80, o.Count-moved), bucket(90, moved)}
+		}
+	}
+	longerWait := func(share float64) func(*Recording) {
+		return func(r *Recording) {
+			s1, s2 := int64(1), int64(2)
+			moved := int64(share * n429)
+			r.Outcomes[1].RetryAfter = []RetryAfter{{Seconds: &s1, Count: n429 - moved}, {Seconds: &s2, Count: moved}}
+		}
+	}
+	longerRuns := func(mean float64) func(*Recording) {
+		return func(r *Recording) {
+			r.FailureRuns = runsOf(n503+n429, int64((n503+n429)/mean))
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*Recording)
+		want string // "" for nothing
+	}{
+		{"rate up less than MinRateChange", more503(n / 2500), ""}, // +0.04 points
+		{"rate up less than a quarter", more503(n / 1000), ""},     // 1 % to 1.1 %
+		{"rate up 40 %", more503(n / 250), "rate of 5xx 503"},
+		{"latency: 1 % slower", slower(0.01), ""},
+		{"latency: 3 % slower", slower(0.03), "latency of 2xx 201"},
+		{"Retry-After: 5 % longer", longerWait(0.05), ""},
+		{"Retry-After: 15 % longer", longerWait(0.15), "retry_after of 429"},
+		{"runs 15 % longer", longerRuns(1.15), ""},
+		{"runs 30 % longer", longerRuns(1.3), "failure run length"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			after := base()
+			tc.edit(after)
+			var got []string
+			for _, c := range Compare(base(), after) {
+				got = append(got, c.Subject)
+			}
+			if want := []string{tc.want}; tc.want == "" && len(got) > 0 || tc.want != "" && !slices.Equal(got, want) {
+				t.Errorf("Compare reported %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// bucket returns bucket i of the scheme counting n.
+func bucket(i int, n int64) Bucket {
+	from, to := BucketBounds(i)
+	return Bucket{FromUS: from, ToUS: to, Count: n}
+}
+
+// runsOf returns runs of lengths 1 and 2 holding failures in runs.
+func runsOf(failures, runs int64) Runs {
+	r := Runs{Runs: runs, Failures: failures}
+	for l, c := range []int64{2*runs - failures, failures - runs} {
+		if c > 0 {
+			r.Lengths = append(r.Lengths, RunLength{Length: l + 1, Count: c})
+		}
+	}
+	return r
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -70,15 +71,7 @@ type outcomeCounts struct {
 func countsOf(rec *Recording) []outcomeCounts {
 	var out []outcomeCounts
 	for _, o := range rec.Outcomes {
-		oc := outcomeCounts{Name: o.name(), Count: o.Count}
-		for _, ra := range o.RetryAfter {
-			if ra.Seconds == nil {
-				oc.RetryAfters += fmt.Sprintf("none×%d ", ra.Count)
-			} else {
-				oc.RetryAfters += fmt.Sprintf("%ds×%d ", *ra.Seconds, ra.Count)
-			}
-		}
-		out = append(out, oc)
+		out = append(out, outcomeCounts{Name: o.name(), Count: o.Count, RetryAfters: retryAftersOf(o)})
 	}
 	return out
 }
@@ -430,4 +423,108 @@ func TestRecorderSource(t *testing.T) {
 			t.Errorf("after calls to %q: source %q, want %q", tc.urls, got, tc.want)
 		}
 	}
+}
+
+// TestRetryAfterCounted checks how an outcome counts the Retry-After its
+// answers asked for: rounded to whole seconds, zero as none, a longer one
+// than MaxRetryAfterSeconds as that, and a value first seen past
+// MaxRetryAfters as the nearest one kept.
+func TestRetryAfterCounted(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		ras  []time.Duration
+		want string
+	}{
+		{"none and zero", []time.Duration{0, -time.Second}, "none×2 "},
+		{"rounded", []time.Duration{1400 * time.Millisecond, 1600 * time.Millisecond, 2499 * time.Millisecond}, "1s×1 2s×2 "},
+		{"under half a second", []time.Duration{time.Millisecond}, "0s×1 "},
+		{"capped", []time.Duration{MaxRetryAfterSeconds * time.Second, 30 * 24 * time.Hour}, "86400s×2 "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := slot{kind: k5xx}
+			for _, ra := range tc.ras {
+				s.count++
+				s.countRetryAfter(ra)
+			}
+			if diff := cmp.Diff(tc.want, retryAftersOf(s.outcome())); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("past MaxRetryAfters", func(t *testing.T) {
+		s := slot{kind: k5xx}
+		for i := range MaxRetryAfters { // 10, 20, …, 640 s
+			s.countRetryAfter(time.Duration(10*(i+1)) * time.Second)
+		}
+		for _, sec := range []int{14, 16, 5000} { // nearest: 10, 20, 640
+			s.countRetryAfter(time.Duration(sec) * time.Second)
+		}
+		got := map[int64]int64{}
+		for _, ra := range s.outcome().RetryAfter {
+			got[*ra.Seconds] = ra.Count
+		}
+		if len(got) != MaxRetryAfters || got[10] != 2 || got[20] != 2 || got[640] != 2 || got[30] != 1 {
+			t.Errorf("counts by seconds %v: want %d values, 10 s, 20 s and 640 s counted twice", got, MaxRetryAfters)
+		}
+	})
+}
+
+// retryAftersOf writes o's Retry-After counts as "none×2 3s×1 ".
+func retryAftersOf(o Outcome) string {
+	var s string
+	for _, ra := range o.RetryAfter {
+		if ra.Seconds == nil {
+			s += fmt.Sprintf("none×%d ", ra.Count)
+		} else {
+			s += fmt.Sprintf("%ds×%d ", *ra.Seconds, ra.Count)
+		}
+	}
+	return s
+}
+
+// TestRecorderEdges checks what the Recorder's doc says it approximates:
+// a status of no kind counts in the catch-all 4xx, a retried 4xx and code
+// 0 count without a code, an attempt that ends past the window is placed
+// where it ends, and counting stops at 2^32-1 attempts.
+func TestRecorderEdges(t *testing.T) {
+	t.Parallel()
+	info := &plantstore.CallInfo{URL: "https://plants.example.com/plants"}
+	t.Run("statuses", func(t *testing.T) {
+		r := NewRecorder()
+		h := r.Hooks()
+		feed(h, info, plantstore.Attempt{StatusCode: 302}, nil)
+		feed(h, info, plantstore.Attempt{StatusCode: 101}, nil)
+		feed(h, info, plantstore.Attempt{StatusCode: 409, WillRetry: true}, nil)
+		feed(h, info, plantstore.Attempt{StatusCode: 400}, &plantstore.APIError{StatusCode: 400, Code: 0})
+		feed(h, info, plantstore.Attempt{StatusCode: 400}, &plantstore.APIError{StatusCode: 400, Code: 5})
+		want := []outcomeCounts{{Name: "4xx other", Count: 2}, {Name: "4xx 400", Count: 1}, {Name: "4xx 400 code 5", Count: 1}, {Name: "4xx 409", Count: 1}}
+		if diff := cmp.Diff(want, countsOf(r.Recording())); diff != "" {
+			t.Errorf("outcomes (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("past the window", func(t *testing.T) {
+		r := NewRecorder()
+		r.count(0, kOK, 200, nil, 0, 0)
+		// Attempt 1 (a failure) is still running while window more start
+		// and succeed, then ends: a run of its own, not one with attempt 2.
+		r.count(2, k5xx, 503, nil, 0, 0)
+		for seq := uint64(3); seq < 3+window; seq++ {
+			r.count(seq, kOK, 200, nil, 0, 0)
+		}
+		r.count(1, k5xx, 503, nil, 0, 0)
+		want := Runs{Runs: 2, Failures: 2, Lengths: []RunLength{{1, 2}}}
+		if diff := cmp.Diff(want, r.Recording().FailureRuns); diff != "" {
+			t.Errorf("runs (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("count bound", func(t *testing.T) {
+		r := NewRecorder()
+		r.attempts = math.MaxUint32 - 1
+		r.count(0, kOK, 200, nil, 0, 0)
+		r.count(1, kOK, 200, nil, 0, 0)
+		if r.attempts != math.MaxUint32 || r.slots[0].count != 1 {
+			t.Errorf("%d attempts, %d counted: want 2^32-1, 1", r.attempts, r.slots[0].count)
+		}
+	})
 }

@@ -40,14 +40,16 @@ func (e *Error) Error() string { return e.In("") }
 // "body: not valid UTF-8 (at byte 6)" for "body", in one allocation; for
 // an empty what, the text alone.
 func (e *Error) In(what string) string {
-	sep, at, n, end := "", "", "", ""
+	sep, at, end := "", "", ""
 	if what != "" {
 		sep = ": "
 	}
+	var buf [20]byte
+	var n []byte // the offset's digits, which the concatenation copies
 	if e.Offset >= 0 {
-		at, n, end = " (at byte ", strconv.Itoa(e.Offset), ")"
+		at, n, end = " (at byte ", strconv.AppendInt(buf[:0], int64(e.Offset), 10), ")"
 	}
-	return what + sep + e.Msg + at + n + end
+	return what + sep + e.Msg + at + string(n) + end
 }
 
 // Check walks data, one JSON value that json.Valid accepts, and returns an

@@ -180,3 +180,24 @@ func TestValid(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorIn checks how an Error frames its text, and that it does so in
+// one allocation. Not parallel, for AllocsPerRun.
+func TestErrorIn(t *testing.T) {
+	for _, tc := range []struct {
+		e          Error
+		what, want string
+	}{
+		{Error{Offset: 6, Msg: "not valid UTF-8"}, "body", "body: not valid UTF-8 (at byte 6)"},
+		{Error{Offset: 0, Msg: "x"}, "", "x (at byte 0)"},
+		{Error{Offset: -1, Msg: "want an object, got JSON null"}, "body", "body: want an object, got JSON null"},
+	} {
+		if got := tc.e.In(tc.what); got != tc.want {
+			t.Errorf("%+v.In(%q) = %q, want %q", tc.e, tc.what, got, tc.want)
+		}
+	}
+	e := &Error{Offset: 1234, Msg: "invalid JSON: cut short"}
+	if n := testing.AllocsPerRun(100, func() { _ = e.In("body") }); n != 1 {
+		t.Errorf("In allocates %v times, want 1", n)
+	}
+}
