@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/plantstore/plantstore-go/internal/wire"
 )
@@ -120,6 +121,28 @@ type redactedNetError struct {
 func (e *redactedNetError) Timeout() bool   { return e.timeout }
 func (e *redactedNetError) Temporary() bool { return e.temporary }
 
+// redactName is wire.Redact for a header name, which net/http hands over
+// canonical: a token echoed in a name may have changed case there
+// ("X-Echo-S3cr3t-T0ken"), so it is matched without regard to case, and
+// such a name reads in lower case ("x-echo-REDACTED").
+func redactName(k string, tokens []string) string {
+	if rk := wire.Redact(k, tokens); rk != k {
+		return rk
+	}
+	for _, t := range tokens {
+		for i := 0; t != "" && i+len(t) <= len(k); i++ {
+			if strings.EqualFold(k[i:i+len(t)], t) {
+				lower := make([]string, len(tokens))
+				for j, t := range tokens {
+					lower[j] = strings.ToLower(t)
+				}
+				return wire.Redact(strings.ToLower(k), lower)
+			}
+		}
+	}
+	return k
+}
+
 // redactHeader returns h, or, when a name or a value in it holds one of
 // tokens, a copy of h with them REDACTED: the headers a call hands back
 // in [CallInfo], which a caller may log or print with the call's error.
@@ -129,7 +152,7 @@ func redactHeader(h http.Header, tokens []string) http.Header {
 	}
 	var out http.Header // nil until something is redacted
 	for k, vs := range h {
-		rk := wire.Redact(k, tokens)
+		rk := redactName(k, tokens)
 		var rvs []string
 		for i, v := range vs {
 			if rv := wire.Redact(v, tokens); rv != v {
