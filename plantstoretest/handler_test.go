@@ -214,6 +214,7 @@ func TestHandlerAcceptsValidBodies(t *testing.T) {
 		{"charset utf-8", "application/json; charset=utf-8", `{"id":13,"name":"Fern"}`, plantstore.NewPlant{ID: 13, Name: "Fern"}},
 		{"charset upper case", "application/json;charset=UTF-8", `{"id":14,"name":"Fern"}`, plantstore.NewPlant{ID: 14, Name: "Fern"}},
 		{"media type upper case", "Application/JSON", `{"id":15,"name":"Fern"}`, plantstore.NewPlant{ID: 15, Name: "Fern"}},
+		{"another parameter ignored", "application/json; profile=plant", `{"id":16,"name":"Fern"}`, plantstore.NewPlant{ID: 16, Name: "Fern"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -48,9 +48,10 @@
 //     for a wrong token and nothing for none. A well-formed header is
 //     "Bearer" in any case, one or more spaces and the token (RFC 7235);
 //     the token is compared in constant time.
-//   - A Content-Type other than application/json, optionally with
-//     charset=utf-8, is 400 with [CodeContentType]: not 415, as the
-//     specification answers every failed create with 400.
+//   - A Content-Type other than application/json, or one with a charset
+//     other than utf-8, is 400 with [CodeContentType]: not 415, as the
+//     specification answers every failed create with 400. Other
+//     parameters are ignored, as JSON defines none.
 //   - A body over 1 MiB is 400 with [CodeTooLarge], not 413. The fake reads
 //     no more of it; net/http then keeps the connection if at most 256 KiB
 //     is left, and otherwise closes it half a second later.
