@@ -168,5 +168,5 @@ func NewCreate(impl, baseURL string, opts ...plantstore.Option) (Create, func(),
 			return err
 		}, c.CloseIdleConnections, nil
 	}
-	return nil, nil, fmt.Errorf("unknown implementation %q: want one of %q", impl, Impls)
+	return nil, nil, fmt.Errorf("unknown implementation %q: want one of %q or \"sdk-traffic\"", impl, Impls)
 }
