@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/plantstore/plantstore-go/internal/testenv"
+	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
 // nsCreated is what POST /__plantstore/namespaces answers.
@@ -387,6 +389,73 @@ func TestNamespaceHeldRequestShutdown(t *testing.T) {
 		}
 		runtime.Gosched()
 	}
+}
+
+// TestChaosAndProfileReachNamespaces checks the rest of NAMESPACES.md's
+// promise: -chaos with its seed gives each namespace a chaos sequence of its
+// own, the same from the seed, and -profile shapes a namespace's replies.
+func TestChaosAndProfileReachNamespaces(t *testing.T) {
+	t.Parallel()
+	newNamespace := func(t *testing.T, m *mock) string {
+		t.Helper()
+		status, _, body := m.do(t, "POST", "/__plantstore/namespaces", "", "")
+		var ns nsCreated
+		if err := json.Unmarshal([]byte(body), &ns); status != http.StatusCreated || err != nil {
+			t.Fatalf("create a namespace = %d %s %v", status, body, err)
+		}
+		return strings.TrimPrefix(ns.BaseURL, m.url)
+	}
+	t.Run("chaos", func(t *testing.T) {
+		t.Parallel()
+		m := startRun(t, nil, "-addr", "127.0.0.1:0", "-chaos", "0.5", "-chaos-seed", "3")
+		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+		var faults [2][]string
+		for i := range faults {
+			base := newNamespace(t, m)
+			for id := 1; id <= 12; id++ {
+				req, _ := http.NewRequest("POST", m.url+base+"/plants", strings.NewReader(fmt.Sprintf(`{"id": %d, "name": "p"}`, id)))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Authorization", "Bearer "+plantstoretest.DefaultToken)
+				if resp, err := client.Do(req); err == nil { // chaos may drop the connection
+					resp.Body.Close()
+				}
+			}
+			_, _, body := m.do(t, "GET", base+"/__plantstore/requests", "", "")
+			var journal []struct {
+				Fault string `json:"fault"`
+			}
+			if err := json.Unmarshal([]byte(body), &journal); err != nil || len(journal) != 12 {
+				t.Fatalf("namespace %d: journal %.200s: %v, want 12 entries", i, body, err)
+			}
+			for _, e := range journal {
+				faults[i] = append(faults[i], e.Fault)
+			}
+		}
+		if !slices.ContainsFunc(faults[0], func(f string) bool { return strings.HasPrefix(f, "chaos: ") }) {
+			t.Errorf("namespace 0's faults %q: none from chaos under -chaos 0.5", faults[0])
+		}
+		if diff := cmp.Diff(faults[0], faults[1]); diff != "" {
+			t.Errorf("the two namespaces' chaos sequences differ under one -chaos-seed (-first +second):\n%s", diff)
+		}
+	})
+	t.Run("profile", func(t *testing.T) {
+		t.Parallel()
+		profile := filepath.Join(t.TempDir(), "profile.json")
+		doc := `{"duplicate_id": {"status": 409, "content_type": "application/json", "body": "{\"error\": 1009}"}}`
+		if err := os.WriteFile(profile, []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		m := startRun(t, nil, "-addr", "127.0.0.1:0", "-profile", profile)
+		base := newNamespace(t, m)
+		var statuses []int
+		for range 2 {
+			status, _, _ := m.do(t, "POST", base+"/plants", `{"id": 1, "name": "p"}`, plantstoretest.DefaultToken)
+			statuses = append(statuses, status)
+		}
+		if diff := cmp.Diff([]int{200, 409}, statuses); diff != "" {
+			t.Errorf("a repeated id in a namespace under -profile (-want +got):\n%s", diff)
+		}
+	})
 }
 
 // TestFlagsReachNamespaces: each namespace starts from the mock's flags
