@@ -250,3 +250,62 @@ func TestWithHTTP2NeedsGo124ForH2C(t *testing.T) {
 		t.Errorf("Fatalf calls mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestCloseWaitsForEveryHandler checks that Server.Close returns only once
+// every request's handler has returned, on each protocol and network: 40
+// creates whose bodies stall, each read by its handler (the server's 100
+// Continue proves it), are all in the journal, with their outcome, when
+// Close returns. Over HTTP/2 the handlers run apart from the connection,
+// which httptest.Server.Close waits for, so Close must wait for them itself.
+func TestCloseWaitsForEveryHandler(t *testing.T) {
+	t.Parallel()
+	const n = 40
+	for _, network := range []struct {
+		name string
+		opts []Option
+	}{{"loopback", nil}, {"in memory", []Option{WithInMemoryNetwork()}}} {
+		onEachProtocol(t, network.name, network.opts, func(t *testing.T, p wireProtocol, s *Server) {
+			tr := s.transport.Clone()
+			tr.ExpectContinueTimeout = waitTimeout
+			defer tr.CloseIdleConnections()
+			c := &http.Client{Transport: tr}
+			started := make(chan struct{}, n)
+			var sent sync.WaitGroup
+			stalls := make([]*io.PipeWriter, n)
+			defer func() {
+				for _, w := range stalls {
+					w.Close() // so that a transport still sending the body gives up
+				}
+				sent.Wait()
+			}()
+			for i := range n {
+				body, stall := io.Pipe()
+				stalls[i] = stall
+				trace := &httptrace.ClientTrace{Got100Continue: func() { started <- struct{}{} }}
+				req, err := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace),
+					http.MethodPost, s.URL+"/plants", body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.ContentLength = 100
+				req.Header.Set("Authorization", "Bearer "+DefaultToken)
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Expect", "100-continue")
+				sent.Add(1)
+				go func() {
+					defer sent.Done()
+					if resp, err := c.Do(req); err == nil {
+						resp.Body.Close()
+					}
+				}()
+			}
+			for range n {
+				waitFor(t, "a handler to read its body", started)
+			}
+			s.Close()
+			if got := len(s.Requests()); got != n {
+				t.Errorf("%s: when Close returned, the journal held %d requests, want all %d", p.name, got, n)
+			}
+		})
+	}
+}

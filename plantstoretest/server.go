@@ -129,6 +129,11 @@ type Server struct {
 	ts        *httptest.Server
 	transport *http.Transport // shared by the clients Client returns
 	closeOnce sync.Once
+	// serving is read-locked by each request while h serves it, so that
+	// Close can wait for them all: httptest.Server.Close waits for the
+	// connections, but over HTTP/2 a request's handler runs apart from its
+	// connection, and outlives it.
+	serving sync.RWMutex
 }
 
 // NewServer starts a fake Plant Store on a loopback address (or, with
@@ -164,6 +169,12 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	}
 	c.tb, c.site = tb, callSite()
 	h := newHandler(c)
+	s := &Server{h: h, tb: tb, token: c.token}
+	served := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.serving.RLock()
+		defer s.serving.RUnlock()
+		h.ServeHTTP(w, r)
+	})
 
 	errorLog := log.New(io.Discard, "", 0)
 	if c.logToTB {
@@ -174,9 +185,9 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	if c.inMemory {
 		// httptest.NewUnstartedServer would open a socket.
 		mem = newMemListener()
-		ts = &httptest.Server{Listener: mem, Config: &http.Server{Handler: h}}
+		ts = &httptest.Server{Listener: mem, Config: &http.Server{Handler: served}}
 	} else {
-		ts = httptest.NewUnstartedServer(h)
+		ts = httptest.NewUnstartedServer(served)
 	}
 	ts.Config.ErrorLog = errorLog
 	transport := start(ts, c.tls, c.http2)
@@ -187,7 +198,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 		// that create from many goroutines would mostly measure dialling.
 		transport.MaxIdleConnsPerHost = max(transport.MaxIdleConnsPerHost, 64)
 	}
-	s := &Server{h: h, URL: ts.URL, tb: tb, token: c.token, ts: ts, transport: transport}
+	s.URL, s.ts, s.transport = ts.URL, ts, transport
 	tb.Cleanup(func() {
 		tb.Helper() // so that the report points at the test's call of NewServer
 		s.Close()
@@ -224,6 +235,8 @@ func (s *Server) Close() {
 		// body has stalled never finishes on its own.
 		s.ts.CloseClientConnections()
 		s.ts.Close()
+		s.serving.Lock() // every handler has returned
+		s.serving.Unlock()
 		s.transport.CloseIdleConnections()
 	})
 }
