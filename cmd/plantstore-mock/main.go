@@ -142,7 +142,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 		"counted as their bytes and a fixed cost each; past it a create, seed, fault or API request is a 400 (code 11). "+
 		"With it full, peak RSS stays within 2×N+128 MiB (measured 1.6 GiB at most for the default)")
 	fs.IntVar(&f.maxNS, "max-namespaces", mockserver.DefaultMaxNamespaces, "let at most `N` namespaces (POST /__plantstore/namespaces) live at once; 0 turns them off")
-	fs.IntVar(&f.maxConns, "max-conns", mockserver.DefaultMaxConns, "serve at most `N` connections at once; more wait their turn")
+	fs.IntVar(&f.maxConns, "max-conns", mockserver.DefaultMaxConns, "serve at most `N` connections, and N requests, at once; more wait their turn")
 	fs.Var(&f.rate, "rate-limit", "answer API requests over `RATE` (N/s, N/m, N/h or N/duration, like 50/s or 10/1500ms) with 429 (default no limit)")
 	fs.Float64Var(&f.chaos, "chaos", 0, "answer this `fraction` (0 to 1) of API requests with a random fault")
 	f.logLevel = slog.LevelInfo
@@ -287,7 +287,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// Before, a mock that could not start said why in plain lines, as the
 	// flag package does, and logged nothing.
 	srv := &http.Server{
-		Handler:           mock,
+		Handler:           mockserver.LimitRequests(mock, f.maxConns),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,
@@ -297,6 +297,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if h2c.Supported {
 		h2c.Serve(srv)
+		h2c.Bound(srv, maxStreams, maxStreamBuffer)
 	} else {
 		always.Info("serving HTTP/1.1 only: h2c needs a plantstore-mock built with Go 1.24 or later")
 	}
@@ -333,6 +334,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	return 0
 }
+
+// An h2c connection takes at most maxStreams streams at once, and keeps at
+// most maxStreamBuffer bytes of each body its handler has not read (a
+// request waiting for one of -max-conns' slots, see
+// mockserver.LimitRequests): 3,200 KiB a connection in all.
+const (
+	maxStreams      = 100
+	maxStreamBuffer = 32 << 10
+)
 
 // handlerOptions configure the fakes the command serves, the default one
 // and each namespace's, as f says (parseFlags checked it). They log each

@@ -11,8 +11,12 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	h2cpkg "github.com/plantstore/plantstore-go/internal/h2c"
 	"github.com/plantstore/plantstore-go/internal/mockserver"
 	"github.com/plantstore/plantstore-go/internal/testenv"
 	"github.com/plantstore/plantstore-go/internal/wire"
@@ -284,4 +288,98 @@ func createRaw(t *testing.T, url string, body []byte) (int, string) {
 		t.Fatalf("reading the reply: %v", err)
 	}
 	return resp.StatusCode, string(b)
+}
+
+// TestRequestsInFlightMemory checks that -max-conns bounds the requests in
+// flight whatever the protocol: one h2c connection carrying 48 streams of 1
+// MiB − 1 byte that never end raises the mock's peak RSS (VmHWM, from
+// /proc) by what two such requests hold, as two HTTP/1.1 connections would,
+// not by what 48 do (70 MiB before the bound). The streams beyond the bound
+// wait for a slot, and the connection's flow-control window bounds what
+// they send meanwhile.
+// It measures once the peak has not moved for a second.
+// Linux only.
+func TestRequestsInFlightMemory(t *testing.T) {
+	testenv.Long(t)
+	if runtime.GOOS != "linux" {
+		t.Skip("skipping: reads /proc/PID/status")
+	}
+	if !h2cpkg.Supported {
+		t.Skip("h2c needs Go 1.24 or later")
+	}
+	const streams, maxConns, size = 48, 2, 1<<20 - 1
+	m := startMock(t, buildPlainMock(t), "-token", "T", "-max-conns", strconv.Itoa(maxConns))
+	pid := m.cmd.Process.Pid
+	if status := post(t, m.url+"/__plantstore/reset", nil); status != 204 {
+		t.Fatalf("reset = %d, want 204", status)
+	}
+	before := procStatus(t, pid, "VmHWM")
+
+	tr := &http.Transport{}
+	h2cpkg.Speak(tr)
+	defer tr.CloseIdleConnections()
+	stall := make(chan struct{})
+	var sent atomic.Int64
+	var done sync.WaitGroup
+	defer func() { close(stall); done.Wait() }()
+	for i := range streams {
+		body := fmt.Sprintf(`{"id":%d,"name":"%s`, i, strings.Repeat("n", size))[:size]
+		req, err := http.NewRequest(http.MethodPost, m.url+"/plants", &stallingReader{r: strings.NewReader(body), n: &sent, stall: stall})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.ContentLength = size + 1 // one byte that never comes
+		req.Header.Set("Authorization", "Bearer T")
+		req.Header.Set("Content-Type", "application/json")
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			if resp, err := tr.RoundTrip(req); err == nil {
+				resp.Body.Close()
+			}
+		}()
+	}
+	// Once two streams' bodies are on their way, the peak settles where the
+	// bound holds it: measure once it has not moved for a second.
+	deadline := time.Now().Add(20 * time.Second)
+	for sent.Load() < maxConns*size && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	for last, still := int64(-1), 0; still < 10 && time.Now().Before(deadline); {
+		if hwm := procStatus(t, pid, "VmHWM"); hwm != last {
+			last, still = hwm, 0
+		} else {
+			still++
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	rise := procStatus(t, pid, "VmHWM") - before
+	// Two requests' bodies as the handler reads them (a buffer that doubles,
+	// so up to twice each), the connection's window for the streams that
+	// wait, and twice the runtime slack of TestControlBodyMemory.
+	limit := int64(maxConns*2*size + maxStreams*maxStreamBuffer + 2<<20)
+	t.Logf("%d h2c streams of %d bytes, -max-conns %d: %d KiB sent, peak RSS +%d KiB (limit %d KiB)",
+		streams, size, maxConns, sent.Load()>>10, rise>>10, limit>>10)
+	if rise > limit {
+		t.Errorf("peak RSS rose by %d KiB with %d stalled h2c streams and -max-conns %d, want at most %d KiB",
+			rise>>10, streams, maxConns, limit>>10)
+	}
+}
+
+// stallingReader reads r, counting the bytes in n, then blocks until stall
+// is closed.
+type stallingReader struct {
+	r     io.Reader
+	n     *atomic.Int64
+	stall chan struct{}
+}
+
+func (s *stallingReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.n.Add(int64(n))
+	if err == io.EOF {
+		<-s.stall
+		return 0, io.ErrUnexpectedEOF
+	}
+	return n, err
 }

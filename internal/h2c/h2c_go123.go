@@ -7,6 +7,7 @@ import "net/http"
 // Supported reports whether this Go has h2c.
 const Supported = false
 
-// Serve and Speak must not be called without h2c (see [Supported]).
-func Serve(*http.Server)    { panic("h2c needs Go 1.24 or later") }
-func Speak(*http.Transport) { panic("h2c needs Go 1.24 or later") }
+// Serve, Speak and Bound must not be called without h2c (see [Supported]).
+func Serve(*http.Server)           { panic("h2c needs Go 1.24 or later") }
+func Speak(*http.Transport)        { panic("h2c needs Go 1.24 or later") }
+func Bound(*http.Server, int, int) { panic("h2c needs Go 1.24 or later") }

@@ -21,3 +21,16 @@ func Speak(tr *http.Transport) {
 	p.SetUnencryptedHTTP2(true)
 	tr.Protocols = &p
 }
+
+// Bound makes srv's HTTP/2 take at most streams streams at once on a
+// connection, and keep at most perStream bytes of each one's body that its
+// handler has not read, streams × perStream (under 4 MiB) in all: so the
+// streams whose handlers wait cannot take the whole window of the
+// connection from those whose handlers read.
+func Bound(srv *http.Server, streams, perStream int) {
+	srv.HTTP2 = &http.HTTP2Config{
+		MaxConcurrentStreams:          streams,
+		MaxReceiveBufferPerStream:     perStream,
+		MaxReceiveBufferPerConnection: streams * perStream,
+	}
+}

@@ -2,6 +2,7 @@ package mockserver
 
 import (
 	"net"
+	"net/http"
 	"strconv"
 	"sync"
 
@@ -67,6 +68,30 @@ func (c *limitConn) Close() error {
 	err := c.Conn.Close()
 	c.once.Do(c.release)
 	return err
+}
+
+// LimitRequests returns a handler that serves at most n requests at once
+// with h, whatever the protocol, so that [LimitListener]'s bound on
+// connections bounds the requests in flight too: over HTTP/1.1 a connection
+// carries one request at a time, but over HTTP/2 it carries up to 250
+// streams, each of which would hold its body while it is served. A request
+// beyond the bound waits for a slot, and gives up when its client does;
+// meanwhile the HTTP/2 server buffers at most the connection's
+// flow-control window (1 MiB) of the bodies that wait. n must be at least 1.
+func LimitRequests(h http.Handler, n int) http.Handler {
+	if n < 1 {
+		panic("mockserver: LimitRequests needs n >= 1, got " + strconv.Itoa(n))
+	}
+	sem := make(chan struct{}, n)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case sem <- struct{}{}:
+		case <-r.Context().Done():
+			return
+		}
+		defer func() { <-sem }()
+		h.ServeHTTP(w, r)
+	})
 }
 
 // ClientURL is the http URL a client on this machine can use to reach a

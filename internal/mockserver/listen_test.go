@@ -1,9 +1,15 @@
 package mockserver
 
 import (
+	"context"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestLimitListenerBoundsOpenConnections(t *testing.T) {
@@ -135,4 +141,48 @@ func TestClientURLOfAnUnspecifiedListener(t *testing.T) {
 		t.Fatalf("ClientURL(%v) = %q, which a client cannot dial: %v", ln.Addr(), url, err)
 	}
 	c.Close()
+}
+
+// TestLimitRequests checks that LimitRequests serves at most n requests at
+// once, that a request beyond waits for a slot, and that one whose client
+// gives up while it waits is not served.
+func TestLimitRequests(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	entered := make(chan string, 3)
+	h := LimitRequests(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		entered <- r.URL.Path
+		<-release
+	}), 2)
+	serve := func(ctx context.Context, path string) <-chan struct{} {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequestWithContext(ctx, http.MethodGet, path, nil))
+		}()
+		return done
+	}
+	first, second := serve(context.Background(), "/1"), serve(context.Background(), "/2")
+	got := []string{<-entered, <-entered}
+	slices.Sort(got)
+	if diff := cmp.Diff([]string{"/1", "/2"}, got); diff != "" {
+		t.Errorf("requests served at once (-want +got):\n%s", diff)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	gaveUp := serve(ctx, "/gave-up")
+	cancel()
+	<-gaveUp
+	third := serve(context.Background(), "/3")
+	select {
+	case p := <-entered:
+		t.Fatalf("%s was served with 2 requests in flight and a bound of 2", p)
+	default:
+	}
+	close(release)
+	<-first
+	<-second
+	<-third
+	if p := <-entered; p != "/3" {
+		t.Errorf("after a slot freed, %s was served, want /3", p)
+	}
 }
