@@ -58,6 +58,12 @@ const (
 	h2StreamText   = "stream error: stream ID "
 	// h2FromPeerText ends a stream error the server sent.
 	h2FromPeerText = "received from peer"
+	// h2GoAwayCodeText begins the error of a connection's first stream
+	// when the server's GOAWAY, with an error code other than NO_ERROR,
+	// put it above the last stream processed (net/http since Go 1.22).
+	h2GoAwayCodeText = "http2: Transport received GOAWAY from server ErrCode:"
+	// h2ConnText begins a connection error the client raised.
+	h2ConnText = "connection error: "
 )
 
 // notProcessedError is an attempt the server said it did not process.
@@ -82,9 +88,21 @@ func (e *streamResetError) Error() string {
 }
 func (e *streamResetError) Unwrap() error { return e.err }
 
+// refusedAnswerError is an answer the transport refused: over HTTP/2, a
+// connection error the client raised, which is how a header value
+// (COMPRESSION_ERROR) or header list (PROTOCOL_ERROR) over the transport's
+// limit shows, and how any other breach of the protocol by the server
+// does. The server would answer a retry the same way. Its text is the
+// transport's.
+type refusedAnswerError struct{ err error }
+
+func (e *refusedAnswerError) Error() string { return e.err.Error() }
+func (e *refusedAnswerError) Unwrap() error { return e.err }
+
 // h2Signal returns err, a transport's error, as a *notProcessedError or
-// a *streamResetError when it is the server's HTTP/2 signal, and else
-// unchanged.
+// a *streamResetError when it is the server's HTTP/2 signal, as a
+// *refusedAnswerError when the client refused the server's frames, and
+// else unchanged.
 func h2Signal(err error) error {
 	var se h2StreamError
 	if errors.As(err, &se) {
@@ -99,16 +117,34 @@ func h2Signal(err error) error {
 	// server may have processed read as not processed.
 	msg := err.Error()
 	quoted, noResend := strings.CutPrefix(msg, h2NoResendText)
-	if msg == h2GoAwayText || noResend && strings.HasPrefix(quoted, h2GoAwayText) {
+	if !noResend {
+		quoted = msg
+	}
+	if quoted == h2GoAwayText || noResend && strings.HasPrefix(quoted, h2GoAwayText) ||
+		strings.HasPrefix(quoted, h2GoAwayCodeText) {
 		return &notProcessedError{signal: "GOAWAY", err: err}
 	}
-	// "stream error: stream ID 1; REFUSED_STREAM; received from peer]"
+	if code, ok := strings.CutPrefix(quoted, h2ConnText); ok {
+		if noResend {
+			code, _, _ = strings.Cut(code, "]")
+		}
+		if code == "PROTOCOL_ERROR" || code == "COMPRESSION_ERROR" {
+			return &refusedAnswerError{err: err}
+		}
+	}
+	// "stream error: stream ID 1; REFUSED_STREAM; received from peer", whole
+	// (x/net's transport, whose stream error has no As method) or quoted
+	// as the transport's "cannot retry" error begins, ending in "]".
 	rest, ok := strings.CutPrefix(quoted, h2StreamText)
-	if !noResend || !ok {
+	if !ok {
 		return err
 	}
+	end := h2FromPeerText
+	if noResend {
+		end += "]"
+	}
 	fields := strings.SplitN(rest, "; ", 3)
-	if len(fields) < 3 || !strings.HasPrefix(fields[2], h2FromPeerText+"]") {
+	if len(fields) < 3 || noResend && !strings.HasPrefix(fields[2], end) || !noResend && fields[2] != end {
 		return err
 	}
 	if c := slices.Index(h2ErrCodeNames[:], fields[1]); c >= 0 {

@@ -43,8 +43,20 @@ func TestH2Signal(t *testing.T) {
 		{"a code from the future, from the server", h2StreamError{StreamID: 1, Code: 0x77, Cause: errors.New("received from peer")},
 			"the server reset the request (HTTP/2 error code 0x77)"},
 		{"the client's own stream error", h2StreamError{StreamID: 1, Code: 0x1}, ""},
-		{"a stream error's text alone", errors.New("stream error: stream ID 1; REFUSED_STREAM; received from peer"), ""},
+		// x/net's transport's stream error, which has no As method.
+		{"a stream error's text alone", errors.New("stream error: stream ID 1; REFUSED_STREAM; received from peer"),
+			"the server did not process the request (HTTP/2 REFUSED_STREAM)"},
+		{"a stream error's text and more", errors.New("stream error: stream ID 1; REFUSED_STREAM; received from peer; and more"), ""},
 		{"the GOAWAY text and more", errors.New("http2: Transport received Server's graceful shutdown GOAWAY; and more"), ""},
+		{"GOAWAY with an error code, above it", errors.New("http2: Transport received GOAWAY from server ErrCode:ENHANCE_YOUR_CALM"),
+			"the server did not process the request (HTTP/2 GOAWAY)"},
+		{"the client's connection error", errors.New("connection error: PROTOCOL_ERROR"), "connection error: PROTOCOL_ERROR"},
+		{"the client's connection error, not re-sent", noResend("connection error: COMPRESSION_ERROR"),
+			noResend("connection error: COMPRESSION_ERROR").Error()},
+		// A GOAWAY's debug data, which the server chooses, is quoted in the
+		// error of a stream at or below it: it must not decide anything.
+		{"GOAWAY debug data quoting a connection error", errors.New(`http2: server sent GOAWAY and closed the connection; LastStreamID=1, ErrCode=NO_ERROR, debug="connection error: PROTOCOL_ERROR"`), ""},
+		{"GOAWAY debug data quoting the error-code GOAWAY", errors.New(`http2: server sent GOAWAY and closed the connection; LastStreamID=1, ErrCode=NO_ERROR, debug="http2: Transport received GOAWAY from server ErrCode:NO_ERROR"`), ""},
 		{"not HTTP/2", io.ErrUnexpectedEOF, ""},
 	}
 	for _, tt := range tests {
@@ -56,6 +68,11 @@ func TestH2Signal(t *testing.T) {
 			}
 			if got.Error() != want {
 				t.Errorf("h2Signal(%q) reads %q, want %q", tt.err, got, want)
+			}
+			// The client's connection errors are final; nothing else is.
+			wantFinal := strings.Contains(tt.name, "the client's connection error")
+			if final := !retryableError(got); final != wantFinal {
+				t.Errorf("h2Signal(%q) is final: %v, want %v", tt.err, final, wantFinal)
 			}
 			if !errors.Is(got, tt.err) {
 				t.Errorf("h2Signal(%q) does not wrap it", tt.err)

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -163,19 +164,31 @@ func retryableError(err error) bool {
 }
 
 // refusedAnswer reports whether err is the transport's refusal of an
-// answer the server sent: response headers over the transport's limit
-// (http.Transport.MaxResponseHeaderBytes) or, over HTTP/2, a connection
-// error the client raised, which is how a header value (COMPRESSION_ERROR)
-// or header list (PROTOCOL_ERROR) over the limit shows there, and how any
-// other breach of the protocol by the server does. The server would answer
-// a retry the same way. net/http gives these errors no type, only their
-// text, unchanged since Go 1.7.
+// answer the server sent: over HTTP/2 a *refusedAnswerError (see
+// [h2Signal]), over HTTP/1.1 response headers over the transport's limit
+// (http.Transport.MaxResponseHeaderBytes), whose error net/http gives no
+// type, only its text, unchanged since Go 1.7. The server would answer a
+// retry the same way. The text is matched as the transport's error begins,
+// never as a part, so that no text a server chooses can match.
 func refusedAnswer(err error) bool {
+	var refused *refusedAnswerError
+	if errors.As(err, &refused) {
+		return true
+	}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		err = urlErr.Err
+	}
 	msg := err.Error()
-	return strings.Contains(msg, "net/http: server response headers exceeded ") ||
-		strings.Contains(msg, "connection error: COMPRESSION_ERROR") ||
-		strings.Contains(msg, "connection error: PROTOCOL_ERROR")
+	return strings.HasPrefix(msg, h1HeadersTooLongText) || strings.HasPrefix(msg, h1BrokenText+h1HeadersTooLongText)
 }
+
+// The HTTP/1.1 transport's error for response headers over its limit, as
+// it begins, and the prefix it comes with from a connection's read loop.
+const (
+	h1HeadersTooLongText = "net/http: server response headers exceeded "
+	h1BrokenText         = "net/http: HTTP/1.x transport connection broken: "
+)
 
 // certainlyNotSent reports whether err proves that the request never reached
 // the server: no connection was made or the TLS handshake failed. The

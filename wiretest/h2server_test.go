@@ -31,6 +31,7 @@ const (
 	goAwayAt                          // GOAWAY with the stream's own id, then close without answering
 	goAwayAtQuoting                   // goAwayAt, with INTERNAL_ERROR and debug data that quotes net/http's "not processed" GOAWAY text
 	goAwayAtQuotingRetry              // goAwayAt, with INTERNAL_ERROR and debug data that quotes net/http's "cannot retry" text of a refused stream
+	goAwayCalm                        // GOAWAY with last-stream-id 0 and ENHANCE_YOUR_CALM, then close: the connection's first stream was not processed
 	brokenBody                        // 201 headers, half the body, then close
 	closeAfterBody                    // HTTP/1.1: close the connection without answering
 )
@@ -255,6 +256,12 @@ func (s *wireServer) apply(fr *http2.Framer, enc *hpack.Encoder, hbuf *bytes.Buf
 		*goneAt = max(id, 2) - 2
 		// The client closes the connection once its streams are done.
 		return fr.WriteGoAway(*goneAt, http2.ErrCodeNo, nil)
+	case goAwayCalm:
+		*goneAt = 0
+		if err := fr.WriteGoAway(0, http2.ErrCodeEnhanceYourCalm, nil); err != nil {
+			return err
+		}
+		return errClose
 	case goAwayAt, goAwayAtQuoting, goAwayAtQuotingRetry:
 		*goneAt = id
 		code, debug := http2.ErrCodeNo, []byte(nil)

@@ -6,6 +6,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/plantstore/plantstore-go"
+	"golang.org/x/net/http2"
 )
 
 // serverTLS is the servers' TLS configuration. TestMain makes the
@@ -59,10 +61,19 @@ type protocol struct {
 // version has it (h2c_go124_test.go).
 var protocols = []protocol{
 	{name: "h1", start: startH1, opts: func() []plantstore.Option { return nil }},
-	{name: "h2", h2: true, start: func(t *testing.T, plan ...fault) *wireServer {
-		return startH2(t, serverTLS, plan...)
-	}, opts: func() []plantstore.Option { return nil }},
+	{name: "h2", h2: true, start: startTLSH2, opts: func() []plantstore.Option { return nil }},
+	// The transports a user may give through WithHTTPClient must read the
+	// same: net/http's own, made to attempt HTTP/2, and x/net's.
+	{name: "h2-forced", h2: true, start: startTLSH2, opts: func() []plantstore.Option {
+		return []plantstore.Option{plantstore.WithHTTPClient(&http.Client{Transport: &http.Transport{ForceAttemptHTTP2: true}})}
+	}},
+	{name: "h2-xnet", h2: true, start: startTLSH2, opts: func() []plantstore.Option {
+		return []plantstore.Option{plantstore.WithHTTPClient(&http.Client{Transport: &http2.Transport{}})}
+	}},
 }
+
+// startTLSH2 starts an HTTP/2 server over TLS that applies plan.
+func startTLSH2(t *testing.T, plan ...fault) *wireServer { return startH2(t, serverTLS, plan...) }
 
 // A matrixCase is a fault plan and what the client must make of it.
 type matrixCase struct {
@@ -91,6 +102,8 @@ var matrix = []matrixCase{
 	{name: "every stream refused", plan: []fault{refuse}, maxRetries: 3, h2Only: true, wantErr: true, h2Text: "(HTTP/2 REFUSED_STREAM) (after 4 attempts)", wantAttempts: 4},
 	{name: "GOAWAY below/no retries", plan: []fault{goAwayBelow, answer}, h2Only: true, wantErr: true, h2Text: "the server did not process the request (HTTP/2 GOAWAY)", wantAttempts: 1},
 	{name: "GOAWAY below/retried", plan: []fault{goAwayBelow, answer}, maxRetries: 2, h2Only: true, wantAttempts: 2},
+	{name: "GOAWAY ENHANCE_YOUR_CALM below/no retries", plan: []fault{goAwayCalm, answer}, h2Only: true, wantErr: true, h2Text: "the server did not process the request (HTTP/2 GOAWAY)", wantAttempts: 1},
+	{name: "GOAWAY ENHANCE_YOUR_CALM below/retried", plan: []fault{goAwayCalm, answer}, maxRetries: 2, h2Only: true, wantAttempts: 2},
 
 	// A request the server may have processed.
 	{name: "PROTOCOL_ERROR/no retries", plan: []fault{resetProtocol, answer}, h2Only: true, wantErr: true, h2Text: "the server reset the request (HTTP/2 PROTOCOL_ERROR) (the plant may have been created)", wantMaybe: true, wantAttempts: 1},
@@ -128,7 +141,9 @@ func TestFaultMatrix(t *testing.T) {
 			t.Run(p.name+"/"+tc.name, func(t *testing.T) {
 				t.Parallel()
 				srv := p.start(t, plan...)
+				var last plantstore.Attempt // the last attempt, as the hooks see it
 				opts := append(p.opts(),
+					plantstore.WithHooks(plantstore.Hooks{AttemptEnd: func(_ context.Context, _ *plantstore.CallInfo, a plantstore.Attempt) { last = a }}),
 					plantstore.WithToken("t0ken"),
 					plantstore.WithMaxRetries(tc.maxRetries),
 					plantstore.WithRetryBackoff(time.Millisecond, time.Millisecond),
@@ -147,6 +162,9 @@ func TestFaultMatrix(t *testing.T) {
 				}
 				if got := errors.Is(err, plantstore.ErrMaybeCreated); got != tc.wantMaybe {
 					t.Errorf("errors.Is(%v, ErrMaybeCreated) = %v, want %v", err, got, tc.wantMaybe)
+				}
+				if last.Err != nil && last.StatusCode == 0 && last.MaybeSent != tc.wantMaybe {
+					t.Errorf("the last attempt's MaybeSent = %v, want %v (err: %v)", last.MaybeSent, tc.wantMaybe, err)
 				}
 				if err != nil && strings.Contains(err.Error(), "GetBody") {
 					t.Errorf("error speaks of net/http's internals: %v", err)
