@@ -2,6 +2,7 @@ package plantstore
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptrace"
 	"sync/atomic"
 	"time"
@@ -45,8 +46,11 @@ type callState struct {
 	last Attempt
 
 	// info is the call as hooks, logs, WithCallInfo and the CallError see
-	// it.
+	// it, through [callState.readable].
 	info CallInfo
+	// header is the last response's header, until readable redacts it
+	// into info: a call that nothing reads pays nothing for redaction.
+	header http.Header
 	// attemptStart is set only when the log reads it.
 	attemptStart time.Time
 
@@ -103,4 +107,17 @@ func stateOf(ctx context.Context) *callState {
 // attempt timeout while ctx, the call's, did not.
 func (st *callState) attemptTimedOut(ctx context.Context) bool {
 	return st.cancel != nil && context.Cause(st.actx) == errAttemptTimeout && ctx.Err() == nil
+}
+
+// readable returns the call's CallInfo for a reader outside the call (a
+// hook, the log, a CallError, WithCallInfo), with the last response's
+// header, and the request id it names, in it redacted: done on the first
+// read after each response.
+func (st *callState) readable() *CallInfo {
+	if h := st.header; h != nil {
+		st.header = nil
+		st.info.Header = redactHeader(h, st.tokens)
+		st.info.ServerRequestID = serverRequestID(h, st.tokens)
+	}
+	return &st.info
 }

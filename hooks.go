@@ -119,7 +119,7 @@ func WithHooks(h Hooks) Option {
 func (c *Client) callStart(ctx context.Context, st *callState) context.Context {
 	for i := range c.hooks {
 		if f := c.hooks[i].CallStart; f != nil {
-			if next := f(ctx, &st.info); next != nil {
+			if next := f(ctx, st.readable()); next != nil {
 				ctx = next
 			}
 		}
@@ -144,7 +144,7 @@ func (c *Client) attemptStart(ctx context.Context, st *callState) {
 		if f := c.hooks[i].AttemptStart; f != nil {
 			// A context that does not derive from ctx would detach the
 			// attempt from the caller's deadline, and from the call.
-			if next := f(actx, &st.info, Attempt{Number: st.attempts}); next != nil && stateOf(next) == st {
+			if next := f(actx, st.readable(), Attempt{Number: st.attempts}); next != nil && stateOf(next) == st {
 				actx = next
 			}
 		}
@@ -172,9 +172,10 @@ func (c *Client) attemptClose(st *callState, a Attempt) {
 
 // attemptEnd reports an attempt's outcome to the hooks and the log.
 func (c *Client) attemptEnd(ctx context.Context, st *callState, a Attempt) {
+	info := st.readable() // the log reads it too
 	for i := range c.hooks {
 		if f := c.hooks[i].AttemptEnd; f != nil {
-			f(ctx, &st.info, a)
+			f(ctx, info, a)
 		}
 	}
 	if c.logger != nil {
@@ -186,7 +187,7 @@ func (c *Client) attemptEnd(ctx context.Context, st *callState, a Attempt) {
 func (c *Client) callEnd(ctx context.Context, st *callState, err error) {
 	for i := range c.hooks {
 		if f := c.hooks[i].CallEnd; f != nil {
-			f(ctx, &st.info, err)
+			f(ctx, st.readable(), err)
 		}
 	}
 }

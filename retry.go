@@ -54,8 +54,7 @@ func (c *Client) checkRetry(ctx context.Context, st *callState, resp *http.Respo
 	v := c.judge(ctx, st, resp, err)
 	st.maybeCreated = st.maybeCreated || st.mayCreate && v.maybeStored
 	if resp != nil {
-		st.info.StatusCode, st.info.Header = resp.StatusCode, redactHeader(resp.Header, st.tokens)
-		st.info.ServerRequestID = serverRequestID(resp.Header, st.tokens)
+		st.info.StatusCode, st.header = resp.StatusCode, resp.Header
 	}
 	if !v.WillRetry {
 		st.last = v.Attempt
