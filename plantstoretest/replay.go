@@ -56,9 +56,16 @@ const replaySalt = 0x7472_6166_6669_6321 // "traffic!"
 func newReplay(rec *traffic.Recording, seed int64) *replay {
 	r := &replay{draws: draws{seed: uint64(seed) ^ replaySalt}}
 	var ok []traffic.Bucket // of every 2xx outcome
+	fails := rec.FailureRuns.Failures
 	for _, o := range rec.Outcomes {
-		if !o.Kind.Failure() {
+		switch o.Kind {
+		case traffic.KindOK:
 			ok = append(ok, o.Latency...)
+			continue
+		case traffic.Kind4xx:
+			// A 4xx answers what the request said: the fake's own checks
+			// answer it, and it is neither in the runs nor replayed.
+			fails -= o.Count
 			continue
 		}
 		r.total += o.Count
@@ -84,13 +91,15 @@ func newReplay(rec *traffic.Recording, seed int64) *replay {
 		sort.SliceStable(ok, func(i, j int) bool { return ok[i].FromUS < ok[j].FromUS })
 		r.ok = &replayed{kind: traffic.KindOK, latency: newHistogram(ok)}
 	}
-	// The chain: runs/successes after a success, 1-runs/failures after a
-	// failure, which makes failures/attempts fail and runs of mean length
-	// failures/runs.
-	if f, runs := rec.FailureRuns.Failures, rec.FailureRuns.Runs; f > 0 {
-		r.pFail = [2]float64{1, 1} // no success recorded
+	// The chain, fitted on what it replays (the failures but 4xx, and the
+	// runs of them): runs/others after another outcome, 1-runs/failures
+	// after a failure, which makes failures/attempts fail and runs of mean
+	// length failures/runs. (A recording made before v0.4.0 counts its 4xx
+	// in the runs, which the clamp keeps a probability.)
+	if f, runs := fails, rec.FailureRuns.Runs; f > 0 {
+		r.pFail = [2]float64{1, 1} // no other outcome recorded
 		if s := rec.Attempts - f; s > 0 {
-			r.pFail = [2]float64{min(1, float64(runs)/float64(s)), 1 - float64(runs)/float64(f)}
+			r.pFail = [2]float64{min(1, float64(runs)/float64(s)), max(0, 1-float64(runs)/float64(f))}
 		}
 	}
 	return r
@@ -155,9 +164,7 @@ func (r *replay) next() (*Fault, string) {
 		}
 		return f, desc
 	}
-	// A 4xx answers what the request said: the fake's own checks answer
-	// it, after a success's latency.
-	return r.success(u)
+	return r.success(u) // no failure to replay was recorded
 }
 
 // success is the fake's own reply after a latency of the 2xx outcome.

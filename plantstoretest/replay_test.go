@@ -19,6 +19,7 @@ import (
 // look for in what the fake replays.
 type mix struct {
 	p503, p429, pBroken float64       // fractions of attempts
+	p4xx                float64       // fraction of calls that send a plant the service refuses
 	meanRun             float64       // mean length of a run of failures
 	median              time.Duration // of the lognormal latency of every outcome
 	p99OverP50          float64
@@ -28,6 +29,16 @@ type mix struct {
 // 5 s, 0.2 % broken after sending, lognormal latency with p99 = 20 × p50,
 // failures in runs of mean length 4.
 var knownMix = mix{p503: 0.01, p429: 0.005, pBroken: 0.002, meanRun: 4, median: 20 * time.Millisecond, p99OverP50: 20}
+
+// mix4xx is knownMix with 1.9 % of calls refused with 400: 4xx are about
+// half the failures, as in issue 33's recording.
+var mix4xx = mix{p503: 0.01, p429: 0.005, pBroken: 0.002, p4xx: 0.019, meanRun: 4, median: 20 * time.Millisecond, p99OverP50: 20}
+
+// refused reports whether call i sends a plant the service refuses: a
+// fixed draw by i, the same in every run.
+func (m mix) refused(i int) bool {
+	return m.p4xx > 0 && uniform(mix64(uint64(i)+0x4_0_0)) < m.p4xx
+}
 
 // faults returns n Faults that script m, one per attempt in the order they
 // arrive, from a generator seeded with seed, and the delay of each.

@@ -63,7 +63,7 @@ const (
 	pending uint8 = iota
 	ended         // a success
 	failed
-	skipped // not counted (the caller's context ended it)
+	skipped // not in the runs: the caller's context ended it, or a 4xx
 )
 
 // slot counts one outcome.
@@ -219,9 +219,12 @@ func (r *Recorder) count(seq uint64, k uint8, status int, code *int32, ra, d tim
 	if k == k429 || k == k5xx {
 		s.countRetryAfter(ra)
 	}
-	state := ended
-	if k != kOK {
-		state = failed
+	state := failed
+	switch k {
+	case kOK:
+		state = ended
+	case k4xx:
+		state = skipped // the caller's own mistake: see Runs
 	}
 	r.settleLocked(seq, state)
 }

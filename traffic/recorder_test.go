@@ -150,8 +150,9 @@ func TestRecorderClassifies(t *testing.T) {
 	if diff := cmp.Diff(want, countsOf(rec)); diff != "" {
 		t.Errorf("outcomes (-want +got):\n%s", diff)
 	}
-	// 400 | 404 429 503 503 broken timeout | 500 | broken-before-send
-	wantRuns := Runs{Runs: 4, Failures: 9, Lengths: []RunLength{{1, 3}, {6, 1}}}
+	// 400 | 404 429 503 503 broken timeout | 500 | broken-before-send: a
+	// 4xx is in no run, and ends none.
+	wantRuns := Runs{Runs: 3, Failures: 9, Lengths: []RunLength{{1, 2}, {5, 1}}}
 	if diff := cmp.Diff(wantRuns, rec.FailureRuns); diff != "" {
 		t.Errorf("failure runs (-want +got):\n%s", diff)
 	}
@@ -266,12 +267,17 @@ func TestRecorderConcurrent(t *testing.T) {
 	if rec.Attempts != goroutines*each {
 		t.Errorf("recorded %d attempts, want %d", rec.Attempts, goroutines*each)
 	}
-	var lengths int64
+	var lengths, want int64
 	for _, l := range rec.FailureRuns.Lengths {
 		lengths += int64(l.Length) * l.Count
 	}
-	if lengths != rec.FailureRuns.Failures {
-		t.Errorf("the runs hold %d failures, the outcomes %d", lengths, rec.FailureRuns.Failures)
+	for _, o := range rec.Outcomes {
+		if o.Kind.Failure() && o.Kind != Kind4xx {
+			want += o.Count
+		}
+	}
+	if lengths != want {
+		t.Errorf("the runs hold %d failures, the outcomes %d but 4xx", lengths, want)
 	}
 }
 

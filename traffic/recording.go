@@ -26,7 +26,8 @@ type Recording struct {
 	// sorted by kind (in the order of the Kind constants), status and code
 	// (absent first).
 	Outcomes []Outcome `json:"outcomes"`
-	// FailureRuns are the runs of consecutive failures.
+	// FailureRuns are the runs of consecutive failures other than 4xx
+	// answers (see [Runs]).
 	FailureRuns Runs `json:"failure_runs"`
 }
 
@@ -130,7 +131,10 @@ type RetryAfter struct {
 
 // Runs describes the runs of consecutive failures: maximal sequences of
 // attempts whose outcome is a failure, in the order the attempts started.
-// The mean run length is Failures / Runs.
+// A 4xx answer, which answers what the request said and not how the
+// service was, neither ends nor continues a run, and is not in one: so the
+// runs are those of the failures a replay plays, and a mix of 4xx among
+// them does not cut them short. The mean run length is that of Lengths.
 type Runs struct {
 	// Runs counts the runs, the sum of Lengths' counts; Failures the
 	// attempts that failed, the sum of the failure outcomes' counts.
@@ -392,8 +396,9 @@ func Read(r io.Reader) (*Recording, error) {
 
 // mean returns the mean run length, or 0 without runs.
 func (fr *Runs) mean() float64 {
-	if fr.Runs == 0 {
+	n, s1, _ := runSums(fr)
+	if n == 0 {
 		return 0
 	}
-	return float64(fr.Failures) / float64(fr.Runs)
+	return s1 / n
 }
