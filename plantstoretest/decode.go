@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/plantstore/plantstore-go"
 	"github.com/plantstore/plantstore-go/internal/strictjson"
@@ -21,8 +19,8 @@ func decodePlant(body []byte) (plantstore.NewPlant, *ErrorBody) {
 	if e := strictjson.Explain(body, (*plantstore.NewPlant)(nil)); e.Msg != "" {
 		return plantstore.NewPlant{}, &ErrorBody{Code: CodeInvalidJSON, Message: e.In("body")}
 	}
-	obj := body[strictjson.SkipSpace(body, 0):]
-	fields, e := objectFields(obj)
+	start := strictjson.SkipSpace(body, 0)
+	fields, e := objectFields(body, start)
 	if e != nil {
 		return plantstore.NewPlant{}, e
 	}
@@ -62,39 +60,40 @@ type plantFields struct {
 	id, name, tag []byte
 }
 
-// objectFields finds the NewPlant fields in obj, a JSON object that
-// json.Valid accepted, and rejects a field name that appears twice,
-// compared as they decode: "n\u0061me" repeats "name".
-func objectFields(obj []byte) (plantFields, *ErrorBody) {
+// objectFields finds the NewPlant fields in the JSON object at
+// body[start], which json.Valid accepted, and rejects a field name that
+// appears twice, compared as they decode: "n\u0061me" repeats "name".
+func objectFields(body []byte, start int) (plantFields, *ErrorBody) {
 	var (
 		fields plantFields
 		names  strictjson.NameSet
 	)
-	i := strictjson.SkipSpace(obj, 1) // after the opening brace
-	if obj[i] == '}' {
+	i := strictjson.SkipSpace(body, start+1) // after the opening brace
+	if body[i] == '}' {
 		return fields, nil
 	}
 	for {
-		end := strictjson.SkipString(obj, i)
-		name := strictjson.Unescape(obj[i:end])
+		end := strictjson.SkipString(body, i)
+		name := strictjson.Unescape(body[i:end])
 		if names.Add(name) {
-			return plantFields{}, invalidJSON("field %q appears more than once", string(name))
+			e := strictjson.Error{Offset: i, Msg: fmt.Sprintf("field %q appears more than once", string(name))}
+			return plantFields{}, &ErrorBody{Code: CodeInvalidJSON, Message: e.In("body")}
 		}
-		i = strictjson.SkipSpace(obj, strictjson.SkipSpace(obj, end)+1) // after the colon
-		end = skipValue(obj, i)
+		i = strictjson.SkipSpace(body, strictjson.SkipSpace(body, end)+1) // after the colon
+		end = skipValue(body, i)
 		switch string(name) {
 		case "id":
-			fields.id = obj[i:end]
+			fields.id = body[i:end]
 		case "name":
-			fields.name = obj[i:end]
+			fields.name = body[i:end]
 		case "tag":
-			fields.tag = obj[i:end]
+			fields.tag = body[i:end]
 		}
-		i = strictjson.SkipSpace(obj, end)
-		if obj[i] == '}' {
+		i = strictjson.SkipSpace(body, end)
+		if body[i] == '}' {
 			return fields, nil
 		}
-		i = strictjson.SkipSpace(obj, i+1) // after the comma
+		i = strictjson.SkipSpace(body, i+1) // after the comma
 	}
 }
 
@@ -165,45 +164,10 @@ func decodeString(name string, raw []byte) (string, *ErrorBody) {
 	if raw[0] != '"' {
 		return "", invalidPlant("%s must be a string, got %s", name, kindOf(raw))
 	}
-	if esc := unpairedSurrogate(raw); esc != "" {
+	if esc := strictjson.UnpairedSurrogate(raw); esc != "" {
 		return "", invalidPlant("%s contains the unpaired surrogate escape %s, which is not a character", name, esc)
 	}
 	return string(strictjson.Unescape(raw)), nil
-}
-
-// unpairedSurrogate returns the first \uXXXX escape in lit, a valid JSON
-// string literal, that is half of a UTF-16 surrogate pair without the other
-// half, or "" if there is none.
-func unpairedSurrogate(lit []byte) string {
-	for i := 1; i < len(lit)-1; i++ {
-		if lit[i] != '\\' {
-			continue
-		}
-		if lit[i+1] != 'u' {
-			i++ // skip the escaped character, which may be a backslash
-			continue
-		}
-		r := hex4(lit[i+2 : i+6])
-		switch {
-		case !utf16.IsSurrogate(r):
-			i += 5
-		case r >= 0xDC00: // a low surrogate with no high one before it
-			return string(lit[i : i+6])
-		case i+12 <= len(lit) && lit[i+6] == '\\' && lit[i+7] == 'u' &&
-			utf16.DecodeRune(r, hex4(lit[i+8:i+12])) != utf8.RuneError:
-			i += 11
-		default:
-			return string(lit[i : i+6])
-		}
-	}
-	return ""
-}
-
-// hex4 decodes four hexadecimal digits, which a valid JSON literal
-// guarantees.
-func hex4(b []byte) rune {
-	n, _ := strconv.ParseUint(string(b), 16, 16)
-	return rune(n)
 }
 
 // kindOf names the kind of JSON value v is, for messages.

@@ -33,7 +33,9 @@ func referenceDecodePlant(body []byte) (plantstore.NewPlant, *ErrorBody) {
 		return plantstore.NewPlant{}, invalidJSON("body is not valid JSON: %v", err)
 	}
 	fields := make(map[string]json.RawMessage)
+	lead := len(body) - len(bytes.TrimLeft(body, " \t\r\n")) // obj's offset in body
 	for dec.More() {
+		at := lead + int(dec.InputOffset()) + bytes.IndexByte(obj[dec.InputOffset():], '"') // the name's
 		tok, err := dec.Token()
 		if err != nil {
 			return plantstore.NewPlant{}, invalidJSON("body is not valid JSON: %v", err)
@@ -44,7 +46,7 @@ func referenceDecodePlant(body []byte) (plantstore.NewPlant, *ErrorBody) {
 			return plantstore.NewPlant{}, invalidJSON("body is not valid JSON: %v", err)
 		}
 		if _, dup := fields[name]; dup {
-			return plantstore.NewPlant{}, invalidJSON("field %q appears more than once", name)
+			return plantstore.NewPlant{}, invalidJSON("body: field %q appears more than once (at byte %d)", name, at)
 		}
 		fields[name] = value
 	}
@@ -53,7 +55,7 @@ func referenceDecodePlant(body []byte) (plantstore.NewPlant, *ErrorBody) {
 		if raw[0] != '"' {
 			return "", invalidPlant("%s must be a string, got %s", name, kindOf(raw))
 		}
-		if esc := unpairedSurrogate(raw); esc != "" {
+		if esc := strictjson.UnpairedSurrogate(raw); esc != "" {
 			return "", invalidPlant("%s contains the unpaired surrogate escape %s, which is not a character", name, esc)
 		}
 		var s string

@@ -154,6 +154,7 @@ func TestParseProfile(t *testing.T) {
 		{"repeated reply", `{"duplicate_id":{"status":409,"content_type":"text/plain","body":"first"},"duplicate_id":{"status":410,"body":"second"}}`,
 			`field "duplicate_id" appears more than once (at byte 74)`},
 		{"repeated through an escape", `{"source":"a","sourc\u0065":"b"}`, `field "source" appears more than once (at byte 14)`},
+		{"an unpaired surrogate", `{"source":"a\ud800"}`, `string contains the unpaired surrogate escape \ud800, which is not a character (at byte 10)`},
 		{"another case", `{"Duplicate_ID":{"status":409,"body":""}}`, `unknown field "Duplicate_ID" (at byte 1)`},
 		{"another case, nested", `{"duplicate_id":{"Status":409,"body":""}}`, `unknown field "Status" (at byte 17)`},
 	} {

@@ -97,7 +97,7 @@ func TestSeedJSON(t *testing.T) {
 		{"null tag", `[{"id":1,"name":"Fern","tag":null}]`, nil, &SeedError{Index: 0, Body: ErrorBody{Code: CodeInvalidPlant,
 			Message: "tag must be a string, got null"}}},
 		{"repeated field", `[{"id":1,"name":"Fern","name":"Ivy"}]`, nil, &SeedError{Index: 0, Body: ErrorBody{Code: CodeInvalidJSON,
-			Message: `field "name" appears more than once`}}},
+			Message: `body: field "name" appears more than once (at byte 22)`}}},
 		{"element not an object", `[{"id":1,"name":"Fern"},7]`, nil, &SeedError{Index: 1, Body: ErrorBody{Code: CodeInvalidJSON,
 			Message: "body: want an object, got JSON number"}}},
 		{"invalid UTF-8", "[{\"id\":1,\"name\":\"Fern\"},{\"id\":2,\"name\":\"I\xffy\"}]", nil, &SeedError{Index: -1, Body: ErrorBody{Code: CodeInvalidJSON,

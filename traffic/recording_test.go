@@ -59,6 +59,7 @@ func TestReadRefuses(t *testing.T) {
 		{"no traffic", `"traffic"`, `"other"`, "has no traffic"},
 		{"null traffic", `"traffic": {`, `"traffic": null, "x": {`, "has no traffic"},
 		{"repeated field", `"attempts": 3,`, `"attempts": 3, "attempts": 3,`, "appears more than once"},
+		{"unpaired surrogate", `"traffic"`, `"x": "\ud800", "traffic"`, "unpaired surrogate escape"},
 		{"unknown field", `"attempts": 3,`, `"attempts": 3, "extra": 1,`, `unknown field`},
 		{"attempts not a sum", `"attempts": 3`, `"attempts": 4`, "count 3 attempts, attempts says 4"},
 		{"negative count", `"count": 2, "latency"`, `"count": -2, "latency"`, "count -2 is not in"},

@@ -276,6 +276,7 @@ func TestAddFaultRejectsBadJSONFields(t *testing.T) {
 		{`{"status": 503, "status": 200}`, plantstoretest.CodeInvalidJSON, `field "status" appears more than once`},
 		{`{"status": 503, "st\u0061tus": 200}`, plantstoretest.CodeInvalidJSON, `field "status" appears more than once`},
 		{`{"status": 503, "headers": {"X-A": "1", "X-A": "2"}}`, plantstoretest.CodeInvalidJSON, `field "X-A" appears more than once`},
+		{`{"status": 503, "body": "\ud800"}`, plantstoretest.CodeInvalidJSON, `unpaired surrogate escape \ud800`},
 		{`{"status": 503, "match": {"id": 1, "id": 2}}`, plantstoretest.CodeInvalidJSON, `field "id" appears more than once`},
 		// A bounded number of values, so that a small body cannot decode
 		// into a large fault.

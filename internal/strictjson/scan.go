@@ -3,6 +3,8 @@ package strictjson
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -63,4 +65,42 @@ func InvalidUTF8(b []byte) int {
 		i += size
 	}
 	return -1
+}
+
+// UnpairedSurrogate returns the first \uXXXX escape in lit, a valid JSON
+// string literal, that is half of a UTF-16 surrogate pair without the other
+// half, or "" if there is none: such an escape is not a character, and
+// encoding/json would silently make it U+FFFD. Every string the module
+// reads is held to it: [Check] refuses one anywhere in a body, and the
+// fake's POST /plants in a plant's name and tag.
+func UnpairedSurrogate(lit []byte) string {
+	for i := 1; i < len(lit)-1; i++ {
+		if lit[i] != '\\' {
+			continue
+		}
+		if lit[i+1] != 'u' {
+			i++ // skip the escaped character, which may be a backslash
+			continue
+		}
+		r := hex4(lit[i+2 : i+6])
+		switch {
+		case !utf16.IsSurrogate(r):
+			i += 5
+		case r >= 0xDC00: // a low surrogate with no high one before it
+			return string(lit[i : i+6])
+		case i+12 <= len(lit) && lit[i+6] == '\\' && lit[i+7] == 'u' &&
+			utf16.DecodeRune(r, hex4(lit[i+8:i+12])) != utf8.RuneError:
+			i += 11
+		default:
+			return string(lit[i : i+6])
+		}
+	}
+	return ""
+}
+
+// hex4 decodes four hexadecimal digits, which a valid JSON literal
+// guarantees.
+func hex4(b []byte) rune {
+	n, _ := strconv.ParseUint(string(b), 16, 16)
+	return rune(n)
 }

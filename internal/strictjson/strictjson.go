@@ -1,7 +1,8 @@
 // Package strictjson holds the one rule of JSON strictness that every body
 // the module reads follows beyond encoding/json's syntax: a field name
 // appears at most once in an object, names compared as they decode (so
-// "n\u0061me" repeats "name"). JSON leaves the meaning of repeated names
+// "n\u0061me" repeats "name"), and no string holds an unpaired surrogate
+// escape such as "\ud800", which encoding/json would make U+FFFD. JSON leaves the meaning of repeated names
 // undefined, and servers differ on which one wins; encoding/json keeps the
 // last, silently. It also bounds how many values a body may hold, so that a
 // small body cannot cost memory out of proportion to its size once decoded,
@@ -211,6 +212,9 @@ func (w *walker) run() error {
 			w.leave()
 		case '"':
 			end := SkipString(d, i)
+			if esc := UnpairedSurrogate(d[i:end]); esc != "" {
+				return &Error{Offset: i, Msg: fmt.Sprintf("string contains the unpaired surrogate escape %s, which is not a character", esc)}
+			}
 			if w.isName(end) {
 				name := Unescape(d[i:end])
 				if w.names[len(w.names)-1].Add(name) {

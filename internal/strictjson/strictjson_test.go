@@ -28,6 +28,9 @@ func TestCheck(t *testing.T) {
 		{"past the value bound", `[1, 2, 3, 4]`, 4, "more than 4 JSON values"},
 		{"nesting counts", `[[[[[]]]]]`, 4, "more than 4 JSON values"},
 		{"names do not count", `{"a": 1, "b": 2}`, 3, ""},
+		{"a surrogate pair", `{"a": "\ud83c\udf31"}`, 10, ""},
+		{"an unpaired surrogate in a value", `{"a": ["x\ud800"]}`, 10, `unpaired surrogate escape \ud800`},
+		{"an unpaired surrogate in a name", `{"\udc00": 1}`, 10, `unpaired surrogate escape \udc00`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -143,6 +146,7 @@ func TestDecode(t *testing.T) {
 		{"wrong type", `{"n": "1"}`, `field "n": want an integer, got JSON string`},
 		{"wrong type, nested", `{"match": {"id": 1.5}}`, `field "match.id": want an integer, got JSON number 1.5`},
 		{"wrong type, element", `{"list": [1]}`, `field "list": want a string, got JSON number`},
+		{"unpaired surrogate", `{"list": ["\udc00"]}`, `string contains the unpaired surrogate escape \udc00, which is not a character (at byte 10)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
