@@ -237,6 +237,7 @@ func TestJournalMemoryIsBounded(t *testing.T) {
 // most for their bytes: so that a full Budget bounds the heap. Measured
 // (Go 1.26): 0.25 to 0.7 of what is counted.
 func TestBudgetCountsTheHeap(t *testing.T) {
+	testenv.Long(t) // a memory measurement: 11 s under -race
 	// Not parallel: it measures the heap of the whole process.
 	header := func(n int) http.Header {
 		h := http.Header{"Authorization": {"Bearer " + DefaultToken}, "Content-Type": {"application/json"},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/testenv"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 	"github.com/plantstore/plantstore-go/traffic"
 )
@@ -316,6 +317,7 @@ func TestWithProfileReplyBound(t *testing.T) {
 // traffic.Read (plantstore-mock drift) its traffic: any profile Check
 // accepts, a report's or a recording's included, loads in both.
 func TestProfileLargestLoads(t *testing.T) {
+	testenv.Long(t) // documents of the largest size: 6 s under -race
 	t.Parallel()
 	reply := func() *plantstoretest.ProfileReply {
 		return &plantstoretest.ProfileReply{

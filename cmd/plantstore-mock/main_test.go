@@ -5,12 +5,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -40,7 +43,9 @@ func buildPlainMock(t *testing.T) string {
 	return buildMockWith(t)
 }
 
-// buildMockWith builds the command with the go build flags given.
+// buildMockWith builds the command with the go build flags given, once
+// for each set of flags in the test binary's life: a build under -race
+// costs seconds of CPU, and the tests that share flags share the binary.
 func buildMockWith(t *testing.T, flags ...string) string {
 	t.Helper()
 	if testing.Short() {
@@ -53,12 +58,45 @@ func buildMockWith(t *testing.T, flags ...string) string {
 	if err != nil {
 		t.Skipf("skipping: no go command to build plantstore-mock with: %v", err)
 	}
-	exe := filepath.Join(t.TempDir(), "plantstore-mock")
-	args := append(append([]string{"build"}, flags...), "-o", exe, ".")
-	if out, err := exec.Command(goTool, args...).CombinedOutput(); err != nil {
-		t.Fatalf("go build failed: %v\n%s", err, out)
+	b, _ := builds.LoadOrStore(strings.Join(flags, " "), new(build))
+	bb := b.(*build)
+	bb.once.Do(func() {
+		dir, err := os.MkdirTemp("", "plantstore-mock-test")
+		if err != nil {
+			bb.err = err
+			return
+		}
+		bb.exe = filepath.Join(dir, "plantstore-mock")
+		args := append(append([]string{"build"}, flags...), "-o", bb.exe, ".")
+		if out, err := exec.Command(goTool, args...).CombinedOutput(); err != nil {
+			bb.err = fmt.Errorf("go build failed: %v\n%s", err, out)
+		}
+	})
+	if bb.err != nil {
+		t.Fatal(bb.err)
 	}
-	return exe
+	return bb.exe
+}
+
+// A build is a binary buildMockWith built, or why it could not; builds
+// holds one for each set of flags, in directories TestMain removes.
+type build struct {
+	once sync.Once
+	exe  string
+	err  error
+}
+
+var builds sync.Map
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	builds.Range(func(_, b any) bool {
+		if exe := b.(*build).exe; exe != "" {
+			os.RemoveAll(filepath.Dir(exe))
+		}
+		return true
+	})
+	os.Exit(code)
 }
 
 func TestMock(t *testing.T) {

@@ -19,12 +19,16 @@ import (
 // the value 1.
 const LongEnv = "PLANTSTORE_LONG"
 
+// LongEnabled reports whether the run asks for the long tests, for a test
+// that runs a short form of itself otherwise.
+func LongEnabled() bool { return os.Getenv(LongEnv) == "1" }
+
 // Long skips t unless the run asks for the long tests (PLANTSTORE_LONG=1).
 // A test that takes seconds by design calls it first: a memory
 // measurement, a soak, a battery of processes.
 func Long(t testing.TB) {
 	t.Helper()
-	if os.Getenv(LongEnv) != "1" {
+	if !LongEnabled() {
 		t.Skip("skipping a long test: it runs with " + LongEnv + "=1 (scripts/test.sh -long)")
 	}
 }

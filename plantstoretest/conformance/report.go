@@ -129,7 +129,7 @@ func (r *Report) compareWith(ref *Report) {
 			r.Differences = append(r.Differences, c.ID)
 			continue
 		}
-		c.Reference = rc.Answer
+		c.Reference = maps.Clone(rc.Answer) // ref may be kept: see runReference
 		if rc.Outcome == Skipped {
 			c.Reference = map[string]string{"skipped": rc.Problem}
 		}

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -91,16 +92,27 @@ func RunReport(ctx context.Context, target Target) (*Report, error) {
 // or its Go API, the fake is scripted through its Go API ([Fake]): the
 // kit checks deployments and the mock from outside, and never imports the
 // mock to check itself against.
+//
+// The fake answers the same whenever it is asked the same, so the last
+// reference report is kept, and a run with the same token, limit and
+// scripting reuses it: a suite that checks several targets (the fake, the
+// mock, a deployment) pays for the reference once.
 func runReference(ctx context.Context, target Target, ts *settings) (*Report, error) {
 	token := target.Token
 	if wire.TokenProblem(token) != "" {
 		token = plantstoretest.DefaultToken
 	}
+	key := referenceKey{token: token, maxCreates: ts.maxCreates, scripted: target.Fake != nil || target.Control != nil}
+	lastReference.Lock()
+	defer lastReference.Unlock()
+	if lastReference.rep != nil && lastReference.key == key {
+		return lastReference.rep, nil
+	}
 	h := plantstoretest.NewHandler(plantstoretest.WithToken(token), plantstoretest.WithJournalLimit(0))
 	defer h.Close()
 	name := "plantstoretest.NewHandler, in-process"
 	var fake Fake
-	if target.Fake != nil || target.Control != nil {
+	if key.scripted {
 		fake = h
 		name += ", scripted through its Go API"
 	}
@@ -113,7 +125,26 @@ func runReference(ctx context.Context, target Target, ts *settings) (*Report, er
 	}
 	rep := run(ctx, s)
 	rep.Reference = name
+	if ctx.Err() == nil { // a run cut short is no reference
+		lastReference.key, lastReference.rep = key, rep
+	}
 	return rep, nil
+}
+
+// referenceKey is what a reference run depends on.
+type referenceKey struct {
+	token      string
+	maxCreates int
+	scripted   bool
+}
+
+// lastReference is the last reference report runReference made, which
+// nothing modifies, and what it was made for. Its mutex also makes
+// concurrent runs with the same key make it once.
+var lastReference struct {
+	sync.Mutex
+	key referenceKey
+	rep *Report
 }
 
 // handlerTransport serves each request with a handler, in-process.
