@@ -114,7 +114,10 @@ type Client struct {
 // has no host, contains a space, has a port outside 1 to 65535, or carries
 // user info, a query or a fragment; when no credentials are given; when a
 // token would go over plain http to a host that is not loopback without
-// [WithInsecureHTTP]; or when an option is given an invalid value.
+// [WithInsecureHTTP]; when baseURL holds the token of WithToken, in any
+// form the client redacts (a URL shows in [CallInfo], logs and errors); or
+// when an option is given an invalid value. A token from [WithTokenFunc]
+// is not known here: keep it out of the URL.
 func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	cfg := defaultConfig()
 	for _, opt := range opts {
@@ -124,6 +127,9 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		if err := opt(&cfg); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.token != "" && holds(baseURL, []string{cfg.token}) {
+		return nil, errors.New("plantstore: the base URL holds the bearer token, which would show wherever the URL does (CallInfo, logs, errors): give it only to WithToken")
 	}
 	u, err := parseBaseURL(baseURL)
 	if err != nil {

@@ -245,6 +245,9 @@ func TestNewClientErrors(t *testing.T) {
 		{"backoff max below base", "https://plants.example.com", []Option{tok, WithRetryBackoff(2*time.Second, time.Second)}, "retry backoff"},
 		{"negative retry-after cap", "https://plants.example.com", []Option{tok, WithMaxRetryAfter(-1)}, "max retry-after must not be negative"},
 		{"nil option", "https://plants.example.com", []Option{tok, nil}, "nil option"},
+		{"token in the host", "https://" + testToken + ".plants.example.com", []Option{tok}, "base URL holds the bearer token"},
+		{"token in the path, escaped", "https://plants.example.com/s3cr3t%2Dt0ken/", []Option{tok}, "base URL holds the bearer token"},
+		{"token in a malformed URL", "https://plants.example.com:x/" + testToken, []Option{tok}, "base URL holds the bearer token"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

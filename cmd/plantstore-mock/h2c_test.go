@@ -5,11 +5,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/testenv"
 )
 
 // TestRunServesH2C checks that the mock serves h2c (HTTP/2 with prior
@@ -96,3 +100,28 @@ func TestRunServesH2C(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestH2CUnfinishedPrefaceIsBounded connects to the mock and sends half of
+// HTTP/2's client preface, then nothing: the mock must close the
+// connection within its 10 s header timeout (net/http before Go 1.26.6
+// waited for such a client forever), so that -max-conns such clients
+// cannot hold the mock. A long test: it waits for the timeout.
+func TestH2CUnfinishedPrefaceIsBounded(t *testing.T) {
+	testenv.Long(t)
+	t.Parallel()
+	m := startMock(t, buildMock(t), "-token", "T", "-max-conns", "1")
+	conn, err := net.Dial("tcp", strings.TrimPrefix(m.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	start := time.Now()
+	if _, err := io.WriteString(conn, "PRI * HTTP/2.0\r\n\r\nS"); err != nil { // of "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+		t.Fatal(err)
+	}
+	conn.SetReadDeadline(start.Add(30 * time.Second))
+	_, err = io.Copy(io.Discard, conn)
+	if took := time.Since(start); err != nil || took > 15*time.Second {
+		t.Errorf("a client that never finished its preface was held %v (read: %v), want the connection closed within the 10 s header timeout", took.Round(time.Second), err)
+	}
+}
