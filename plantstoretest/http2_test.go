@@ -110,9 +110,9 @@ func TestHTTP2JournalsEveryRequest(t *testing.T) {
 				t.Fatalf("%d requests journaled, %d plants stored, want %d of each", len(reqs), len(s.Plants()), n)
 			}
 			for _, r := range reqs {
-				if r.Outcome != OutcomeSent || r.Status != http.StatusOK || r.Invalid != nil || r.RetryCount != 0 {
-					t.Errorf("request %d: outcome %s, status %d, invalid %v, retry count %d; want sent, 200, valid, 0",
-						r.Seq, r.Outcome, r.Status, r.Invalid, r.RetryCount)
+				if r.Outcome != OutcomeSent || r.Status != http.StatusOK || r.Invalid != nil || r.RetryCount != 0 || r.Proto != p.proto {
+					t.Errorf("request %d: outcome %s, status %d, invalid %v, retry count %d, proto %s; want sent, 200, valid, 0, %s",
+						r.Seq, r.Outcome, r.Status, r.Invalid, r.RetryCount, r.Proto, p.proto)
 				}
 			}
 
@@ -126,6 +126,9 @@ func TestHTTP2JournalsEveryRequest(t *testing.T) {
 			h1.CloseIdleConnections()
 			if resp.Proto != "HTTP/1.1" || resp.StatusCode != http.StatusMethodNotAllowed {
 				t.Errorf("GET over HTTP/1.1: %s %d, want HTTP/1.1 405", resp.Proto, resp.StatusCode)
+			}
+			if all := s.Requests(); all[len(all)-1].Proto != "HTTP/1.1" {
+				t.Errorf("the GET over HTTP/1.1 is journaled as %s, want HTTP/1.1", all[len(all)-1].Proto)
 			}
 		})
 	}

@@ -26,6 +26,9 @@ type Request struct {
 	// Method and Path are the request's method and URL path.
 	Method string
 	Path   string
+	// Proto is the protocol the request came on: "HTTP/1.1" (or
+	// "HTTP/1.0"), or "HTTP/2.0" over h2 and h2c ([WithHTTP2]).
+	Proto string
 	// Header is a copy of the request headers with the credentials in
 	// Authorization and Proxy-Authorization replaced by "REDACTED", so
 	// "Bearer REDACTED".
@@ -118,6 +121,7 @@ func (h *Handler) arrival(r *http.Request) (req Request, body []byte, readErr er
 		RetryCount: retryCount(r.Header),
 	}
 	req.Method, req.Path = h.methodAndPath(r)
+	req.Proto = protoOf(r)
 	body, readErr = readBody(r)
 	if h.maxRequests == 0 {
 		return req, body, readErr
@@ -135,6 +139,20 @@ func (h *Handler) arrival(r *http.Request) (req Request, body []byte, readErr er
 		req.Body = body
 	}
 	return req, body, readErr
+}
+
+// protoOf returns r's protocol as a constant, which keeps nothing of the
+// request alive.
+func protoOf(r *http.Request) string {
+	switch {
+	case r.ProtoMajor == 2:
+		return "HTTP/2.0"
+	case r.ProtoMajor == 1 && r.ProtoMinor == 1:
+		return "HTTP/1.1"
+	case r.ProtoMajor == 1 && r.ProtoMinor == 0:
+		return "HTTP/1.0"
+	}
+	return strings.Clone(r.Proto)
 }
 
 // methodAndPath returns r's method and URL path as the journal keeps them:

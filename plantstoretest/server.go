@@ -235,9 +235,9 @@ func (s *Server) Close() {
 		// body has stalled never finishes on its own.
 		s.ts.CloseClientConnections()
 		s.ts.Close()
-		s.serving.Lock() // every handler has returned
-		s.serving.Unlock()
+		s.serving.Lock() // once every handler has returned
 		s.transport.CloseIdleConnections()
+		s.serving.Unlock()
 	})
 }
 

@@ -76,13 +76,15 @@ func TestRunServesH2C(t *testing.T) {
 		resp := get(h2c, "/__plantstore/requests")
 		var journal []struct {
 			Method string `json:"method"`
+			Proto  string `json:"proto"`
 			Status int    `json:"status"`
 		}
 		if err := json.NewDecoder(resp.Body).Decode(&journal); err != nil {
 			t.Fatalf("the journal over h2c: %v", err)
 		}
-		if resp.Proto != "HTTP/2.0" || len(journal) != 1 || journal[0].Method != http.MethodPost || journal[0].Status != http.StatusOK {
-			t.Errorf("the journal over h2c: %s, %+v; want HTTP/2.0, the create answered 200", resp.Proto, journal)
+		if resp.Proto != "HTTP/2.0" || len(journal) != 1 || journal[0].Method != http.MethodPost || journal[0].Status != http.StatusOK ||
+			journal[0].Proto != "HTTP/2.0" {
+			t.Errorf("the journal over h2c: %s, %+v; want HTTP/2.0, the create answered 200 and journaled as HTTP/2.0", resp.Proto, journal)
 		}
 		if resp := get(h1, "/__plantstore/health"); resp.Proto != "HTTP/1.1" || resp.StatusCode != http.StatusOK {
 			t.Errorf("health over HTTP/1.1 on the same port: %s %d, want HTTP/1.1 200", resp.Proto, resp.StatusCode)

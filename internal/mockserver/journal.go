@@ -19,6 +19,7 @@ type journalEntry struct {
 	Time   string `json:"time"` // arrival, RFC 3339 with nanoseconds, UTC
 	Method string `json:"method"`
 	Path   string `json:"path"`
+	Proto  string `json:"proto"` // "HTTP/1.1", or "HTTP/2.0" over h2c
 	// Headers are the request's, the credentials of Authorization and
 	// Proxy-Authorization replaced by REDACTED.
 	Headers http.Header `json:"headers"`
@@ -45,6 +46,7 @@ func newJournalEntry(r *plantstoretest.Request) journalEntry {
 		Time:          r.Time.UTC().Format(time.RFC3339Nano),
 		Method:        r.Method,
 		Path:          r.Path,
+		Proto:         r.Proto,
 		Headers:       r.Header,
 		BodyTruncated: r.BodyTruncated,
 		Outcome:       string(r.Outcome),

@@ -46,13 +46,13 @@ func TestJournal(t *testing.T) {
 	r1, f1, zero, one := "r1", "", 0, 1
 	f1 = got[0].deref()
 	want := []journalEntry{
-		{Seq: 1, Method: "POST", Path: "/plants", Body: `{"id": 1, "name": "Fern"}`, BodyEncoding: "utf-8",
+		{Seq: 1, Method: "POST", Path: "/plants", Proto: "HTTP/1.1", Body: `{"id": 1, "name": "Fern"}`, BodyEncoding: "utf-8",
 			Outcome: "sent", Status: 503, Fault: &f1, RequestID: &r1, RetryCount: &zero},
-		{Seq: 2, Method: "POST", Path: "/plants", Body: `{"id": 1, "name": "Fern"}`, BodyEncoding: "utf-8",
+		{Seq: 2, Method: "POST", Path: "/plants", Proto: "HTTP/1.1", Body: `{"id": 1, "name": "Fern"}`, BodyEncoding: "utf-8",
 			Outcome: "sent", Status: 200, RequestID: &r1, RetryCount: &one},
-		{Seq: 3, Method: "POST", Path: "/plants", Body: base64.StdEncoding.EncodeToString([]byte("\xff\xfe not UTF-8")), BodyEncoding: "base64",
+		{Seq: 3, Method: "POST", Path: "/plants", Proto: "HTTP/1.1", Body: base64.StdEncoding.EncodeToString([]byte("\xff\xfe not UTF-8")), BodyEncoding: "base64",
 			Outcome: "sent", Status: 400, Invalid: &plantstoretest.ErrorBody{Code: plantstoretest.CodeInvalidJSON}},
-		{Seq: 4, Method: "POST", Path: "/plants", Body: long[:JournalBodyLimit], BodyEncoding: "utf-8", BodyTruncated: true,
+		{Seq: 4, Method: "POST", Path: "/plants", Proto: "HTTP/1.1", Body: long[:JournalBodyLimit], BodyEncoding: "utf-8", BodyTruncated: true,
 			Outcome: "sent", Status: 200},
 	}
 	opts := cmp.Options{
