@@ -402,3 +402,11 @@ func ExampleHooks_attemptDeadline() {
 	// attempt 2: status 200, timed out false, retry false
 	// Monstera
 }
+
+// An id from NewID names one plant you mean to create: keep it across
+// every retry and every settle of that create.
+func ExampleNewID() {
+	p := plantstore.NewPlant{ID: plantstore.NewID(), Name: "Monstera deliciosa"}
+	fmt.Println(p.ID > 0)
+	// Output: true
+}

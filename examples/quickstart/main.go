@@ -53,9 +53,9 @@ func run(ctx context.Context, out io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 
-	// The ID is yours to choose (the time keeps reruns distinct), and it is
-	// what makes a create safe to repeat: keep it until the create succeeds.
-	p := plantstore.NewPlant{ID: time.Now().UnixMilli(), Name: "Monstera deliciosa", Tag: "indoor"}
+	// NewID's ids are random, so no two writers share one; the ID makes a
+	// create safe to repeat: keep it until the create succeeds.
+	p := plantstore.NewPlant{ID: plantstore.NewID(), Name: "Monstera deliciosa", Tag: "indoor"}
 	plant, err := client.CreatePlant(ctx, p)
 	if err != nil {
 		// If errors.Is(err, plantstore.ErrMaybeCreated), p may be stored:
