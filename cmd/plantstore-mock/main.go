@@ -124,7 +124,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: plantstore-mock [flags]\n"+
-			"       plantstore-mock conformance -url URL [flags]  (the conformance kit; -h for its flags)\n\n"+
+			"       plantstore-mock conformance -url URL [flags]  (the conformance kit; -h for its flags)\n"+
+			"       plantstore-mock drift BEFORE AFTER  (what moved between two recordings of package traffic)\n\n"+
 			"Serves the fake Plant Store API (package plantstoretest), and its control API\n"+
 			"under /__plantstore/, until SIGINT or SIGTERM.\n\n")
 		fs.PrintDefaults()

@@ -249,6 +249,11 @@ func TestHelpShowsDefaultsAsTyped(t *testing.T) {
 		t.Fatalf("-h: status %d, want 0", status)
 	}
 	help := stderr.String()
+	for _, form := range []string{"plantstore-mock conformance -url URL", "plantstore-mock drift BEFORE AFTER"} {
+		if !strings.Contains(help, form) {
+			t.Errorf("-h does not show the form %q:\n%s", form, help)
+		}
+	}
 	_, logLevel, _ := strings.Cut(help, "\n  -log-level ")
 	logLevel, _, _ = strings.Cut(logLevel, "\n  -")
 	if !strings.HasSuffix(logLevel, "(default info)") {
