@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/plantstore/plantstore-go/internal/mockserver"
+	"github.com/plantstore/plantstore-go/internal/testenv"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 	"github.com/plantstore/plantstore-go/plantstoretest/conformance"
 )
@@ -572,4 +573,44 @@ func TestControlStoredFails(t *testing.T) {
 	}
 	// The scripted faults went to the other fake, and wait there unused.
 	other.ClearFaults()
+}
+
+// TestTransientFaultsAreAskedAgain runs the kit against fakes that answer
+// 1 % of requests with a random fault (WithChaos: 503, 502, a drop, a
+// store-then-drop, a delay), as a real deployment does now and then: a
+// check that met one is asked again, and each run passes, and reports
+// which checks it asked more than once. Seeds 9 and 16, whose faults reach
+// checks (the kit is sequential, so a seed's faults fall on the same
+// requests every time); seeds 1 to 20 in the long tests, where two runs
+// failed when the kit asked once.
+func TestTransientFaultsAreAskedAgain(t *testing.T) {
+	t.Parallel()
+	seeds := []int64{9, 16}
+	if testenv.LongEnabled() {
+		seeds = nil
+		for s := range int64(20) {
+			seeds = append(seeds, s+1)
+		}
+	}
+	askedAgain := 0
+	for _, seed := range seeds {
+		h := plantstoretest.NewHandler(plantstoretest.WithChaos(0.01, seed))
+		rep, err := conformance.RunReport(context.Background(), conformance.Target{URL: serve(t, h).URL, Token: plantstoretest.DefaultToken})
+		h.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range rep.Checks {
+			if c.Asked > 0 {
+				askedAgain++
+				t.Logf("seed %d: %s asked %d times", seed, c.ID, c.Asked)
+			}
+			if c.Outcome == conformance.Fail {
+				t.Errorf("seed %d: %s failed against a fake with 1 %% chaos: %s", seed, c.ID, c.Problem)
+			}
+		}
+	}
+	if askedAgain == 0 {
+		t.Errorf("no check of %d runs at 1 %% chaos was asked again: the faults did not reach the kit", len(seeds))
+	}
 }

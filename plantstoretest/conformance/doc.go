@@ -37,6 +37,12 @@
 // where they differ. The kit talks raw HTTP, not through package
 // plantstore's client.
 //
+// A deployment fails now and then. A check whose answers met a transient
+// fault (no answer, or 429, 502, 503 or 504) is asked again, afresh, up to
+// three times, and [CheckResult.Asked] reports it: only an answer of the
+// target's own decides a check, or goes into a profile. Checks scripted
+// through a control API are asked once, as their faults are the point.
+//
 // plantstore-mock conformance runs the same checks from the command line,
 // with a text or a JSON report (its README, cmd/plantstore-mock/README.md,
 // shows one).

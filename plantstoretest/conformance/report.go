@@ -86,6 +86,11 @@ type CheckResult struct {
 	Calibrated bool `json:"calibrated,omitempty"`
 	// Exchanges are the requests the check sent and what came back.
 	Exchanges []*Exchange `json:"exchanges,omitempty"`
+	// Asked is how many times the check was asked, when more than once:
+	// an answer that met a transient fault (no answer, or 429, 502, 503
+	// or 504) is asked again, afresh, up to 3 times, and the last answer
+	// decides. Zero for a check asked once.
+	Asked int `json:"asked,omitempty"`
 }
 
 // Check returns the result of the check with the given id, or nil.
@@ -210,6 +215,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "%-8s %-8s %-22s %s\n", mark, c.Tag, c.ID, c.Title)
 		if c.Problem != "" {
 			fmt.Fprintf(&b, "         %s\n", c.Problem)
+		}
+		if c.Asked > 0 {
+			fmt.Fprintf(&b, "         asked %d times: an answer met a transient fault\n", c.Asked)
 		}
 		if c.Outcome == Fail {
 			failed++

@@ -185,7 +185,20 @@ func run(ctx context.Context, s *settings) *Report {
 			c.Outcome = Skipped
 			c.Problem = fmt.Sprintf("not run: the target did not answer the last %d requests in time (Target.Client's timeout, at most %v), so the run sent no more", maxSilent, RequestTimeout)
 		default:
-			ch.run(r, &c)
+			// A check that met a transient fault is asked again, afresh
+			// (new ids, so no create repeats one): only an answer of the
+			// target's own decides it. A scripted check is not, as its
+			// faults are the point.
+			for c.Asked = 1; ; c.Asked++ {
+				ch.run(r, &c)
+				if ch.needsControl || c.Asked == maxAsks || !metTransientFault(&c) || r.silent >= maxSilent {
+					break
+				}
+				c = CheckResult{ID: ch.id, Tag: ch.tag, Title: ch.title, Asked: c.Asked}
+			}
+			if c.Asked == 1 {
+				c.Asked = 0 // asked once, as usual: not reported
+			}
 			c.Problem = printable(c.Problem) // it may quote what the target sent
 		}
 		if c.Outcome == "" {
@@ -275,6 +288,26 @@ func (r *runner) send(c *CheckResult, method, path string, header http.Header, b
 		r.silent = 0
 	}
 	return e
+}
+
+// maxAsks bounds how many times a check is asked when each answer met a
+// transient fault (see metTransientFault).
+const maxAsks = 3
+
+// metTransientFault reports whether one of c's exchanges met a fault that
+// says nothing of the specification, and may not recur: a connection
+// dropped or reset before an answer (a timeout is the target's silence,
+// counted apart), or 429, 502, 503 or 504.
+func metTransientFault(c *CheckResult) bool {
+	for _, e := range c.Exchanges {
+		switch {
+		case e.Status == 0 && e.Error != "" && !e.timedOut,
+			e.Status == http.StatusTooManyRequests, e.Status == http.StatusBadGateway,
+			e.Status == http.StatusServiceUnavailable, e.Status == http.StatusGatewayTimeout:
+			return true
+		}
+	}
+	return false
 }
 
 // maxSilent is how many requests in a row may time out before a run stops
