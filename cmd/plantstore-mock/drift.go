@@ -11,12 +11,16 @@ import (
 )
 
 const driftUsage = `usage: plantstore-mock drift BEFORE AFTER
+       plantstore-mock drift FILE
 
 Compares two recordings (profile documents with traffic, as
 traffic.Recorder.WriteTo writes them) and prints what moved, one line
 each, with its figures and the statistical test (traffic.Compare).
-Exit status: 0 when nothing moved, 1 when something did, 2 for a usage
-error, a file it cannot read, or one without traffic.
+With one file, prints what it recorded: each outcome's share of the
+attempts, its p50, p95 and p99, its Retry-After values, and the runs
+of failures. Exit status: 0 when nothing moved (or for one file), 1 when
+something did, 2 for a usage error, a file it cannot read, or one
+without traffic.
 `
 
 // runDrift is the drift subcommand; it returns the exit status.
@@ -30,10 +34,19 @@ func runDrift(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if fs.NArg() != 2 {
-		fmt.Fprintf(stderr, "plantstore-mock drift: want two files, BEFORE and AFTER; got %d arguments\n", fs.NArg())
+	if fs.NArg() != 1 && fs.NArg() != 2 {
+		fmt.Fprintf(stderr, "plantstore-mock drift: want two files, BEFORE and AFTER, or one; got %d arguments\n", fs.NArg())
 		fs.Usage()
 		return 2
+	}
+	if fs.NArg() == 1 {
+		rec, err := readRecording(fs.Arg(0))
+		if err != nil {
+			fmt.Fprintf(stderr, "plantstore-mock drift: %s: %v\n", fs.Arg(0), err)
+			return 2
+		}
+		fmt.Fprint(stdout, rec)
+		return 0
 	}
 	var recs [2]*traffic.Recording
 	for i, name := range fs.Args() {
