@@ -53,6 +53,9 @@ type Recorder struct {
 	// into the runs, win[seq%window] the state of an attempt that ended.
 	next uint64
 	win  [window]uint8
+	// from is the first sequence number of the period (see Reset): an
+	// attempt before it that ends after the Reset is not counted.
+	from uint64
 }
 
 // window is how many attempts the Recorder puts back in start order.
@@ -209,7 +212,7 @@ func (r *Recorder) callEnd(ctx context.Context, _ *plantstore.CallInfo, err erro
 func (r *Recorder) count(seq uint64, k uint8, status int, code *int32, ra, d time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.attempts == math.MaxUint32 {
+	if r.attempts == math.MaxUint32 || seq < r.from {
 		return
 	}
 	r.attempts++
@@ -292,7 +295,9 @@ func abs(x int32) int32 {
 func (r *Recorder) settle(seq uint64, state uint8) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.settleLocked(seq, state)
+	if seq >= r.from {
+		r.settleLocked(seq, state)
+	}
 }
 
 // settleLocked puts attempt seq in the window and folds into the runs the
@@ -378,6 +383,30 @@ func originOf(u string) string {
 func (r *Recorder) Recording() *Recording {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.recordingLocked()
+}
+
+// Reset returns what r recorded, as [Recorder.Recording] does, and starts
+// a new period with nothing recorded, at one instant: so that a service
+// that runs for long records period after period (a day's traffic, to
+// write and compare with the last) through the same clients and hooks.
+// An attempt in flight at the Reset is counted in neither period. The
+// origin of the calls, which WriteTo writes, is kept.
+func (r *Recorder) Reset() *Recording {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rec := r.recordingLocked()
+	from := r.seq.Load()
+	r.attempts, r.keyed, r.nslots = 0, 0, 0
+	r.slots = [MaxOutcomes]slot{}
+	r.runs = runCounter{}
+	r.win = [window]uint8{}
+	r.next, r.from = from, from
+	return rec
+}
+
+// recordingLocked is Recording; r.mu is held.
+func (r *Recorder) recordingLocked() *Recording {
 	rec := &Recording{Attempts: int64(r.attempts), Outcomes: make([]Outcome, 0, r.nslots)}
 	for i := range r.nslots {
 		rec.Outcomes = append(rec.Outcomes, r.slots[i].outcome())

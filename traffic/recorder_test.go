@@ -19,6 +19,7 @@ import (
 	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/plantstore/plantstore-go"
 	"github.com/plantstore/plantstore-go/internal/testenv"
 	"github.com/plantstore/plantstore-go/internal/wire"
@@ -533,4 +534,43 @@ func TestRecorderEdges(t *testing.T) {
 			t.Errorf("%d attempts, %d counted: want 2^32-1, 1", r.attempts, r.slots[0].count)
 		}
 	})
+}
+
+// TestRecorderReset records two periods through one Recorder's hooks and
+// checks that Reset returns each as a Recorder of its own would have
+// recorded it, and that an attempt in flight at the Reset counts in
+// neither period.
+func TestRecorderReset(t *testing.T) {
+	t.Parallel()
+	info := &plantstore.CallInfo{URL: "https://plants.example.com/plants"}
+	r := NewRecorder()
+	h := r.Hooks()
+	periods := [2]*Recorder{NewRecorder(), NewRecorder()}
+	// An attempt that starts in the first period and ends in the second.
+	ctx := h.CallStart(context.Background(), info)
+	if next := h.AttemptStart(ctx, info, plantstore.Attempt{Number: 1}); next != nil {
+		ctx = next
+	}
+	for p, from := range []int{0, 1000} {
+		for i := from; i < from+1000; i++ {
+			a, err := mix(i)
+			feed(h, info, a, err)
+			feed(periods[p].Hooks(), info, a, err)
+		}
+		got := r.Reset()
+		if p == 0 {
+			h.AttemptEnd(ctx, info, plantstore.Attempt{StatusCode: 503}) // in flight at the Reset
+			h.CallEnd(ctx, info, nil)
+		}
+		if err := got.Check(); err != nil {
+			t.Errorf("period %d: %v", p+1, err)
+		}
+		// The latencies are the hooks' own clock's: not compared.
+		if diff := cmp.Diff(periods[p].Recording(), got, cmpopts.IgnoreFields(Outcome{}, "Latency")); diff != "" {
+			t.Errorf("period %d: Reset's recording (-a Recorder of its own +Reset):\n%s", p+1, diff)
+		}
+	}
+	if rec := r.Recording(); rec.Attempts != 0 || len(rec.Outcomes) != 0 {
+		t.Errorf("after Reset, the Recorder holds %d attempts in %d outcomes, want none", rec.Attempts, len(rec.Outcomes))
+	}
 }
