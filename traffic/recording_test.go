@@ -197,3 +197,28 @@ func TestOutcomeName(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckRunsLeaveOut4xx checks that a recording whose only failures are
+// 4xx, which are in no run, is consistent, and that one with another
+// failure in no run is not.
+func TestCheckRunsLeaveOut4xx(t *testing.T) {
+	t.Parallel()
+	bucket := []Bucket{{FromUS: 1024, ToUS: 1116.68, Count: 1}}
+	for _, tc := range []struct {
+		name    string
+		failure Outcome
+		wantErr string
+	}{
+		{"only a 4xx", Outcome{Kind: Kind4xx, Status: 400, Count: 1, Latency: bucket}, ""},
+		{"a 5xx in no run", Outcome{Kind: Kind5xx, Status: 500, Count: 1, Latency: bucket, RetryAfter: []RetryAfter{{Count: 1}}}, "1 failures but 4xx in no run"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &Recording{Attempts: 2, Outcomes: []Outcome{{Kind: KindOK, Status: 200, Count: 1, Latency: bucket}, tc.failure},
+				FailureRuns: Runs{Failures: 1, Lengths: []RunLength{}}}
+			err := rec.Check()
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Errorf("Check() = %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}
