@@ -19,7 +19,8 @@ type replay struct {
 	pFail   [2]float64
 	ok      *replayed // the 2xx outcome; nil if none was recorded
 	fails   []replayed
-	total   int64 // the failures' count: the last fails[i].upTo
+	total   int64   // the failures' count: the last fails[i].upTo
+	stored  float64 // the share of breaks after sending that store the plant
 }
 
 // replayed is one recorded outcome, made ready to replay.
@@ -54,7 +55,11 @@ const replaySalt = 0x7472_6166_6669_6321 // "traffic!"
 
 // newReplay makes rec, which rec.Check accepted, ready to replay with seed.
 func newReplay(rec *traffic.Recording, seed int64) *replay {
-	r := &replay{draws: draws{seed: uint64(seed) ^ replaySalt}}
+	r := &replay{draws: draws{seed: uint64(seed) ^ replaySalt}, stored: 1}
+	// A recording made before v0.4.0 has no evidence: every break stores.
+	if ab := rec.AfterBreaks; ab != nil && ab.OK+ab.Refused > 0 {
+		r.stored = float64(ab.Refused) / float64(ab.OK+ab.Refused)
+	}
 	var ok []traffic.Bucket // of every 2xx outcome
 	fails := rec.FailureRuns.Failures
 	for _, o := range rec.Outcomes {
@@ -146,7 +151,10 @@ func (r *replay) next() (*Fault, string) {
 	case traffic.KindBrokenBeforeSend:
 		return &Fault{Drop: true, Delay: o.latency.sample(u)}, "traffic: " + string(o.kind)
 	case traffic.KindBrokenAfterSend:
-		return &Fault{Store: true, Drop: true, Delay: o.latency.sample(u)}, "traffic: " + string(o.kind)
+		// The draw is made only for a share below 1, so that a recording
+		// without the evidence replays as it did.
+		store := r.stored >= 1 || u() < r.stored
+		return &Fault{Store: store, Drop: true, Delay: o.latency.sample(u)}, "traffic: " + string(o.kind)
 	case traffic.KindAttemptTimeout:
 		// The top of the recorded duration's bucket: a client with the
 		// deployment's attempt timeout, which the recorded duration

@@ -22,6 +22,7 @@ import (
 type mix struct {
 	p503, p429, pBroken float64       // fractions of attempts
 	p4xx                float64       // fraction of calls that send a plant the service refuses
+	brokenUnstored      float64       // share of the breaks that store nothing; 0: every break stores
 	meanRun             float64       // mean length of a run of failures
 	median              time.Duration // of the lognormal latency of every outcome
 	p99OverP50          float64
@@ -35,6 +36,10 @@ var knownMix = mix{p503: 0.01, p429: 0.005, pBroken: 0.002, meanRun: 4, median: 
 // mix4xx is knownMix with 1.9 % of calls refused with 400: 4xx are about
 // half the failures, as in issue 33's recording.
 var mix4xx = mix{p503: 0.01, p429: 0.005, pBroken: 0.002, p4xx: 0.019, meanRun: 4, median: 20 * time.Millisecond, p99OverP50: 20}
+
+// mixBreaks has 2 % of attempts break after sending, half of them after
+// storing the plant, as issue 33's recording.
+var mixBreaks = mix{p503: 0.01, p429: 0.005, pBroken: 0.02, brokenUnstored: 0.5, meanRun: 4, median: 20 * time.Millisecond, p99OverP50: 20}
 
 // refused reports whether call i sends a plant the service refuses: a
 // fixed draw by i, the same in every run.
@@ -67,7 +72,9 @@ func (m mix) faults(n int, seed uint64) []Fault {
 				f.Status = http.StatusTooManyRequests
 				f.Header = http.Header{"Retry-After": {fmt.Sprint(1 + rng.IntN(5))}}
 			default:
-				f.Store, f.Drop = true, true
+				// Drawn only for a share above 0, so that a mix without
+				// one scripts what it always did.
+				f.Store, f.Drop = m.brokenUnstored == 0 || rng.Float64() >= m.brokenUnstored, true
 			}
 		}
 		out[i] = f

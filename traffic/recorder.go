@@ -56,6 +56,8 @@ type Recorder struct {
 	// from is the first sequence number of the period (see Reset): an
 	// attempt before it that ends after the Reset is not counted.
 	from uint64
+	// afterOK and afterRefused are Recording.AfterBreaks.
+	afterOK, afterRefused uint32
 }
 
 // window is how many attempts the Recorder puts back in start order.
@@ -133,6 +135,10 @@ type call struct {
 	// counted at CallEnd; status is 0 until then.
 	status  int
 	latency time.Duration
+	// broke says the last attempt, breakSeq, broke after sending;
+	// afterBreak, that the 4xx counted at CallEnd came right after it.
+	broke, afterBreak bool
+	breakSeq          uint64
 }
 
 // ctxKey finds a Recorder's call in a context.
@@ -169,6 +175,8 @@ func (r *Recorder) attemptEnd(ctx context.Context, _ *plantstore.CallInfo, a pla
 		return
 	}
 	d := time.Since(c.start)
+	afterBreak := c.broke
+	c.broke = false
 	var k uint8
 	switch {
 	case a.Err != nil && c.Context.Err() != nil:
@@ -188,11 +196,31 @@ func (r *Recorder) attemptEnd(ctx context.Context, _ *plantstore.CallInfo, a pla
 		k = k5xx
 	case a.StatusCode >= 400 && a.StatusCode <= 499 && !a.WillRetry:
 		c.status, c.latency = a.StatusCode, d // the code comes with the call's error
+		c.afterBreak = afterBreak
 		return
 	default:
 		k = k4xx
 	}
 	r.count(c.seq, k, a.StatusCode, nil, a.RetryAfter, d)
+	if afterBreak {
+		r.noteAfterBreak(c.breakSeq, k)
+	}
+	c.broke, c.breakSeq = k == kBrokenAfterSend, c.seq
+}
+
+// noteAfterBreak counts the answer of kind k to the attempt that came
+// right after the break after sending of attempt breakSeq, in the same
+// call (AfterBreaks), if the period counted that break.
+func (r *Recorder) noteAfterBreak(breakSeq uint64, k uint8) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case breakSeq < r.from:
+	case k == kOK:
+		r.afterOK++
+	case k == k4xx:
+		r.afterRefused++
+	}
 }
 
 func (r *Recorder) callEnd(ctx context.Context, _ *plantstore.CallInfo, err error) {
@@ -206,6 +234,9 @@ func (r *Recorder) callEnd(ctx context.Context, _ *plantstore.CallInfo, err erro
 		code = &apiErr.Code
 	}
 	r.count(c.seq, k4xx, c.status, code, 0, c.latency)
+	if c.afterBreak {
+		r.noteAfterBreak(c.breakSeq, k4xx)
+	}
 }
 
 // count records one attempt of sequence number seq.
@@ -402,6 +433,7 @@ func (r *Recorder) Reset() *Recording {
 	r.runs = runCounter{}
 	r.win = [window]uint8{}
 	r.next, r.from = from, from
+	r.afterOK, r.afterRefused = 0, 0
 	return rec
 }
 
@@ -429,6 +461,9 @@ func (r *Recorder) recordingLocked() *Recording {
 			rec.FailureRuns.Lengths = append(rec.FailureRuns.Lengths, RunLength{Length: i + 1, Count: int64(n)})
 			rec.FailureRuns.Runs += int64(n)
 		}
+	}
+	if r.afterOK+r.afterRefused > 0 {
+		rec.AfterBreaks = &AfterBreaks{OK: int64(r.afterOK), Refused: int64(r.afterRefused)}
 	}
 	return rec
 }
@@ -495,6 +530,10 @@ func (r *Recorder) WriteTo(w io.Writer) (int64, error) {
 	}
 	b.WriteString("\n    ],\n    \"failure_runs\": ")
 	writeJSON(&b, &rec.FailureRuns)
+	if rec.AfterBreaks != nil {
+		b.WriteString(",\n    \"after_breaks\": ")
+		writeJSON(&b, rec.AfterBreaks)
+	}
 	b.WriteString("\n  }\n}\n")
 	n, err := w.Write(b.Bytes())
 	return int64(n), err

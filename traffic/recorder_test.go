@@ -574,3 +574,50 @@ func TestRecorderReset(t *testing.T) {
 		t.Errorf("after Reset, the Recorder holds %d attempts in %d outcomes, want none", rec.Attempts, len(rec.Outcomes))
 	}
 }
+
+// TestRecorderAfterBreaks checks AfterBreaks: the answer to the attempt
+// right after a break after sending, in the same call, is counted as OK (a
+// 2xx) or Refused (a 4xx, retried or the call's last); any other, or an
+// attempt further on, is not.
+func TestRecorderAfterBreaks(t *testing.T) {
+	t.Parallel()
+	info := &plantstore.CallInfo{URL: "https://plants.example.com/plants"}
+	broke := plantstore.Attempt{Err: io.ErrUnexpectedEOF, MaybeSent: true, WillRetry: true}
+	r := NewRecorder()
+	h := r.Hooks()
+	call := func(callErr error, attempts ...plantstore.Attempt) {
+		ctx := h.CallStart(context.Background(), info)
+		for i, a := range attempts {
+			actx := ctx
+			if next := h.AttemptStart(ctx, info, plantstore.Attempt{Number: i + 1}); next != nil {
+				actx = next
+			}
+			h.AttemptEnd(actx, info, a)
+		}
+		h.CallEnd(ctx, info, callErr)
+	}
+	dup := &plantstore.APIError{StatusCode: 400, Code: 5}
+	call(nil, broke, plantstore.Attempt{StatusCode: 200})                                                       // OK
+	call(dup, broke, plantstore.Attempt{StatusCode: 400})                                                       // Refused, the call's last
+	call(nil, broke, plantstore.Attempt{StatusCode: 409, WillRetry: true}, plantstore.Attempt{StatusCode: 200}) // Refused, retried
+	call(nil, broke, plantstore.Attempt{StatusCode: 503, WillRetry: true}, plantstore.Attempt{StatusCode: 200}) // neither
+	call(nil, plantstore.Attempt{StatusCode: 200})                                                              // no break
+	rec := r.Recording()
+	if err := rec.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(&AfterBreaks{OK: 1, Refused: 2}, rec.AfterBreaks); diff != "" {
+		t.Errorf("AfterBreaks (-want +got):\n%s", diff)
+	}
+	var doc bytes.Buffer
+	if _, err := r.WriteTo(&doc); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(&doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(rec.AfterBreaks, back.AfterBreaks); diff != "" {
+		t.Errorf("AfterBreaks written and read back (-recorded +read):\n%s", diff)
+	}
+}

@@ -29,6 +29,22 @@ type Recording struct {
 	// FailureRuns are the runs of consecutive failures other than 4xx
 	// answers (see [Runs]).
 	FailureRuns Runs `json:"failure_runs"`
+	// AfterBreaks counts how the attempt after a break after sending, in
+	// the same call, was answered: the evidence of whether the break
+	// stored the plant. Nil in a recording made before v0.4.0.
+	AfterBreaks *AfterBreaks `json:"after_breaks,omitempty"`
+}
+
+// AfterBreaks counts the answers to the attempts that followed a break
+// after sending ([KindBrokenAfterSend]) in the same call, which sent the
+// same create again: a 2xx says the break stored nothing; a 4xx, the
+// answer to a repeated id, says it stored the plant. A replay stores a
+// break's plant in the share Refused / (OK + Refused), and in every break
+// when there is no such answer. Their sum is at most broken_after_send's
+// count.
+type AfterBreaks struct {
+	OK      int64 `json:"ok"`
+	Refused int64 `json:"refused"`
 }
 
 // Kind is the class of an attempt's outcome, in the client's own terms.
@@ -249,6 +265,25 @@ func (r *Recording) Check() error {
 		return fmt.Errorf("traffic: the run lengths add up to at least %d failures, failure_runs.failures says %d", least, fr.Failures)
 	case inRuns > 0 && fr.Runs == 0:
 		return fmt.Errorf("traffic: %d failures but 4xx in no run", inRuns)
+	}
+	if ab := r.AfterBreaks; ab != nil {
+		var breaks int64
+		for _, o := range r.Outcomes {
+			if o.Kind == KindBrokenAfterSend {
+				breaks += o.Count
+			}
+		}
+		for _, c := range [...]struct {
+			what string
+			n    int64
+		}{{"after_breaks.ok", ab.OK}, {"after_breaks.refused", ab.Refused}} {
+			if err := checkCount(c.what, c.n, 0); err != nil {
+				return fmt.Errorf("traffic: %w", err)
+			}
+		}
+		if ab.OK+ab.Refused > breaks {
+			return fmt.Errorf("traffic: after_breaks counts %d answers after %d breaks after sending", ab.OK+ab.Refused, breaks)
+		}
 	}
 	return nil
 }
