@@ -67,8 +67,9 @@ func InvalidUTF8(b []byte) int {
 	return -1
 }
 
-// UnpairedSurrogate returns the first \uXXXX escape in lit, a valid JSON
-// string literal, that is half of a UTF-16 surrogate pair without the other
+// UnpairedSurrogate returns the first \uXXXX escape in lit, a JSON string
+// literal (one that is not valid, as Check may be given, gets an answer,
+// not a panic), that is half of a UTF-16 surrogate pair without the other
 // half, or "" if there is none: such an escape is not a character, and
 // encoding/json would silently make it U+FFFD. Every string the module
 // reads is held to it: [Check] refuses one anywhere in a body, and the
@@ -81,6 +82,9 @@ func UnpairedSurrogate(lit []byte) string {
 		if lit[i+1] != 'u' {
 			i++ // skip the escaped character, which may be a backslash
 			continue
+		}
+		if i+6 > len(lit) {
+			return "" // cut short: not a valid literal, which Check may be given
 		}
 		r := hex4(lit[i+2 : i+6])
 		switch {
