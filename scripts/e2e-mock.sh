@@ -61,7 +61,9 @@ drift_check "nothing on stdout" "$(wc -c <"$work/drift.out")" 0
 drift_check "503 rate ×4" "$(drift "$work/before.json" "$work/after.json")" 1
 drift_check "one line" "$(grep -c '^rate of 5xx 503: 1% (100 of 10000) -> 4% (400 of 10000) (chi-square' "$work/drift.out")" 1
 drift_check "no traffic" "$(drift "$work/before.json" "$work/profile.json")" 2
-drift_check "one file" "$(drift "$work/before.json")" 2
+drift_check "one file: its summary" "$(drift "$work/before.json")" 0
+drift_check "the summary's first line" "$(grep -c '^10000 attempts; 1.00 % failed, in 100 runs' "$work/drift.out")" 1
+drift_check "three files" "$(drift "$work/before.json" "$work/same.json" "$work/after.json")" 2
 echo "drift: passed"
 
 # start_mock runs a mock with the API token "smoke" and sets pid and url.
