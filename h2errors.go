@@ -62,7 +62,8 @@ const (
 	// when the server's GOAWAY, with an error code other than NO_ERROR,
 	// put it above the last stream processed (net/http since Go 1.22).
 	h2GoAwayCodeText = "http2: Transport received GOAWAY from server ErrCode:"
-	// h2ConnText begins a connection error the client raised.
+	// h2ConnText begins a connection error the client raised, such as
+	// "connection error: PROTOCOL_ERROR".
 	h2ConnText = "connection error: "
 )
 
@@ -120,31 +121,26 @@ func h2Signal(err error) error {
 	if !noResend {
 		quoted = msg
 	}
-	if quoted == h2GoAwayText || noResend && strings.HasPrefix(quoted, h2GoAwayText) ||
-		strings.HasPrefix(quoted, h2GoAwayCodeText) {
+	// is reports whether the error is text: all of it, or all that the
+	// transport's "cannot retry" error quotes, up to its "]".
+	is := func(text string) bool {
+		return quoted == text || noResend && strings.HasPrefix(quoted, text+"]")
+	}
+	switch {
+	case is(h2GoAwayText), strings.HasPrefix(quoted, h2GoAwayCodeText):
 		return &notProcessedError{signal: "GOAWAY", err: err}
+	case is(h2ConnText + "PROTOCOL_ERROR"), is(h2ConnText + "COMPRESSION_ERROR"):
+		return &refusedAnswerError{err: err}
 	}
-	if code, ok := strings.CutPrefix(quoted, h2ConnText); ok {
-		if noResend {
-			code, _, _ = strings.Cut(code, "]")
-		}
-		if code == "PROTOCOL_ERROR" || code == "COMPRESSION_ERROR" {
-			return &refusedAnswerError{err: err}
-		}
-	}
-	// "stream error: stream ID 1; REFUSED_STREAM; received from peer", whole
-	// (x/net's transport, whose stream error has no As method) or quoted
-	// as the transport's "cannot retry" error begins, ending in "]".
+	// "stream error: stream ID 1; REFUSED_STREAM; received from peer":
+	// x/net's transport's stream error, which has no As method, or one the
+	// "cannot retry" error quotes.
 	rest, ok := strings.CutPrefix(quoted, h2StreamText)
 	if !ok {
 		return err
 	}
-	end := h2FromPeerText
-	if noResend {
-		end += "]"
-	}
 	fields := strings.SplitN(rest, "; ", 3)
-	if len(fields) < 3 || noResend && !strings.HasPrefix(fields[2], end) || !noResend && fields[2] != end {
+	if len(fields) < 3 || !(fields[2] == h2FromPeerText || noResend && strings.HasPrefix(fields[2], h2FromPeerText+"]")) {
 		return err
 	}
 	if c := slices.Index(h2ErrCodeNames[:], fields[1]); c >= 0 {

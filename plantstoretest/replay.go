@@ -61,7 +61,6 @@ func newReplay(rec *traffic.Recording, seed int64) *replay {
 		r.stored = float64(ab.Refused) / float64(ab.OK+ab.Refused)
 	}
 	var ok []traffic.Bucket // of every 2xx outcome
-	fails := rec.FailureRuns.Failures
 	for _, o := range rec.Outcomes {
 		switch o.Kind {
 		case traffic.KindOK:
@@ -70,7 +69,6 @@ func newReplay(rec *traffic.Recording, seed int64) *replay {
 		case traffic.Kind4xx:
 			// A 4xx answers what the request said: the fake's own checks
 			// answer it, and it is neither in the runs nor replayed.
-			fails -= o.Count
 			continue
 		}
 		r.total += o.Count
@@ -101,7 +99,7 @@ func newReplay(rec *traffic.Recording, seed int64) *replay {
 	// after a failure, which makes failures/attempts fail and runs of mean
 	// length failures/runs. (A recording made before v0.4.0 counts its 4xx
 	// in the runs, which the clamp keeps a probability.)
-	if f, runs := fails, rec.FailureRuns.Runs; f > 0 {
+	if f, runs := r.total, rec.FailureRuns.Runs; f > 0 {
 		r.pFail = [2]float64{1, 1} // no other outcome recorded
 		if s := rec.Attempts - f; s > 0 {
 			r.pFail = [2]float64{min(1, float64(runs)/float64(s)), max(0, 1-float64(runs)/float64(f))}

@@ -217,7 +217,7 @@ func (r *Recording) Check() error {
 	if err := checkCount("attempts", r.Attempts, 0); err != nil {
 		return fmt.Errorf("traffic: %w", err)
 	}
-	var sum, failures, inRuns int64 // inRuns: the failures but 4xx
+	var sum, failures, inRuns, breaks int64 // inRuns: the failures but 4xx
 	for i := range r.Outcomes {
 		o := &r.Outcomes[i]
 		if err := o.check(); err != nil {
@@ -232,6 +232,9 @@ func (r *Recording) Check() error {
 		}
 		if o.Kind.Failure() && o.Kind != Kind4xx {
 			inRuns += o.Count
+		}
+		if o.Kind == KindBrokenAfterSend {
+			breaks += o.Count
 		}
 	}
 	if sum != r.Attempts {
@@ -267,19 +270,11 @@ func (r *Recording) Check() error {
 		return fmt.Errorf("traffic: %d failures but 4xx in no run", inRuns)
 	}
 	if ab := r.AfterBreaks; ab != nil {
-		var breaks int64
-		for _, o := range r.Outcomes {
-			if o.Kind == KindBrokenAfterSend {
-				breaks += o.Count
-			}
+		if err := checkCount("after_breaks.ok", ab.OK, 0); err != nil {
+			return fmt.Errorf("traffic: %w", err)
 		}
-		for _, c := range [...]struct {
-			what string
-			n    int64
-		}{{"after_breaks.ok", ab.OK}, {"after_breaks.refused", ab.Refused}} {
-			if err := checkCount(c.what, c.n, 0); err != nil {
-				return fmt.Errorf("traffic: %w", err)
-			}
+		if err := checkCount("after_breaks.refused", ab.Refused, 0); err != nil {
+			return fmt.Errorf("traffic: %w", err)
 		}
 		if ab.OK+ab.Refused > breaks {
 			return fmt.Errorf("traffic: after_breaks counts %d answers after %d breaks after sending", ab.OK+ab.Refused, breaks)

@@ -77,7 +77,8 @@ func (c *limitConn) Close() error {
 // streams, each of which would hold its body while it is served. A request
 // beyond the bound waits for a slot, and gives up when its client does;
 // meanwhile the HTTP/2 server buffers at most the connection's
-// flow-control window (1 MiB) of the bodies that wait. n must be at least 1.
+// flow-control window of the bodies that wait (which h2c.Bound sets, so
+// that they cannot stall those being served). n must be at least 1.
 func LimitRequests(h http.Handler, n int) http.Handler {
 	if n < 1 {
 		panic("mockserver: LimitRequests needs n >= 1, got " + strconv.Itoa(n))

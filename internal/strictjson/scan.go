@@ -75,6 +75,9 @@ func InvalidUTF8(b []byte) int {
 // reads is held to it: [Check] refuses one anywhere in a body, and the
 // fake's POST /plants in a plant's name and tag.
 func UnpairedSurrogate(lit []byte) string {
+	if bytes.IndexByte(lit, '\\') < 0 {
+		return "" // the usual string: no escape at all
+	}
 	for i := 1; i < len(lit)-1; i++ {
 		if lit[i] != '\\' {
 			continue

@@ -2,9 +2,9 @@
 // the module reads follows beyond encoding/json's syntax: a field name
 // appears at most once in an object, names compared as they decode (so
 // "n\u0061me" repeats "name"), and no string holds an unpaired surrogate
-// escape such as "\ud800", which encoding/json would make U+FFFD. JSON leaves the meaning of repeated names
-// undefined, and servers differ on which one wins; encoding/json keeps the
-// last, silently. It also bounds how many values a body may hold, so that a
+// escape such as "\ud800", which encoding/json would make U+FFFD. JSON
+// leaves the meaning of repeated names undefined, and servers differ on
+// which one wins; encoding/json keeps the last, silently. It also bounds how many values a body may hold, so that a
 // small body cannot cost memory out of proportion to its size once decoded,
 // and checks the bound before anything is decoded.
 //

@@ -600,10 +600,17 @@ func TestTransientFaultsAreAskedAgain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var text strings.Builder
+		if err := rep.WriteText(&text); err != nil {
+			t.Fatal(err)
+		}
 		for _, c := range rep.Checks {
 			if c.Asked > 0 {
 				askedAgain++
 				t.Logf("seed %d: %s asked %d times", seed, c.ID, c.Asked)
+				if want := fmt.Sprintf("asked %d times: an answer met a transient fault", c.Asked); !strings.Contains(text.String(), want) {
+					t.Errorf("seed %d: the text report does not say %q", seed, want)
+				}
 			}
 			if c.Outcome == conformance.Fail {
 				t.Errorf("seed %d: %s failed against a fake with 1 %% chaos: %s", seed, c.ID, c.Problem)

@@ -189,15 +189,15 @@ func run(ctx context.Context, s *settings) *Report {
 			// (new ids, so no create repeats one): only an answer of the
 			// target's own decides it. A scripted check is not, as its
 			// faults are the point.
-			for c.Asked = 1; ; c.Asked++ {
+			for asked := 1; ; asked++ {
+				c = CheckResult{ID: ch.id, Tag: ch.tag, Title: ch.title}
 				ch.run(r, &c)
-				if ch.needsControl || c.Asked == maxAsks || !metTransientFault(&c) || r.silent >= maxSilent {
+				if ch.needsControl || asked == maxAsks || !metTransientFault(&c) || r.silent >= maxSilent {
+					if asked > 1 {
+						c.Asked = asked
+					}
 					break
 				}
-				c = CheckResult{ID: ch.id, Tag: ch.tag, Title: ch.title, Asked: c.Asked}
-			}
-			if c.Asked == 1 {
-				c.Asked = 0 // asked once, as usual: not reported
 			}
 			c.Problem = printable(c.Problem) // it may quote what the target sent
 		}
