@@ -8,7 +8,7 @@ import (
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
-// TestReferenceIsKept checks what lets runReference keep its last report:
+// TestReferenceIsKept checks what lets runReference keep its reports:
 // a fresh reference run gives the same answers as the one before (all a
 // run takes of it, in compareWith: its ids and names are its own), and a
 // run with the same key gets the kept one, another key a new one.
@@ -20,9 +20,9 @@ func TestReferenceIsKept(t *testing.T) {
 	}
 	fresh := func() *Report {
 		t.Helper()
-		lastReference.Lock()
-		lastReference.rep = nil
-		lastReference.Unlock()
+		references.Lock()
+		clear(references.m)
+		references.Unlock()
 		rep, err := runReference(context.Background(), target, s)
 		if err != nil {
 			t.Fatal(err)
@@ -45,7 +45,11 @@ func TestReferenceIsKept(t *testing.T) {
 	}
 	other := *s
 	other.maxCreates = 60
-	if rep, _ := runReference(context.Background(), target, &other); rep == second {
+	otherRep, _ := runReference(context.Background(), target, &other)
+	if otherRep == second {
 		t.Error("a run with another limit got the kept reference report, want a new one")
+	}
+	if again, _ := runReference(context.Background(), target, s); again != second {
+		t.Error("after a run with another limit, a run with the first key made a new reference report, want the one kept for it")
 	}
 }

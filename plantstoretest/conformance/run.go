@@ -93,20 +93,21 @@ func RunReport(ctx context.Context, target Target) (*Report, error) {
 // kit checks deployments and the mock from outside, and never imports the
 // mock to check itself against.
 //
-// The fake answers the same whenever it is asked the same, so the last
-// reference report is kept, and a run with the same token, limit and
-// scripting reuses it: a suite that checks several targets (the fake, the
-// mock, a deployment) pays for the reference once.
+// The fake answers the same whenever it is asked the same, so reference
+// reports are kept, one for each token, limit and scripting (the last
+// maxReferences of them), and a run with the same reuses its report: a
+// suite that checks several targets (the fake, the mock, a deployment)
+// pays for each reference once.
 func runReference(ctx context.Context, target Target, ts *settings) (*Report, error) {
 	token := target.Token
 	if wire.TokenProblem(token) != "" {
 		token = plantstoretest.DefaultToken
 	}
 	key := referenceKey{token: token, maxCreates: ts.maxCreates, scripted: target.Fake != nil || target.Control != nil}
-	lastReference.Lock()
-	defer lastReference.Unlock()
-	if lastReference.rep != nil && lastReference.key == key {
-		return lastReference.rep, nil
+	references.Lock()
+	defer references.Unlock()
+	if rep, ok := references.m[key]; ok {
+		return rep, nil
 	}
 	h := plantstoretest.NewHandler(plantstoretest.WithToken(token), plantstoretest.WithJournalLimit(0))
 	defer h.Close()
@@ -126,7 +127,10 @@ func runReference(ctx context.Context, target Target, ts *settings) (*Report, er
 	rep := run(ctx, s)
 	rep.Reference = name
 	if ctx.Err() == nil { // a run cut short is no reference
-		lastReference.key, lastReference.rep = key, rep
+		if len(references.m) >= maxReferences {
+			clear(references.m) // rare: a suite uses a handful of settings
+		}
+		references.m[key] = rep
 	}
 	return rep, nil
 }
@@ -138,14 +142,16 @@ type referenceKey struct {
 	scripted   bool
 }
 
-// lastReference is the last reference report runReference made, which
-// nothing modifies, and what it was made for. Its mutex also makes
-// concurrent runs with the same key make it once.
-var lastReference struct {
+// maxReferences bounds the reference reports kept, a few KiB each.
+const maxReferences = 8
+
+// references holds the reference reports runReference made, which nothing
+// modifies, by what each was made for. Its mutex also makes concurrent
+// runs with the same key make it once.
+var references = struct {
 	sync.Mutex
-	key referenceKey
-	rep *Report
-}
+	m map[referenceKey]*Report
+}{m: map[referenceKey]*Report{}}
 
 // handlerTransport serves each request with a handler, in-process.
 type handlerTransport struct{ h http.Handler }
