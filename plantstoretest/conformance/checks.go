@@ -8,7 +8,6 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
@@ -519,13 +518,19 @@ func (r *runner) search(c *CheckResult, probe func(size int, p storedPlant) (bod
 func observeLongestName(r *runner, c *CheckResult) {
 	r.search(c, func(size int, p storedPlant) ([]byte, int) {
 		name := r.name("")
-		envelope := len(plantJSON("id", itoa(p.id), "name", quote(name)))
+		b := plantJSON("id", itoa(p.id), "name", quote(name))
 		// No body over the largest probe size: the name gives way.
-		size = min(size, probeSizes[0]-envelope+len(name))
-		if size > len(name) {
-			name += strings.Repeat("n", size-len(name))
+		size = min(size, probeSizes[0]-len(b)+len(name))
+		if pad := size - len(name); pad > 0 {
+			// The padding goes inside the name's closing quote, before
+			// the `"}` that end b: an 'n' is quoted as itself, and a MiB
+			// of it is not worth quoting.
+			padded := make([]byte, 0, len(b)+pad)
+			padded = append(padded, b[:len(b)-2]...)
+			padded = append(padded, bytes.Repeat([]byte{'n'}, pad)...)
+			return append(padded, b[len(b)-2:]...), size
 		}
-		return plantJSON("id", itoa(p.id), "name", quote(name)), len(name)
+		return b, len(name)
 	})
 }
 
