@@ -42,7 +42,7 @@ type budgetRig struct {
 
 func newBudgetRig(t *testing.T, opts ...plantstore.Option) *budgetRig {
 	t.Helper()
-	r := &budgetRig{srv: plantstoretest.NewServer(t, plantstoretest.WithJournalLimit(0))}
+	r := &budgetRig{srv: plantstoretest.NewServer(t, plantstoretest.WithJournalLimit(0), plantstoretest.WithInMemoryNetwork())}
 	// The script answers for ever: it is not a Fault left unused.
 	t.Cleanup(r.srv.ClearFaults)
 	opts = append([]plantstore.Option{plantstore.WithHooks(plantstore.Hooks{
