@@ -53,7 +53,8 @@ func TestLayers(t *testing.T) {
 	layer := func(path string) int {
 		switch path = strings.TrimPrefix(path, mod); {
 		case strings.HasPrefix(path, "/internal/wire"), strings.HasPrefix(path, "/internal/strictjson"), strings.HasPrefix(path, "/internal/syncbuf"),
-			strings.HasPrefix(path, "/internal/bubble"), strings.HasPrefix(path, "/internal/testenv"), strings.HasPrefix(path, "/internal/h2c"):
+			strings.HasPrefix(path, "/internal/bubble"), strings.HasPrefix(path, "/internal/testenv"), strings.HasPrefix(path, "/internal/h2c"),
+			strings.HasPrefix(path, "/internal/latency"):
 			return 0
 		case path == "":
 			return 1

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/latency"
 	"github.com/plantstore/plantstore-go/internal/testenv"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 	"github.com/plantstore/plantstore-go/traffic"
@@ -386,13 +387,22 @@ func TestProfileLargestLoads(t *testing.T) {
 	}
 }
 
+// traffic's bounds, as traffic.Recording's doc states them.
+const (
+	maxOutcomes          = 32
+	maxRetryAfters       = 64
+	maxRetryAfterSeconds = 86400
+	maxRunLength         = 1000
+	maxCount             = 1 << 53
+)
+
 // largestTraffic returns the largest traffic Check accepts: every outcome
-// (traffic.MaxOutcomes, all 5xx, the catch-all first), each with every
-// latency bucket and traffic.MaxRetryAfters values, every run length, and
-// counts of as many digits as traffic.MaxCount leaves them.
+// (maxOutcomes, all 5xx, the catch-all first), each with every latency
+// bucket and maxRetryAfters values, every run length, and counts of as
+// many digits as maxCount leaves them.
 func largestTraffic() *traffic.Recording {
-	const outcomes = traffic.MaxOutcomes
-	per := int64(traffic.MaxCount / outcomes) // each outcome's count
+	const outcomes = maxOutcomes
+	per := int64(maxCount / outcomes) // each outcome's count
 	// split returns per in n counts that sum to it.
 	split := func(n int) []int64 {
 		out := make([]int64, n)
@@ -408,20 +418,20 @@ func largestTraffic() *traffic.Recording {
 		if i > 0 {
 			o.Status = 499 + i
 		}
-		for b, n := range split(traffic.NumBuckets) {
-			from, to := traffic.BucketBounds(b)
+		for b, n := range split(latency.Buckets) {
+			from, to := latency.Bounds(b)
 			o.Latency = append(o.Latency, traffic.Bucket{FromUS: from, ToUS: to, Count: n})
 		}
-		for r, n := range split(traffic.MaxRetryAfters) {
-			s := int64(traffic.MaxRetryAfterSeconds - traffic.MaxRetryAfters + 1 + r)
+		for r, n := range split(maxRetryAfters) {
+			s := int64(maxRetryAfterSeconds - maxRetryAfters + 1 + r)
 			o.RetryAfter = append(o.RetryAfter, traffic.RetryAfter{Seconds: &s, Count: n})
 		}
 		rec.Outcomes = append(rec.Outcomes, o)
 	}
 	fr := &rec.FailureRuns
 	fr.Failures = rec.Attempts
-	each := fr.Failures / (traffic.MaxRunLength * (traffic.MaxRunLength + 1) / 2)
-	for l := 1; l <= traffic.MaxRunLength; l++ {
+	each := fr.Failures / (maxRunLength * (maxRunLength + 1) / 2)
+	for l := 1; l <= maxRunLength; l++ {
 		fr.Lengths = append(fr.Lengths, traffic.RunLength{Length: l, Count: each})
 		fr.Runs += each
 	}

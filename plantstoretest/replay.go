@@ -74,7 +74,7 @@ func newReplay(rec *traffic.Recording, seed int64) *replay {
 		r.total += o.Count
 		p := replayed{kind: o.Kind, status: o.Status, upTo: r.total, latency: newHistogram(o.Latency)}
 		if o.Kind == traffic.Kind429 || o.Kind == traffic.Kind5xx {
-			if p.status == 0 { // the catch-all of the statuses past MaxOutcomes
+			if p.status == 0 { // the catch-all of the statuses past the recording's places
 				p.status = http.StatusInternalServerError
 			}
 			p.body = faultBody("traffic", p.status)

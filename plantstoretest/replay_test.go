@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/plantstore/plantstore-go/internal/latency"
 	"github.com/plantstore/plantstore-go/internal/testenv"
 	"github.com/plantstore/plantstore-go/traffic"
 )
@@ -90,7 +91,7 @@ func testRecording(t *testing.T) *traffic.Recording {
 	hist := func(d ...time.Duration) []traffic.Bucket {
 		var out []traffic.Bucket
 		for _, d := range d {
-			from, to := traffic.BucketBounds(traffic.BucketOf(d))
+			from, to := latency.Bounds(latency.Of(d))
 			out = append(out, traffic.Bucket{FromUS: from, ToUS: to, Count: 1000})
 		}
 		return out
@@ -185,7 +186,7 @@ func TestReplayDecisions(t *testing.T) {
 		case d.Desc == "traffic: broken_after_send" && d.Store && d.Drop,
 			d.Desc == "traffic: broken_before_send" && !d.Store && d.Drop:
 		case d.Desc == "traffic: attempt_timeout" && !d.Store && d.Drop:
-			if from, to := traffic.BucketBounds(traffic.BucketOf(5 * time.Second)); d.Delay != micros(to) {
+			if from, to := latency.Bounds(latency.Of(5 * time.Second)); d.Delay != micros(to) {
 				t.Errorf("decision %d: attempt_timeout after %v, want the top of its bucket [%vµs, %vµs)", i, d.Delay, from, to)
 			}
 		case d.Status == 429 || d.Status >= 500:

@@ -5,8 +5,8 @@
 // A [Recorder] counts every attempt's outcome in the client's own terms
 // ([Kind]: 2xx; 4xx by status and code; 429 and 5xx with their
 // Retry-After; a transport failure before or after the request was sent;
-// an attempt timeout), its latency per outcome in a histogram of a fixed
-// log-linear scheme ([BucketOf]), and the lengths of the runs of
+// an attempt timeout), its latency per outcome in OpenTelemetry's
+// exponential histogram ([Bucket]), and the lengths of the runs of
 // consecutive failures. Its memory is fixed (under 64 KiB, whatever the
 // number of calls), it is safe for concurrent use, and what it writes holds
 // no token, body byte, request id, or URL beyond scheme and host (the host

@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/plantstore/plantstore-go/internal/latency"
 )
 
 // Change is one thing that moved between two recordings, as [Compare]
@@ -18,8 +20,8 @@ type Change struct {
 	// Before and After are the figures, such as "1.00% (500 of 50000)" or
 	// "p50 20ms p95 96ms p99 401ms".
 	Before, After string
-	// Test names the statistical test and its statistic; P is its p-value,
-	// which was below [DriftAlpha] divided by the number of tests made.
+	// Test names the statistical test and its statistic; P is its p-value
+	// (see [Compare] for when it is small enough).
 	Test string
 	P    float64
 }
@@ -29,31 +31,14 @@ func (c Change) String() string {
 	return fmt.Sprintf("%s: %s -> %s (%s, p=%.2g)", c.Subject, c.Before, c.After, c.Test, c.P)
 }
 
-// The thresholds of [Compare]. A difference is a change when its test's
-// p-value is below DriftAlpha divided by the number of tests made
-// (Bonferroni: the chance that two recordings of one mix show any change
-// is at most DriftAlpha), and its size is at least the minimum effect of
-// its test, so that large recordings do not report trivia.
+// The thresholds of [Compare], as its doc states them.
 const (
-	// DriftAlpha is the chance, for two recordings of the same traffic,
-	// that Compare reports anything.
-	DriftAlpha = 0.001
-	// MinRateChange is the least change of an outcome's rate reported: an
-	// absolute change at least this, and at least a quarter of the
-	// earlier rate.
-	MinRateChange = 0.0005
-	// MinLatencyShift is the least Kolmogorov-Smirnov distance between two
-	// latency histograms reported: 2 % of the attempts moved.
-	MinLatencyShift = 0.02
-	// MinRetryAfterShift is the same for Retry-After: 10 %.
-	MinRetryAfterShift = 0.1
-	// MinRunLengthRatio is the least ratio of the mean failure-run
-	// lengths reported, either way.
-	MinRunLengthRatio = 1.25
-	// MinSamples is the fewest attempts of an outcome, in each recording,
-	// whose latency or Retry-After Compare tests, and the fewest failure
-	// runs whose length it tests.
-	MinSamples = 30
+	driftAlpha         = 0.001
+	minRateChange      = 0.0005
+	minLatencyShift    = 0.02
+	minRetryAfterShift = 0.1
+	minRunLengthRatio  = 1.25
+	minSamples         = 30
 )
 
 // Compare returns what moved from before to after, or nothing. It tests:
@@ -64,16 +49,23 @@ const (
 //     effect 1 + s·(E[N²]−E[N])/E[N], N the run length and s the outcome's
 //     share of the failures (1 for a 2xx), both pooled over the two
 //     recordings — failures in a run are not independent trials;
-//   - each outcome's latency, when both have MinSamples attempts of it, by
+//   - each outcome's latency, when both have 30 attempts of it, by
 //     the two-sample Kolmogorov-Smirnov test on the histograms' CDFs at
 //     the bucket bounds, with the effective size n₁n₂/(n₁+n₂); binned, the
 //     test is conservative;
 //   - the Retry-After of 429 and 5xx outcomes alike (none counts below 0 s);
-//   - the mean failure-run length, by Welch's z-test on the run lengths.
+//   - the mean failure-run length, by Welch's z-test on the run lengths,
+//     when both have 30 runs.
 //
 // Outcomes match by kind, status and code; one in a single recording has
-// a rate of 0 in the other. See [DriftAlpha] and the minimum effects for
-// when a difference is reported.
+// a rate of 0 in the other. A difference is a change when its test's
+// p-value is below 0.001 divided by the number of tests made (Bonferroni:
+// the chance that two recordings of one mix show any change is at most
+// 0.001), and its size is at least its test's minimum effect, so that
+// large recordings do not report trivia: a rate that moved by 0.0005 and
+// by a quarter of the earlier rate; a Kolmogorov-Smirnov distance of 0.02
+// for latency (2 % of the attempts moved) and 0.1 for Retry-After; a
+// ratio of 1.25 between the mean run lengths, either way.
 func Compare(before, after *Recording) []Change {
 	var tests []test
 	spread := runSpread(&before.FailureRuns, &after.FailureRuns)
@@ -97,21 +89,21 @@ func Compare(before, after *Recording) []Change {
 				After:   fmt.Sprintf("%.3g%% (%d of %d)", 100*p2, int64(x2), after.Attempts),
 				Test:    fmt.Sprintf("chi-square, Rao-Scott design effect %.2f: %.1f, 1 df", deff, chi),
 				P:       math.Erfc(math.Sqrt(chi / 2)),
-			}, math.Abs(p2-p1) >= max(MinRateChange, p1/4)})
+			}, math.Abs(p2-p1) >= max(minRateChange, p1/4)})
 		}
-		if b != nil && a != nil && b.Count >= MinSamples && a.Count >= MinSamples {
+		if b != nil && a != nil && b.Count >= minSamples && a.Count >= minSamples {
 			tests = append(tests, latencyTest(name, b, a))
 			if o.Kind.hasRetryAfter() {
 				tests = append(tests, retryAfterTest(name, b, a))
 			}
 		}
 	}
-	if before.FailureRuns.Runs >= MinSamples && after.FailureRuns.Runs >= MinSamples {
+	if before.FailureRuns.Runs >= minSamples && after.FailureRuns.Runs >= minSamples {
 		tests = append(tests, runTest(&before.FailureRuns, &after.FailureRuns))
 	}
 	var changes []Change
 	for _, t := range tests {
-		if t.large && t.P < DriftAlpha/float64(len(tests)) {
+		if t.large && t.P < driftAlpha/float64(len(tests)) {
 			t.Test += fmt.Sprintf(", Bonferroni over %d tests", len(tests))
 			changes = append(changes, t.Change)
 		}
@@ -190,14 +182,14 @@ func latencyTest(name string, b, a *Outcome) test {
 		After:   quantiles(a.Latency, a.Count),
 		Test:    fmt.Sprintf("Kolmogorov-Smirnov on the histograms: D=%.3f, n=%.0f", d, ne),
 		P:       ksProb(d, ne),
-	}, d >= MinLatencyShift}
+	}, d >= minLatencyShift}
 }
 
 // cdf returns the CDF of o's latency at each bucket's upper bound.
 func cdf(o *Outcome) []float64 {
-	f := make([]float64, NumBuckets)
+	f := make([]float64, latency.Buckets)
 	for _, b := range o.Latency {
-		if i, ok := b.Index(); ok {
+		if i, ok := latency.Index(b.FromUS, b.ToUS); ok {
 			f[i] = float64(b.Count)
 		}
 	}
@@ -263,7 +255,7 @@ func retryAfterTest(name string, b, a *Outcome) test {
 		After:   describeRetryAfter(a),
 		Test:    fmt.Sprintf("Kolmogorov-Smirnov: D=%.3f, n=%.0f", d, ne),
 		P:       ksProb(d, ne),
-	}, d >= MinRetryAfterShift}
+	}, d >= minRetryAfterShift}
 }
 
 // describeRetryAfter gives the mean of the waits o's answers asked for and
@@ -302,7 +294,7 @@ func runTest(b, a *Runs) test {
 		After:   fmt.Sprintf("mean %.2f (%d runs, %d failures)", a.mean(), a.Runs, a.Failures),
 		Test:    fmt.Sprintf("Welch z-test on the run lengths: z=%.2f", z),
 		P:       math.Erfc(math.Abs(z) / math.Sqrt2),
-	}, r >= MinRunLengthRatio || r <= 1/MinRunLengthRatio}
+	}, r >= minRunLengthRatio || r <= 1/minRunLengthRatio}
 }
 
 // ksProb is the two-sample Kolmogorov-Smirnov p-value of distance d at

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore-go/internal/latency"
 	"github.com/plantstore/plantstore-go/internal/testenv"
 )
 
@@ -94,7 +95,7 @@ func (m trafficMix) record(n int, seed uint64) *Recording {
 			failing = rng.Float64() < enter
 		}
 	}
-	return r.Recording()
+	return r.snapshot()
 }
 
 // change returns the mix with edit applied to a copy.
@@ -185,7 +186,7 @@ func TestCompareQuietOnSameMix(t *testing.T) {
 }
 
 // TestCompareIgnoresTrivia compares recordings of 10^12 attempts, where
-// every difference is significant far below DriftAlpha, and checks that
+// every difference is significant far below driftAlpha, and checks that
 // Compare reports only those of at least the minimum effects.
 func TestCompareIgnoresTrivia(t *testing.T) {
 	t.Parallel()
@@ -233,7 +234,7 @@ func TestCompareIgnoresTrivia(t *testing.T) {
 		edit func(*Recording)
 		want string // "" for nothing
 	}{
-		{"rate up less than MinRateChange", more503(n / 2500), ""}, // +0.04 points
+		{"rate up less than minRateChange", more503(n / 2500), ""}, // +0.04 points
 		{"rate up less than a quarter", more503(n / 1000), ""},     // 1 % to 1.1 %
 		{"rate up 40 %", more503(n / 250), "rate of 5xx 503"},
 		{"latency: 1 % slower", slower(0.01), ""},
@@ -259,7 +260,7 @@ func TestCompareIgnoresTrivia(t *testing.T) {
 
 // bucket returns bucket i of the scheme counting n.
 func bucket(i int, n int64) Bucket {
-	from, to := BucketBounds(i)
+	from, to := latency.Bounds(i)
 	return Bucket{FromUS: from, ToUS: to, Count: n}
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/latency"
 )
 
 // Recorder records the attempts of the [plantstore.Client]s that take its
@@ -46,7 +47,7 @@ type Recorder struct {
 	attempts uint32
 	keyed    int // slots taken by an outcome with a status, catch-alls aside
 	nslots   int
-	slots    [MaxOutcomes]slot
+	slots    [maxOutcomes]slot
 
 	runs runCounter
 	// The reorder window: next is the first sequence number not folded
@@ -79,8 +80,8 @@ type slot struct {
 	status  uint16
 	code    int32
 	count   uint32
-	latency [NumBuckets]uint32
-	ra      [MaxRetryAfters]raCount // kinds 429 and 5xx only
+	latency [latency.Buckets]uint32
+	ra      [maxRetryAfters]raCount // kinds 429 and 5xx only
 }
 
 // raCount counts one Retry-After value, in seconds; -1 for none.
@@ -104,7 +105,7 @@ const (
 // keyedSlots is how many distinct outcomes with a status a Recorder keeps:
 // the others hold the four kinds without a status, 429, and the catch-alls
 // of 2xx, 4xx and 5xx.
-const keyedSlots = MaxOutcomes - 7
+const keyedSlots = maxOutcomes - 7
 
 // NewRecorder returns an empty Recorder.
 func NewRecorder() *Recorder { return new(Recorder) }
@@ -249,7 +250,7 @@ func (r *Recorder) count(seq uint64, k uint8, status int, code *int32, ra, d tim
 	r.attempts++
 	s := r.slot(k, status, code)
 	s.count++
-	s.latency[BucketOf(d)]++
+	s.latency[latency.Of(d)]++
 	if k == k429 || k == k5xx {
 		s.countRetryAfter(ra)
 	}
@@ -295,7 +296,7 @@ func (r *Recorder) slot(ki uint8, status int, code *int32) *slot {
 func (s *slot) countRetryAfter(ra time.Duration) {
 	sec := int32(-1)
 	if ra > 0 {
-		sec = int32(min((ra+time.Second/2)/time.Second, MaxRetryAfterSeconds))
+		sec = int32(min((ra+time.Second/2)/time.Second, maxRetryAfterSeconds))
 	}
 	best := -1
 	for i := range int(s.nra) {
@@ -307,7 +308,7 @@ func (s *slot) countRetryAfter(ra time.Duration) {
 			best = i
 		}
 	}
-	if s.nra < MaxRetryAfters {
+	if s.nra < maxRetryAfters {
 		s.ra[s.nra] = raCount{seconds: sec, count: 1}
 		s.nra++
 		return
@@ -360,7 +361,7 @@ func (r *Recorder) advance() {
 
 // runCounter counts the runs of failures: by length-1, and the open one.
 type runCounter struct {
-	byLength [MaxRunLength]uint32
+	byLength [maxRunLength]uint32
 	open     int
 }
 
@@ -378,7 +379,7 @@ func (rc *runCounter) fold(state uint8) {
 // close counts the open run, if any.
 func (rc *runCounter) close() {
 	if rc.open > 0 {
-		rc.byLength[min(rc.open, MaxRunLength)-1]++
+		rc.byLength[min(rc.open, maxRunLength)-1]++
 		rc.open = 0
 	}
 }
@@ -408,16 +409,16 @@ func originOf(u string) string {
 	return p.Scheme + "://" + p.Host + "/"
 }
 
-// Recording returns a snapshot of what r recorded so far. The runs count
-// the attempts that ended, in the order they started, with the open run
-// closed, as if the attempts still running had not started.
-func (r *Recorder) Recording() *Recording {
+// snapshot returns what r recorded so far. The runs count the attempts
+// that ended, in the order they started, with the open run closed, as if
+// the attempts still running had not started.
+func (r *Recorder) snapshot() *Recording {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.recordingLocked()
 }
 
-// Reset returns what r recorded, as [Recorder.Recording] does, and starts
+// Reset returns what r recorded so far, as [Recorder.WriteTo] writes it, and starts
 // a new period with nothing recorded, at one instant: so that a service
 // that runs for long records period after period (a day's traffic, to
 // write and compare with the last) through the same clients and hooks.
@@ -429,7 +430,7 @@ func (r *Recorder) Reset() *Recording {
 	rec := r.recordingLocked()
 	from := r.seq.Load()
 	r.attempts, r.keyed, r.nslots = 0, 0, 0
-	r.slots = [MaxOutcomes]slot{}
+	r.slots = [maxOutcomes]slot{}
 	r.runs = runCounter{}
 	r.win = [window]uint8{}
 	r.next, r.from = from, from
@@ -437,7 +438,7 @@ func (r *Recorder) Reset() *Recording {
 	return rec
 }
 
-// recordingLocked is Recording; r.mu is held.
+// recordingLocked is snapshot; r.mu is held.
 func (r *Recorder) recordingLocked() *Recording {
 	rec := &Recording{Attempts: int64(r.attempts), Outcomes: make([]Outcome, 0, r.nslots)}
 	for i := range r.nslots {
@@ -477,7 +478,7 @@ func (s *slot) outcome() Outcome {
 	}
 	for i, n := range s.latency {
 		if n > 0 {
-			from, to := BucketBounds(i)
+			from, to := latency.Bounds(i)
 			o.Latency = append(o.Latency, Bucket{FromUS: from, ToUS: to, Count: int64(n)})
 		}
 	}
@@ -510,11 +511,11 @@ func (r *Recorder) source() string {
 
 // WriteTo writes what r recorded so far as a profile document (see the
 // package doc): its source says "traffic.Recorder" and the scheme and host
-// of the calls, its traffic is [Recorder.Recording]'s. Each outcome takes
+// of the calls, its traffic all recorded so far. Each outcome takes
 // a line.
 func (r *Recorder) WriteTo(w io.Writer) (int64, error) {
 	src := r.source()
-	rec := r.Recording()
+	rec := r.snapshot()
 	var b bytes.Buffer
 	b.WriteString("{\n  \"source\": ")
 	writeJSON(&b, src)

@@ -132,9 +132,9 @@ func TestRecorderClassifies(t *testing.T) {
 	}
 	c2.CreatePlant(context.Background(), plantstore.NewPlant{Name: "fern"})
 
-	rec := r.Recording()
+	rec := r.snapshot()
 	if err := rec.Check(); err != nil {
-		t.Fatalf("Recording().Check: %v", err)
+		t.Fatalf("snapshot().Check: %v", err)
 	}
 	want := []outcomeCounts{
 		{Name: "2xx 200", Count: 3},
@@ -226,7 +226,7 @@ func TestRecorderMemoryFlat(t *testing.T) {
 	if grew > 16<<10 {
 		t.Errorf("the live heap grew by %d bytes over %d attempts: want it flat (≤ 16 KiB of noise)", grew, n)
 	}
-	rec := r.Recording()
+	rec := r.snapshot()
 	if err := rec.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -255,13 +255,13 @@ func TestRecorderConcurrent(t *testing.T) {
 				a, err := mix(g*each + i)
 				feed(h, info, a, err)
 				if i%500 == 0 {
-					r.Recording() // snapshots while recording
+					r.snapshot() // snapshots while recording
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	rec := r.Recording()
+	rec := r.snapshot()
 	if err := rec.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +309,7 @@ func TestRecorderRunsInStartOrder(t *testing.T) {
 			got.count(uint64(i), kindOf(fails[i]), 503, nil, 0, time.Millisecond)
 		}
 	}
-	if diff := cmp.Diff(want.Recording().FailureRuns, got.Recording().FailureRuns); diff != "" {
+	if diff := cmp.Diff(want.snapshot().FailureRuns, got.snapshot().FailureRuns); diff != "" {
 		t.Errorf("runs (-in order +shuffled):\n%s", diff)
 	}
 }
@@ -434,8 +434,8 @@ func TestRecorderSource(t *testing.T) {
 
 // TestRetryAfterCounted checks how an outcome counts the Retry-After its
 // answers asked for: rounded to whole seconds, zero as none, a longer one
-// than MaxRetryAfterSeconds as that, and a value first seen past
-// MaxRetryAfters as the nearest one kept.
+// than maxRetryAfterSeconds as that, and a value first seen past
+// maxRetryAfters as the nearest one kept.
 func TestRetryAfterCounted(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -446,7 +446,7 @@ func TestRetryAfterCounted(t *testing.T) {
 		{"none and zero", []time.Duration{0, -time.Second}, "none×2 "},
 		{"rounded", []time.Duration{1400 * time.Millisecond, 1600 * time.Millisecond, 2499 * time.Millisecond}, "1s×1 2s×2 "},
 		{"under half a second", []time.Duration{time.Millisecond}, "0s×1 "},
-		{"capped", []time.Duration{MaxRetryAfterSeconds * time.Second, 30 * 24 * time.Hour}, "86400s×2 "},
+		{"capped", []time.Duration{maxRetryAfterSeconds * time.Second, 30 * 24 * time.Hour}, "86400s×2 "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := slot{kind: k5xx}
@@ -459,9 +459,9 @@ func TestRetryAfterCounted(t *testing.T) {
 			}
 		})
 	}
-	t.Run("past MaxRetryAfters", func(t *testing.T) {
+	t.Run("past maxRetryAfters", func(t *testing.T) {
 		s := slot{kind: k5xx}
-		for i := range MaxRetryAfters { // 10, 20, …, 640 s
+		for i := range maxRetryAfters { // 10, 20, …, 640 s
 			s.countRetryAfter(time.Duration(10*(i+1)) * time.Second)
 		}
 		for _, sec := range []int{14, 16, 5000} { // nearest: 10, 20, 640
@@ -471,8 +471,8 @@ func TestRetryAfterCounted(t *testing.T) {
 		for _, ra := range s.outcome().RetryAfter {
 			got[*ra.Seconds] = ra.Count
 		}
-		if len(got) != MaxRetryAfters || got[10] != 2 || got[20] != 2 || got[640] != 2 || got[30] != 1 {
-			t.Errorf("counts by seconds %v: want %d values, 10 s, 20 s and 640 s counted twice", got, MaxRetryAfters)
+		if len(got) != maxRetryAfters || got[10] != 2 || got[20] != 2 || got[640] != 2 || got[30] != 1 {
+			t.Errorf("counts by seconds %v: want %d values, 10 s, 20 s and 640 s counted twice", got, maxRetryAfters)
 		}
 	})
 }
@@ -506,7 +506,7 @@ func TestRecorderEdges(t *testing.T) {
 		feed(h, info, plantstore.Attempt{StatusCode: 400}, &plantstore.APIError{StatusCode: 400, Code: 0})
 		feed(h, info, plantstore.Attempt{StatusCode: 400}, &plantstore.APIError{StatusCode: 400, Code: 5})
 		want := []outcomeCounts{{Name: "4xx other", Count: 2}, {Name: "4xx 400", Count: 1}, {Name: "4xx 400 code 5", Count: 1}, {Name: "4xx 409", Count: 1}}
-		if diff := cmp.Diff(want, countsOf(r.Recording())); diff != "" {
+		if diff := cmp.Diff(want, countsOf(r.snapshot())); diff != "" {
 			t.Errorf("outcomes (-want +got):\n%s", diff)
 		}
 	})
@@ -521,7 +521,7 @@ func TestRecorderEdges(t *testing.T) {
 		}
 		r.count(1, k5xx, 503, nil, 0, 0)
 		want := Runs{Runs: 2, Failures: 2, Lengths: []RunLength{{1, 2}}}
-		if diff := cmp.Diff(want, r.Recording().FailureRuns); diff != "" {
+		if diff := cmp.Diff(want, r.snapshot().FailureRuns); diff != "" {
 			t.Errorf("runs (-want +got):\n%s", diff)
 		}
 	})
@@ -566,11 +566,11 @@ func TestRecorderReset(t *testing.T) {
 			t.Errorf("period %d: %v", p+1, err)
 		}
 		// The latencies are the hooks' own clock's: not compared.
-		if diff := cmp.Diff(periods[p].Recording(), got, cmpopts.IgnoreFields(Outcome{}, "Latency")); diff != "" {
+		if diff := cmp.Diff(periods[p].snapshot(), got, cmpopts.IgnoreFields(Outcome{}, "Latency")); diff != "" {
 			t.Errorf("period %d: Reset's recording (-a Recorder of its own +Reset):\n%s", p+1, diff)
 		}
 	}
-	if rec := r.Recording(); rec.Attempts != 0 || len(rec.Outcomes) != 0 {
+	if rec := r.snapshot(); rec.Attempts != 0 || len(rec.Outcomes) != 0 {
 		t.Errorf("after Reset, the Recorder holds %d attempts in %d outcomes, want none", rec.Attempts, len(rec.Outcomes))
 	}
 }
@@ -602,7 +602,7 @@ func TestRecorderAfterBreaks(t *testing.T) {
 	call(nil, broke, plantstore.Attempt{StatusCode: 409, WillRetry: true}, plantstore.Attempt{StatusCode: 200}) // Refused, retried
 	call(nil, broke, plantstore.Attempt{StatusCode: 503, WillRetry: true}, plantstore.Attempt{StatusCode: 200}) // neither
 	call(nil, plantstore.Attempt{StatusCode: 200})                                                              // no break
-	rec := r.Recording()
+	rec := r.snapshot()
 	if err := rec.Check(); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/plantstore/plantstore-go/internal/latency"
 	"github.com/plantstore/plantstore-go/internal/strictjson"
 )
 
@@ -18,12 +19,21 @@ import (
 // [Read] reads and plantstoretest.ParseProfile and plantstore-mock -profile
 // load. It holds no token, body byte, request id or URL: only classes,
 // codes, counts and durations.
+//
+// Its bounds, which a Recorder keeps within and [Recording.Check]
+// enforces: at most 32 outcomes (a Recorder keeps a place for each kind
+// without a status, for 429, and for a catch-all outcome of kinds 2xx, 4xx
+// and 5xx, status 0, which counts a status or code first seen once the
+// other places are taken); at most 64 distinct Retry-After values an
+// outcome (a value first seen past them counts as the nearest one kept),
+// each at most 86,400 s (one day; a longer one counts as that); run lengths
+// up to 1,000 (a longer run counts as that); every count at most 2^53, so
+// that any language reads it exactly.
 type Recording struct {
 	// Attempts counts every attempt recorded: the sum of the outcomes'
 	// counts.
 	Attempts int64 `json:"attempts"`
-	// Outcomes are the distinct outcomes seen, at most [MaxOutcomes],
-	// sorted by kind (in the order of the Kind constants), status and code
+	// Outcomes are the distinct outcomes seen, sorted by kind (in the order of the Kind constants), status and code
 	// (absent first).
 	Outcomes []Outcome `json:"outcomes"`
 	// FailureRuns are the runs of consecutive failures other than 4xx
@@ -107,8 +117,7 @@ func (k Kind) statusFits(status int) bool {
 type Outcome struct {
 	Kind Kind `json:"kind"`
 	// Status is the HTTP status of an answer; zero for the kinds without
-	// one, and for the catch-all outcome of its kind that counts the
-	// statuses past [MaxOutcomes].
+	// one, and for the catch-all outcome of its kind.
 	Status int `json:"status,omitempty"`
 	// Code is, for a 4xx answer that ended its call, the Error body's
 	// "error" field when the body was an Error; nil otherwise (a retried
@@ -119,17 +128,22 @@ type Outcome struct {
 	Count int64 `json:"count"`
 	// Latency is the histogram of the attempts' durations, from the start
 	// of the attempt to its end (the whole answer read, or the failure):
-	// the non-empty buckets of the shared scheme ([NumBuckets]), in order.
+	// the non-empty buckets of the shared scheme (see [Bucket]), in order.
 	Latency []Bucket `json:"latency"`
 	// RetryAfter is, for kinds 429 and 5xx, the Retry-After the answers
-	// asked for, at most [MaxRetryAfters] distinct values, in order with
-	// none (null) first; the counts sum to Count.
+	// asked for, in order with none (null) first; the counts sum to
+	// Count.
 	RetryAfter []RetryAfter `json:"retry_after,omitempty"`
 }
 
-// Bucket is one non-empty bucket of a latency histogram. Its bounds are
-// those of a bucket of the shared scheme ([BucketBounds], written to 7
-// significant digits), so that other languages need not know the scheme.
+// Bucket is one non-empty bucket of a latency histogram, which holds the
+// latencies in (FromUS, ToUS] microseconds. The buckets are those of
+// OpenTelemetry's base-2 exponential histogram at scale 3, base 2^(1/8):
+// bucket i is (2^(i/8), 2^((i+1)/8)] µs for i from 0 to 255, the bounds
+// written to 7 significant digits; the first also holds every latency of
+// 1 µs or less, the last every latency over 2^32 µs (about 71 minutes).
+// Each is 9.05 % wider than where it starts, which bounds the error of a
+// quantile read from the histogram.
 type Bucket struct {
 	FromUS float64 `json:"from_us"`
 	ToUS   float64 `json:"to_us"`
@@ -138,9 +152,8 @@ type Bucket struct {
 
 // RetryAfter counts the answers that asked for one wait.
 type RetryAfter struct {
-	// Seconds is the wait in whole seconds, in [0, [MaxRetryAfterSeconds]]
-	// (a longer one counted as that), or nil for an answer without a
-	// Retry-After the client could read.
+	// Seconds is the wait in whole seconds, or nil for an answer without
+	// a Retry-After the client could read.
 	Seconds *int64 `json:"seconds"`
 	Count   int64  `json:"count"`
 }
@@ -156,8 +169,7 @@ type Runs struct {
 	// attempts that failed, the sum of the failure outcomes' counts.
 	Runs     int64 `json:"runs"`
 	Failures int64 `json:"failures"`
-	// Lengths is the distribution of the runs' lengths, in order; a run
-	// longer than [MaxRunLength] is counted at MaxRunLength.
+	// Lengths is the distribution of the runs' lengths, in order.
 	Lengths []RunLength `json:"lengths"`
 }
 
@@ -167,27 +179,18 @@ type RunLength struct {
 	Count  int64 `json:"count"`
 }
 
-// The bounds of a [Recording], which a [Recorder] keeps within and
-// [Recording.Check] enforces.
+// The bounds of a [Recording], as its doc states them.
 const (
-	// MaxOutcomes bounds the distinct outcomes. A Recorder keeps a place
-	// for each kind without a status, for 429, and for a catch-all outcome
-	// of kinds 2xx, 4xx and 5xx (status 0), which counts the attempts of a
-	// status (and code) first seen once the other places are taken.
-	MaxOutcomes = 32
-	// MaxRetryAfters bounds the distinct Retry-After values of an outcome;
-	// a Recorder counts a value first seen past that as the nearest value
-	// it keeps.
-	MaxRetryAfters = 64
-	// MaxRetryAfterSeconds is the longest Retry-After counted; a longer one
-	// counts as this (one day).
-	MaxRetryAfterSeconds = 86400
-	// MaxRunLength is the longest run length counted; a longer run counts
-	// as this.
-	MaxRunLength = 1000
-	// MaxCount bounds every count, so that any language reads it exactly
-	// (2^53).
-	MaxCount = 1 << 53
+	maxOutcomes          = 32
+	maxRetryAfters       = 64
+	maxRetryAfterSeconds = 86400
+	maxRunLength         = 1000
+	maxCount             = 1 << 53
+)
+
+// The bounds of a document, which [Read] and plantstoretest.ParseProfile
+// enforce.
+const (
 	// MaxDocumentSize bounds the document [Read] reads, in bytes, and
 	// plantstoretest.MaxProfileSize is it: the largest profile Check
 	// accepts, with the largest Recording (every outcome with every
@@ -204,15 +207,15 @@ const (
 
 // Check reports what makes r inconsistent or out of bounds, or nil: an
 // unknown kind, a status or code its kind does not have, outcomes out of
-// order or repeated, more than [MaxOutcomes], a count below 1 or above
-// [MaxCount], latency buckets not of the scheme or out of order, counts
+// order or repeated, any of Recording's bounds passed, a count below 1,
+// latency buckets not of the scheme or out of order, counts
 // that do not add up (outcomes to Attempts, buckets and Retry-After values
 // to their outcome's count, failures to FailureRuns.Failures, lengths to
 // Runs), more runs than failures or fewer than one when there are
 // failures.
 func (r *Recording) Check() error {
-	if len(r.Outcomes) > MaxOutcomes {
-		return fmt.Errorf("traffic: %d outcomes, more than the %d allowed", len(r.Outcomes), MaxOutcomes)
+	if len(r.Outcomes) > maxOutcomes {
+		return fmt.Errorf("traffic: %d outcomes, more than the %d allowed", len(r.Outcomes), maxOutcomes)
 	}
 	if err := checkCount("attempts", r.Attempts, 0); err != nil {
 		return fmt.Errorf("traffic: %w", err)
@@ -246,8 +249,8 @@ func (r *Recording) Check() error {
 	}
 	var runs, least int64
 	for i, l := range fr.Lengths {
-		if l.Length < 1 || l.Length > MaxRunLength {
-			return fmt.Errorf("traffic: run length %d is not in [1, %d]", l.Length, MaxRunLength)
+		if l.Length < 1 || l.Length > maxRunLength {
+			return fmt.Errorf("traffic: run length %d is not in [1, %d]", l.Length, maxRunLength)
 		}
 		if i > 0 && fr.Lengths[i-1].Length >= l.Length {
 			return fmt.Errorf("traffic: run length %d is out of order or repeated", l.Length)
@@ -257,8 +260,8 @@ func (r *Recording) Check() error {
 		}
 		runs += l.Count
 		least += l.Count * int64(l.Length) // < 2^53 + 1000·2^53 before the check: no overflow
-		if runs > MaxCount || least > MaxCount {
-			return fmt.Errorf("traffic: the runs count more than %d", int64(MaxCount))
+		if runs > maxCount || least > maxCount {
+			return fmt.Errorf("traffic: the runs count more than %d", int64(maxCount))
 		}
 	}
 	switch {
@@ -294,8 +297,8 @@ func (o *Outcome) check() error {
 		return errors.New("a code on an outcome without one")
 	case !o.Kind.hasRetryAfter() && o.RetryAfter != nil:
 		return errors.New("retry_after on an outcome without one")
-	case len(o.RetryAfter) > MaxRetryAfters:
-		return fmt.Errorf("%d retry_after values, more than the %d allowed", len(o.RetryAfter), MaxRetryAfters)
+	case len(o.RetryAfter) > maxRetryAfters:
+		return fmt.Errorf("%d retry_after values, more than the %d allowed", len(o.RetryAfter), maxRetryAfters)
 	}
 	if err := checkCount("count", o.Count, 1); err != nil {
 		return err
@@ -303,7 +306,7 @@ func (o *Outcome) check() error {
 	var sum int64
 	prev := -1
 	for _, b := range o.Latency {
-		i, ok := b.Index()
+		i, ok := latency.Index(b.FromUS, b.ToUS)
 		if !ok {
 			return fmt.Errorf("latency bucket [%g, %g) µs is not one of the scheme", b.FromUS, b.ToUS)
 		}
@@ -324,8 +327,8 @@ func (o *Outcome) check() error {
 	}
 	sum = 0
 	for i, ra := range o.RetryAfter {
-		if ra.Seconds != nil && (*ra.Seconds < 0 || *ra.Seconds > MaxRetryAfterSeconds) {
-			return fmt.Errorf("retry_after %d s is not in [0, %d]", *ra.Seconds, MaxRetryAfterSeconds)
+		if ra.Seconds != nil && (*ra.Seconds < 0 || *ra.Seconds > maxRetryAfterSeconds) {
+			return fmt.Errorf("retry_after %d s is not in [0, %d]", *ra.Seconds, maxRetryAfterSeconds)
 		}
 		if i > 0 && compareAbsentFirst(o.RetryAfter[i-1].Seconds, ra.Seconds) >= 0 {
 			return errors.New("retry_after values out of order or repeated")
@@ -341,10 +344,10 @@ func (o *Outcome) check() error {
 	return nil
 }
 
-// checkCount reports a count outside [least, MaxCount].
+// checkCount reports a count outside [least, maxCount].
 func checkCount(what string, n, least int64) error {
-	if n < least || n > MaxCount {
-		return fmt.Errorf("%s %d is not in [%d, %d]", what, n, least, int64(MaxCount))
+	if n < least || n > maxCount {
+		return fmt.Errorf("%s %d is not in [%d, %d]", what, n, least, int64(maxCount))
 	}
 	return nil
 }

@@ -2,10 +2,15 @@ package traffic
 
 import (
 	"bytes"
+	"fmt"
 	"math"
+	"math/bits"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/plantstore/plantstore-go/internal/latency"
 )
 
 // okDoc is a small valid document; the cases of TestReadRefuses change it.
@@ -134,7 +139,7 @@ func TestReadHostileSize(t *testing.T) {
 func TestLargestRecordingFits(t *testing.T) {
 	t.Parallel()
 	r := NewRecorder()
-	const per = (1<<32 - 1) / MaxOutcomes // each outcome's count
+	const per = (1<<32 - 1) / maxOutcomes // each outcome's count
 	for i := range r.slots {
 		s := &r.slots[i]
 		s.kind, s.status = k5xx, uint16(500+i)
@@ -142,20 +147,20 @@ func TestLargestRecordingFits(t *testing.T) {
 			s.status = 0
 		}
 		for b := range s.latency {
-			s.latency[b] = per / NumBuckets
+			s.latency[b] = per / latency.Buckets
 		}
-		s.latency[0] += per % NumBuckets
+		s.latency[0] += per % latency.Buckets
 		for j := range s.ra {
-			s.ra[j] = raCount{seconds: int32(MaxRetryAfterSeconds - j), count: per / MaxRetryAfters}
+			s.ra[j] = raCount{seconds: int32(maxRetryAfterSeconds - j), count: per / maxRetryAfters}
 		}
-		s.ra[0].count += per % MaxRetryAfters
+		s.ra[0].count += per % maxRetryAfters
 		s.count = per
-		s.nra = MaxRetryAfters
+		s.nra = maxRetryAfters
 	}
-	r.nslots = MaxOutcomes
-	r.attempts = per * MaxOutcomes
+	r.nslots = maxOutcomes
+	r.attempts = per * maxOutcomes
 	for i := range r.runs.byLength {
-		r.runs.byLength[i] = r.attempts / (MaxRunLength * (MaxRunLength + 1) / 2)
+		r.runs.byLength[i] = r.attempts / (maxRunLength * (maxRunLength + 1) / 2)
 	}
 	r.origin.Store(new(string))
 	var doc bytes.Buffer
@@ -170,8 +175,8 @@ func TestLargestRecordingFits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Attempts != per*MaxOutcomes || len(rec.Outcomes) != MaxOutcomes {
-		t.Errorf("read back %d attempts in %d outcomes, want %d in %d", rec.Attempts, len(rec.Outcomes), int64(per*MaxOutcomes), MaxOutcomes)
+	if rec.Attempts != per*maxOutcomes || len(rec.Outcomes) != maxOutcomes {
+		t.Errorf("read back %d attempts in %d outcomes, want %d in %d", rec.Attempts, len(rec.Outcomes), int64(per*maxOutcomes), maxOutcomes)
 	}
 }
 
@@ -220,5 +225,40 @@ func TestCheckRunsLeaveOut4xx(t *testing.T) {
 				t.Errorf("Check() = %v, want %q", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestDocStatesTheBounds checks that the docs state the bounds and
+// thresholds the code keeps, which are unexported: the docs are where a
+// caller, in any language, reads them.
+func TestDocStatesTheBounds(t *testing.T) {
+	t.Parallel()
+	for file, says := range map[string][]string{
+		"recording.go": {
+			fmt.Sprintf("at most %d outcomes", maxOutcomes),
+			fmt.Sprintf("at most %d distinct Retry-After values", maxRetryAfters),
+			fmt.Sprintf("at most %d,%03d s", maxRetryAfterSeconds/1000, maxRetryAfterSeconds%1000),
+			fmt.Sprintf("run lengths\n// up to %d,%03d", maxRunLength/1000, maxRunLength%1000),
+			fmt.Sprintf("2^%d", bits.Len64(maxCount)-1),
+		},
+		"drift.go": {
+			fmt.Sprintf("below %g divided", driftAlpha),
+			fmt.Sprintf("moved by %g", minRateChange),
+			fmt.Sprintf("distance of %g\n// for latency", minLatencyShift),
+			fmt.Sprintf("%g for Retry-After", minRetryAfterShift),
+			fmt.Sprintf("ratio of %g", minRunLengthRatio),
+			fmt.Sprintf("when both have %d attempts", minSamples),
+			fmt.Sprintf("when both have %d runs", minSamples),
+		},
+	} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range says {
+			if !strings.Contains(string(data), s) {
+				t.Errorf("%s does not say %q", file, s)
+			}
+		}
 	}
 }

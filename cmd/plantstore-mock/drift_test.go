@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantstore/plantstore-go/internal/latency"
 	"github.com/plantstore/plantstore-go/traffic"
 )
 
@@ -17,7 +18,7 @@ import (
 // latency bucket; it returns the file's path.
 func writeRecording(t *testing.T, n, failed int64) string {
 	t.Helper()
-	from, to := traffic.BucketBounds(traffic.BucketOf(20_000_000)) // 20 ms
+	from, to := latency.Bounds(latency.Of(20_000_000)) // 20 ms
 	rec := traffic.Recording{
 		Attempts: n,
 		Outcomes: []traffic.Outcome{
