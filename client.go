@@ -111,7 +111,8 @@ type Client struct {
 // "https://example.com/api/" (a path prefix and a trailing slash are fine),
 // with [WithToken] or [WithTokenFunc]. It returns an error, never a
 // half-working Client, when baseURL is empty, malformed, not http or https,
-// has no host, contains a space, has a port outside 1 to 65535, or carries
+// has no host or one that is not a name, an IPv4 address or an [IPv6]
+// address, contains a space, has a port outside 1 to 65535, or carries
 // user info, a query or a fragment; when no credentials are given; when a
 // token would go over plain http to a host that is not loopback without
 // [WithInsecureHTTP]; when baseURL holds the token of WithToken, in any
@@ -131,7 +132,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	if cfg.token != "" && holds(baseURL, []string{cfg.token}) {
 		return nil, errors.New("plantstore: the base URL holds the bearer token, which would show wherever the URL does (CallInfo, logs, errors): give it only to WithToken")
 	}
-	u, err := parseBaseURL(baseURL)
+	u, err := wire.ParseBaseURL(baseURL)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
-	"net/netip"
 	"sort"
 	"strconv"
 	"strings"
@@ -133,63 +132,34 @@ func describe(base string, ns *namespace) namespaceBody {
 // so that a job that reaches the mock by a name of the network it runs in
 // (a compose service, a Kubernetes Service) gets a base_url by that name.
 // A request without a Host (HTTP/1.0) gets the listener's address. A Host
-// that cannot make a URL a client accepts is refused, not replaced: the
-// listener's address is not the name the job reached the mock by.
+// that cannot make a base URL a client accepts (wire.ParseBaseURL, the
+// client's own rule) is refused, not replaced: the listener's address is
+// not the name the job reached the mock by.
 func (s *Server) mockURL(r *http.Request) (string, *controlError) {
 	if r.Host == "" {
 		base := clientURL(s.listenAddr)
-		if hostProblem(strings.TrimPrefix(base, "http://")) != "" {
+		if baseURLProblem(base) != "" {
 			return "", badRequest("no Host (HTTP/1.0), and the listener's address %q cannot make a base_url: send a Host", s.listenAddr)
 		}
 		return base, nil
 	}
-	if msg := hostProblem(r.Host); msg != "" {
+	if msg := baseURLProblem("http://" + r.Host); msg != "" {
 		return "", badRequest("Host %q cannot make a base_url: %s", truncate(r.Host, 100), msg)
 	}
 	return "http://" + r.Host, nil
 }
 
-// hostProblem reports why host cannot be the host and port of an http URL,
-// or "". It holds the mock's own rule, narrower than URLs allow: a name or
-// IPv4 address of ASCII letters, digits, '-', '.' and '_', or an IPv6
-// address in brackets without a zone; then, optionally, ':' and a port
-// from 1 to 65535.
-func hostProblem(host string) string {
-	const want = "want a name or IPv4 address (ASCII letters, digits, '-', '.', '_') or an [IPv6] address, " +
-		"optionally followed by :port, a port from 1 to 65535"
-	name, port := host, ""
-	if strings.HasPrefix(host, "[") {
-		end := strings.IndexByte(host, ']')
-		if end < 0 {
-			return want
-		}
-		ip, err := netip.ParseAddr(host[1:end])
-		if err != nil || !ip.Is6() || ip.Zone() != "" {
-			return want
-		}
-		name, port = host[:end+1], host[end+1:]
-		if port != "" && port[0] != ':' {
-			return want
-		}
-	} else if i := strings.IndexByte(host, ':'); i >= 0 {
-		name, port = host[:i], host[i:]
-	}
-	if name == "" || !strings.HasPrefix(name, "[") && strings.IndexFunc(name, notNameByte) >= 0 {
-		return want
-	}
-	if port != "" {
-		n, err := strconv.Atoi(port[1:])
-		if err != nil || port[1] < '0' || port[1] > '9' || n < 1 || n > 65535 {
-			return want
-		}
+// baseURLProblem reports why base, "http://" and a host, is not a base URL
+// a client accepts, or "".
+func baseURLProblem(base string) string {
+	u, err := wire.ParseBaseURL(base)
+	switch {
+	case err != nil:
+		return strings.TrimPrefix(err.Error(), "plantstore: ")
+	case u.Path != "":
+		return "it holds a path"
 	}
 	return ""
-}
-
-// notNameByte reports whether c may not be in a host name as hostProblem
-// takes them.
-func notNameByte(c rune) bool {
-	return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_')
 }
 
 func (s *Server) listNamespaces(w http.ResponseWriter, r *http.Request, _ []byte) (int, *controlError) {

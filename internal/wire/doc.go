@@ -6,7 +6,8 @@
 // either side reads; how the module's servers, the fake and the mock's
 // control API, read a request's bearer credentials and match its path; and
 // the HTTP rules every part of the module applies in one way: what a valid
-// header name and value are, and which hosts are this machine's loopback.
+// header name and value are, which hosts are this machine's loopback, and
+// what base URL a client can use.
 //
 // It holds rules, not checks. The fake's request validation stays its own:
 // it is an independent check of the client, and sharing it would let a
