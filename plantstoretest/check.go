@@ -115,10 +115,7 @@ func (h *Handler) authorize(header http.Header) *reply {
 // error code oauthErr, or none when the request sent no credentials at all.
 func unauthorized(k kind, oauthErr, msg string) *reply {
 	rep := refuse(k, ErrorBody{Code: CodeUnauthorized, Message: msg})
-	rep.challenge = `Bearer realm="plantstore"`
-	if oauthErr != "" {
-		rep.challenge += `, error="` + oauthErr + `"`
-	}
+	rep.challenge = wire.Challenge("plantstore", oauthErr)
 	return rep
 }
 

@@ -65,10 +65,7 @@ const controlRealm = "plantstore-control"
 
 func unauthorized(oauthErr, msg string) *controlError {
 	e := errorf(http.StatusUnauthorized, plantstoretest.CodeUnauthorized, "%s", msg)
-	e.challenge = `Bearer realm="` + controlRealm + `"`
-	if oauthErr != "" {
-		e.challenge += `, error="` + oauthErr + `"`
-	}
+	e.challenge = wire.Challenge(controlRealm, oauthErr)
 	return e
 }
 

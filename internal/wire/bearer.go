@@ -44,3 +44,14 @@ func ParseBearer(header http.Header) (string, BearerProblem) {
 	}
 	return token, BearerOK
 }
+
+// Challenge returns the WWW-Authenticate value of a 401 for realm: a
+// bearer challenge (RFC 6750, section 3) with the error code oauthErr
+// ("invalid_request", "invalid_token"), or without one ("") for a request
+// that sent no credentials at all.
+func Challenge(realm, oauthErr string) string {
+	if oauthErr == "" {
+		return `Bearer realm="` + realm + `"`
+	}
+	return `Bearer realm="` + realm + `", error="` + oauthErr + `"`
+}

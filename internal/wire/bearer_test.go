@@ -36,3 +36,15 @@ func TestParseBearer(t *testing.T) {
 		})
 	}
 }
+
+func TestChallenge(t *testing.T) {
+	for _, tt := range []struct{ realm, oauthErr, want string }{
+		{"plantstore", "", `Bearer realm="plantstore"`},
+		{"plantstore", "invalid_token", `Bearer realm="plantstore", error="invalid_token"`},
+		{"plantstore-control", "invalid_request", `Bearer realm="plantstore-control", error="invalid_request"`},
+	} {
+		if got := Challenge(tt.realm, tt.oauthErr); got != tt.want {
+			t.Errorf("Challenge(%q, %q) = %q, want %q", tt.realm, tt.oauthErr, got, tt.want)
+		}
+	}
+}
