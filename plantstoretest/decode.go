@@ -11,13 +11,13 @@ import (
 
 // decodePlant decodes body as a NewPlant, as strictly as the package documentation says,
 // which encoding/json alone is not. It runs on every request, so
-// strictjson.Explain checks the encoding, the syntax and that body is an
-// object, in passes that allocate only the message of a body it refuses,
+// strictjson.Valid checks the encoding, the syntax and that body is an
+// object, in passes that allocate only the error of a body it refuses,
 // and a walk over the object, which can trust it, finds the fields;
 // encoding/json only decodes strings with escapes.
 func decodePlant(body []byte) (plantstore.NewPlant, *ErrorBody) {
-	if e := strictjson.Explain(body, (*plantstore.NewPlant)(nil)); e.Msg != "" {
-		return plantstore.NewPlant{}, &ErrorBody{Code: CodeInvalidJSON, Message: e.In("body")}
+	if err := strictjson.Valid(body, (*plantstore.NewPlant)(nil)); err != nil {
+		return plantstore.NewPlant{}, &ErrorBody{Code: CodeInvalidJSON, Message: "body: " + err.Error()}
 	}
 	start := strictjson.SkipSpace(body, 0)
 	fields, e := objectFields(body, start)
@@ -76,8 +76,7 @@ func objectFields(body []byte, start int) (plantFields, *ErrorBody) {
 		end := strictjson.SkipString(body, i)
 		name := strictjson.Unescape(body[i:end])
 		if names.Add(name) {
-			e := strictjson.Error{Offset: i, Msg: fmt.Sprintf("field %q appears more than once", string(name))}
-			return plantFields{}, &ErrorBody{Code: CodeInvalidJSON, Message: e.In("body")}
+			return plantFields{}, &ErrorBody{Code: CodeInvalidJSON, Message: "body: " + strictjson.RepeatedName(i, name).Error()}
 		}
 		i = strictjson.SkipSpace(body, strictjson.SkipSpace(body, end)+1) // after the colon
 		end = skipValue(body, i)

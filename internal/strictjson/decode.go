@@ -11,8 +11,8 @@ import (
 // by the package's rule. It refuses, in this order and before it decodes
 // anything: bytes that are not UTF-8; no value, bad syntax or data after
 // the value; null, or a value of another kind where v points to a struct,
-// a map, a slice or an array; what [CheckFor] refuses (a repeated or unknown field
-// name, more than maxValues values). Then it decodes with encoding/json,
+// a map, a slice or an array; a repeated or unknown field name, more than
+// maxValues values. Then it decodes with encoding/json,
 // and refuses a value of the wrong type for its field.
 //
 // The error is an [*Error], in JSON's terms (no Go type names): its Offset
@@ -23,7 +23,7 @@ func Decode(data []byte, maxValues int, v any) error {
 	if err := Valid(data, v); err != nil {
 		return err
 	}
-	if err := CheckFor(data, maxValues, v); err != nil {
+	if err := check(data, maxValues, v); err != nil {
 		return err
 	}
 	err := json.Unmarshal(data, v)
@@ -39,22 +39,20 @@ func Decode(data []byte, maxValues int, v any) error {
 	return nil
 }
 
-// Valid runs the steps of [Decode] before [CheckFor], which decode and
-// allocate nothing for good data, whatever its length: for a body, such as
-// a seed of plants, that is not decoded whole. Of v, a pointer, only the
-// type is used.
+// Valid runs the steps of [Decode] before the walk over names and values,
+// which decode and allocate nothing for good data, whatever its length:
+// for a body, such as a seed of plants, that is not decoded whole, and the
+// fake's POST /plants. Of v, a pointer, only the type is used.
 func Valid(data []byte, v any) error {
-	if e := Explain(data, v); e.Msg != "" {
+	if e := explain(data, v); e.Msg != "" {
 		return &e
 	}
 	return nil
 }
 
-// Explain is [Valid] for a caller that frames the message itself, such as
-// the fake's POST /plants ([Error.In]): it returns the error as a value,
-// with an empty Msg for data Valid accepts, and so allocates only the
-// message.
-func Explain(data []byte, v any) Error {
+// explain is Valid, with the error as a value and an empty Msg for data
+// Valid accepts.
+func explain(data []byte, v any) Error {
 	t := reflect.TypeOf(v).Elem()
 	if i := InvalidUTF8(data); i >= 0 {
 		return Error{Offset: i, Msg: "not valid UTF-8"}

@@ -4,16 +4,17 @@
 // "n\u0061me" repeats "name"), and no string holds an unpaired surrogate
 // escape such as "\ud800", which encoding/json would make U+FFFD. JSON
 // leaves the meaning of repeated names undefined, and servers differ on
-// which one wins; encoding/json keeps the last, silently. It also bounds how many values a body may hold, so that a
-// small body cannot cost memory out of proportion to its size once decoded,
+// which one wins; encoding/json keeps the last, silently. It also bounds how many values
+// a body may hold, so that a small body cannot cost memory out of proportion to its size once decoded,
 // and checks the bound before anything is decoded.
 //
 // [Decode] is the whole rule, with messages in JSON's terms: the mock's
 // control API, plantstoretest.ParseProfile and traffic.Read decode through
 // it, and the mock's seed checks its array with [Valid]. The fake's POST
-// /plants checks a body with [Explain] and applies the rest of the rule in
+// /plants checks a body with [Valid] and applies the rest of the rule in
 // its own allocation-free walk (plantstoretest/decode.go), with the same
-// [NameSet] and scanning helpers ([SkipSpace], [SkipString], [Unescape]).
+// [NameSet], [RepeatedName] and scanning helpers ([SkipSpace],
+// [SkipString], [Unescape]).
 package strictjson
 
 import (
@@ -21,11 +22,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
 )
 
-// Error is a body [Check], [CheckFor], [Decode] or [Valid] refused.
+// Error is a body [Decode] or [Valid] refused.
 type Error struct {
 	// Offset is the byte offset in the body where the problem starts, from
 	// 0, or -1 where Msg says where (a field's path).
@@ -35,45 +35,36 @@ type Error struct {
 }
 
 // Error returns Msg and, for an Offset of 0 or more, "(at byte N)".
-func (e *Error) Error() string { return e.In("") }
-
-// In returns [Error.Error]'s text framed for what was read, such as
-// "body: not valid UTF-8 (at byte 6)" for "body", in one allocation; for
-// an empty what, the text alone.
-func (e *Error) In(what string) string {
-	sep, at, end := "", "", ""
-	if what != "" {
-		sep = ": "
+func (e *Error) Error() string {
+	if e.Offset < 0 {
+		return e.Msg
 	}
-	var buf [20]byte
-	var n []byte // the offset's digits, which the concatenation copies
-	if e.Offset >= 0 {
-		at, n, end = " (at byte ", strconv.AppendInt(buf[:0], int64(e.Offset), 10), ")"
-	}
-	return what + sep + e.Msg + at + string(n) + end
+	return fmt.Sprintf("%s (at byte %d)", e.Msg, e.Offset)
 }
 
-// Check walks data, one JSON value that json.Valid accepts, and returns an
+// RepeatedName is the error for the field name, at offset i, that appears
+// a second time in its object.
+func RepeatedName(i int, name []byte) *Error {
+	return &Error{Offset: i, Msg: fmt.Sprintf("field %q appears more than once", string(name))}
+}
+
+// check walks data, one JSON value that json.Valid accepts, and returns an
 // *Error for the first field name repeated within its object, or for the
 // value past maxValues (counting every value: objects, arrays, their
 // members and elements, and the scalars). It allocates by the names of the
 // objects open at once, never by data's length: at most maxValues names.
-// Check's result for data that is not valid JSON is undefined, but it does
+// Its result for data that is not valid JSON is undefined, but it does
 // not panic.
-func Check(data []byte, maxValues int) error {
-	w := walker{data: data, max: maxValues}
-	return w.run()
-}
-
-// CheckFor is [Check], and also refuses a field name that the struct
-// encoding/json would decode it into has not, wherever v's type (a pointer)
-// gives one: at the top, in a struct's struct fields, in slice elements
-// and map values. Names match exactly, as the fake's POST /plants matches
-// them, not in any case as encoding/json does; so {"Status": 1} is an
-// unknown field where a struct has "status". Maps, interfaces,
-// json.RawMessage and types with their own UnmarshalJSON take any names.
-func CheckFor(data []byte, maxValues int, v any) error {
-	w := walker{data: data, max: maxValues, typed: true, next: shapeOf(reflect.TypeOf(v).Elem())}
+//
+// It also refuses a field name that the struct encoding/json would decode
+// it into has not, wherever v's type (a pointer) gives one: at the top, in
+// a struct's struct fields, in slice elements and map values. Names match
+// exactly, as the fake's POST /plants matches them, not in any case as
+// encoding/json does; so {"Status": 1} is an unknown field where a struct
+// has "status". Maps, interfaces, json.RawMessage and types with their own
+// UnmarshalJSON take any names.
+func check(data []byte, maxValues int, v any) error {
+	w := walker{data: data, max: maxValues, next: shapeOf(reflect.TypeOf(v).Elem())}
 	return w.run()
 }
 
@@ -129,18 +120,14 @@ type walker struct {
 	// plantstoretest's POST /plants uses).
 	open  []byte // '{' or '['
 	names []NameSet
-	// For CheckFor: typed, the shape of each open container (parallel to
-	// open), and the shape of the value to come.
-	typed bool
-	cont  []*shape
-	next  *shape
+	// The shape of each open container (parallel to open), and the shape
+	// of the value to come.
+	cont []*shape
+	next *shape
 }
 
 // enter notes that a container with opening c starts.
 func (w *walker) enter(c byte) {
-	if !w.typed {
-		return
-	}
 	w.cont = append(w.cont, w.next)
 	if c == '[' {
 		w.next = w.next.elemShape()
@@ -149,7 +136,7 @@ func (w *walker) enter(c byte) {
 
 // leave notes that the innermost container ends.
 func (w *walker) leave() {
-	if !w.typed || len(w.cont) == 0 {
+	if len(w.cont) == 0 {
 		return
 	}
 	w.cont = w.cont[:len(w.cont)-1]
@@ -161,9 +148,6 @@ func (w *walker) leave() {
 // member checks name, at offset i, against the innermost object's shape,
 // and makes its value's shape the one to come.
 func (w *walker) member(i int, name []byte) error {
-	if !w.typed {
-		return nil
-	}
 	obj := w.cont[len(w.cont)-1]
 	switch {
 	case obj == nil:
@@ -218,7 +202,7 @@ func (w *walker) run() error {
 			if w.isName(end) {
 				name := Unescape(d[i:end])
 				if w.names[len(w.names)-1].Add(name) {
-					return &Error{Offset: i, Msg: fmt.Sprintf("field %q appears more than once", string(name))}
+					return RepeatedName(i, name)
 				}
 				if err := w.member(i, name); err != nil {
 					return err

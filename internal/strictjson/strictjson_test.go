@@ -35,22 +35,22 @@ func TestCheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			err := Check([]byte(tt.data), tt.max)
+			err := check([]byte(tt.data), tt.max, new(any))
 			if tt.wantErr == "" {
 				if err != nil {
-					t.Errorf("Check(%s) = %v, want nil", tt.data, err)
+					t.Errorf("check(%s) = %v, want nil", tt.data, err)
 				}
 				return
 			}
 			var e *Error
 			if !errors.As(err, &e) || !strings.Contains(e.Msg, tt.wantErr) {
-				t.Errorf("Check(%s) = %v, want an *Error containing %q", tt.data, err, tt.wantErr)
+				t.Errorf("check(%s) = %v, want an *Error containing %q", tt.data, err, tt.wantErr)
 			}
 		})
 	}
 }
 
-// FuzzCheck: Check never panics, whatever the bytes.
+// FuzzCheck: check never panics, whatever the bytes.
 func FuzzCheck(f *testing.F) {
 	for _, s := range []string{`{"a":1,"a":2}`, `[`, `"\`, `{"a`, `}}]]`, `{"a":"\u00"}`} {
 		f.Add([]byte(s))
@@ -60,8 +60,8 @@ func FuzzCheck(f *testing.F) {
 		C []struct{ D *struct{ E int } } `json:"c"`
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_ = Check(data, 100)
-		_ = CheckFor(data, 100, new(shape))
+		_ = check(data, 100, new(any))
+		_ = check(data, 100, new(shape))
 		_ = Decode(data, 100, new(shape))
 		_ = Valid(data, new([]shape))
 	})
@@ -101,16 +101,16 @@ func TestCheckFor(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			err := CheckFor([]byte(tt.data), 100, new(outer))
+			err := check([]byte(tt.data), 100, new(outer))
 			if tt.wantErr == "" {
 				if err != nil {
-					t.Errorf("CheckFor(%s) = %v, want nil", tt.data, err)
+					t.Errorf("check(%s) = %v, want nil", tt.data, err)
 				}
 				return
 			}
 			var e *Error
 			if !errors.As(err, &e) || !strings.Contains(e.Msg, tt.wantErr) {
-				t.Errorf("CheckFor(%s) = %v, want an *Error containing %q", tt.data, err, tt.wantErr)
+				t.Errorf("check(%s) = %v, want an *Error containing %q", tt.data, err, tt.wantErr)
 			}
 		})
 	}
@@ -185,23 +185,18 @@ func TestValid(t *testing.T) {
 	}
 }
 
-// TestErrorIn checks how an Error frames its text, and that it does so in
-// one allocation. Not parallel, for AllocsPerRun.
-func TestErrorIn(t *testing.T) {
+// TestErrorText checks how an Error reads, with and without its offset.
+func TestErrorText(t *testing.T) {
 	for _, tc := range []struct {
-		e          Error
-		what, want string
+		e    Error
+		want string
 	}{
-		{Error{Offset: 6, Msg: "not valid UTF-8"}, "body", "body: not valid UTF-8 (at byte 6)"},
-		{Error{Offset: 0, Msg: "x"}, "", "x (at byte 0)"},
-		{Error{Offset: -1, Msg: "want an object, got JSON null"}, "body", "body: want an object, got JSON null"},
+		{Error{Offset: 6, Msg: "not valid UTF-8"}, "not valid UTF-8 (at byte 6)"},
+		{Error{Offset: 0, Msg: "x"}, "x (at byte 0)"},
+		{Error{Offset: -1, Msg: "want an object, got JSON null"}, "want an object, got JSON null"},
 	} {
-		if got := tc.e.In(tc.what); got != tc.want {
-			t.Errorf("%+v.In(%q) = %q, want %q", tc.e, tc.what, got, tc.want)
+		if got := tc.e.Error(); got != tc.want {
+			t.Errorf("%+v.Error() = %q, want %q", tc.e, got, tc.want)
 		}
-	}
-	e := &Error{Offset: 1234, Msg: "invalid JSON: cut short"}
-	if n := testing.AllocsPerRun(100, func() { _ = e.In("body") }); n != 1 {
-		t.Errorf("In allocates %v times, want 1", n)
 	}
 }
