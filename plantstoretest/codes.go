@@ -22,7 +22,7 @@ const (
 	CodeDuplicateID
 	// CodeUnauthorized means the credentials are missing, malformed or wrong.
 	CodeUnauthorized
-	// CodeNotFound means the path is not /plants.
+	// CodeNotFound means the path is none of the API's (POST /plants).
 	CodeNotFound
 	// CodeMethodNotAllowed means the method is not allowed on the path.
 	CodeMethodNotAllowed

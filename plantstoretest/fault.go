@@ -132,8 +132,8 @@ func addsHeaders(header http.Header) bool {
 	return false
 }
 
-// kind names what f does, for logs and reports.
-func (f *Fault) kind() string {
+// does names what f does, for logs and reports: "Status 503, Header".
+func (f *Fault) does() string {
 	var parts []string
 	if f.Match != nil {
 		parts = append(parts, "Match")
@@ -234,7 +234,7 @@ type scriptedFault struct {
 // describe names the fault and what it does, for [Request.Fault] and logs:
 // "#3 Status 503, Header".
 func (f *scriptedFault) describe() string {
-	return fmt.Sprintf("#%d %s", f.seq, f.kind())
+	return fmt.Sprintf("#%d %s", f.seq, f.does())
 }
 
 // InjectedFault is a [Fault] given to [Handler.Inject] or [Handler.AddFault]
@@ -365,7 +365,7 @@ func (h *Handler) reportUnused() {
 			at = " at " + f.at
 		}
 		faults = append(faults, unused{f.at, fmt.Sprintf("plantstoretest: injected Fault #%d (%s)%s was used %d of %d times",
-			f.seq, f.kind(), at, f.times-f.left, f.times)})
+			f.seq, f.does(), at, f.times-f.left, f.times)})
 	}
 	h.mu.Unlock()
 	for _, f := range faults {

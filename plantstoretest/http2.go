@@ -1,13 +1,5 @@
 package plantstoretest
 
-import (
-	"crypto/tls"
-	"net/http"
-	"net/http/httptest"
-
-	"github.com/plantstore/plantstore-go/internal/h2c"
-)
-
 // WithHTTP2 makes [NewServer] serve HTTP/2 beside HTTP/1.1, on the same
 // address, and the clients the Server hands out speak HTTP/2, as a
 // deployment and the default plantstore client do: with [WithTLS], h2
@@ -28,26 +20,3 @@ func WithHTTP2() Option {
 // before Go 1.24.
 const errH2CNeedsGo124 = "plantstoretest: WithHTTP2 without WithTLS serves h2c, which needs Go 1.24 or later (http.Protocols); " +
 	"add WithTLS for HTTP/2 over TLS"
-
-// start starts ts, with TLS when useTLS is set and HTTP/2 beside HTTP/1.1
-// when http2 is, and returns a copy of its client's transport, which
-// speaks HTTP/2 when http2 is set.
-func start(ts *httptest.Server, useTLS, http2 bool) *http.Transport {
-	switch {
-	case http2 && useTLS:
-		ts.EnableHTTP2 = true
-		ts.TLS = &tls.Config{NextProtos: []string{"h2", "http/1.1"}}
-	case http2:
-		h2c.Serve(ts.Config)
-	}
-	if useTLS {
-		ts.StartTLS()
-	} else {
-		ts.Start()
-	}
-	transport := ts.Client().Transport.(*http.Transport).Clone()
-	if http2 && !useTLS {
-		h2c.Speak(transport)
-	}
-	return transport
-}

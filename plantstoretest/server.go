@@ -100,6 +100,7 @@
 package plantstoretest
 
 import (
+	"crypto/tls"
 	"io"
 	"log"
 	"net/http"
@@ -111,6 +112,7 @@ import (
 
 	"github.com/plantstore/plantstore-go"
 	"github.com/plantstore/plantstore-go/internal/bubble"
+	"github.com/plantstore/plantstore-go/internal/h2c"
 )
 
 // Server is a running fake Plant Store: a [Handler] served by an
@@ -190,7 +192,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 		ts = httptest.NewUnstartedServer(served)
 	}
 	ts.Config.ErrorLog = errorLog
-	transport := start(ts, c.tls, c.http2)
+	transport := startServer(ts, c.tls, c.http2)
 	if mem != nil {
 		mem.wire(transport)
 	} else {
@@ -261,3 +263,26 @@ const errLoopbackInBubble = "plantstoretest: NewServer inside a testing/synctest
 const errHTTP2InBubble = "plantstoretest: WithHTTP2 inside a testing/synctest bubble needs Go 1.26 or later: " +
 	"before it, net/http's HTTP/2 servers share a pool of channels, and one made outside the bubble " +
 	"crashes the test binary; test HTTP/2 outside the bubble, or on Go 1.26"
+
+// startServer starts ts, with TLS when useTLS is set and HTTP/2 beside HTTP/1.1
+// when http2 is, and returns a copy of its client's transport, which
+// speaks HTTP/2 when http2 is set.
+func startServer(ts *httptest.Server, useTLS, http2 bool) *http.Transport {
+	switch {
+	case http2 && useTLS:
+		ts.EnableHTTP2 = true
+		ts.TLS = &tls.Config{NextProtos: []string{"h2", "http/1.1"}}
+	case http2:
+		h2c.Serve(ts.Config)
+	}
+	if useTLS {
+		ts.StartTLS()
+	} else {
+		ts.Start()
+	}
+	transport := ts.Client().Transport.(*http.Transport).Clone()
+	if http2 && !useTLS {
+		h2c.Speak(transport)
+	}
+	return transport
+}

@@ -17,8 +17,8 @@ import (
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
-// Prefix is the path prefix reserved for the control API. The fake itself
-// serves only /plants, so no API request is shadowed.
+// Prefix is the path prefix reserved for the control API. None of the
+// API's paths is under it, so no API request is shadowed.
 const Prefix = "/__plantstore/"
 
 // Config configures a [Server].
