@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync/atomic"
 )
 
@@ -79,10 +80,6 @@ const (
 	headerValueCost = 32
 )
 
-// kept is what a Handler holds of its Budget, by kind, so that each kind is
-// given back when it goes.
-type kept struct{ plants, journal, faults int64 }
-
 func costOfPlant(name, tag string) int64 { return plantCost + int64(len(name)+len(tag)) }
 
 func costOfHeader(h http.Header) int64 {
@@ -109,38 +106,44 @@ func costOfFault(f *Fault) int64 {
 	return faultCost + int64(len(f.Body)+2*len(f.Note)) + costOfHeader(f.Header)
 }
 
-// charge takes n bytes of h's Budget for what *k counts, or gives back -n,
-// and reports whether it did; without a Budget it always does. h.mu must
-// be held.
-func (h *Handler) charge(k *int64, n int64) bool {
-	if h.budget == nil {
-		return true
-	}
-	if !h.budget.take(n) {
-		return false
-	}
-	*k += n
-	return true
+// account is what one part of a Handler (its store, journal or faults)
+// holds of the Handler's Budget, so that the part charges what it keeps
+// in its own methods and gives it all back in one call. Its zero value
+// has no Budget and takes everything. The Handler's mu guards it.
+type account struct {
+	budget *Budget // nil without one, and once closed
+	held   int64
 }
 
-// giveBack gives back all that *k counts of h's Budget. h.mu must be held.
-func (h *Handler) giveBack(k *int64) { h.charge(k, -*k) }
+// take takes n bytes, or gives back -n. A positive n that does not fit is
+// not taken, and the error, under errors.Is [ErrStoreFull], says so.
+func (a *account) take(n int64) error {
+	if a.budget == nil {
+		return nil
+	}
+	if !a.budget.take(n) {
+		return fmt.Errorf("%w: %s", ErrStoreFull, a.full(n))
+	}
+	a.held += n
+	return nil
+}
+
+// full says that need bytes more do not fit, after "the store is full: ".
+func (a *account) full(need int64) string {
+	return fmt.Sprintf("keeping this takes %d bytes, and the plants, journals and faults of every store sharing its budget "+
+		"already hold %d of the %d bytes that WithBudget (plantstore-mock: -max-stored-mib) allows",
+		need, a.budget.Used(), a.budget.limit)
+}
+
+// release gives back all a holds; close does, and takes nothing after.
+func (a *account) release() { _ = a.take(-a.held) }
+func (a *account) close()   { a.release(); a.budget = nil }
 
 // ErrStoreFull is the error, under errors.Is, of [Handler.AddFault] for a
 // fault that its [Budget] has no room for.
 var ErrStoreFull = errors.New("plantstoretest: the store is full")
 
-// budgetFull says that need bytes more do not fit in h's Budget, after
-// "the store is full: ". h.mu must be held.
-func (h *Handler) budgetFull(need int64) string {
-	return fmt.Sprintf("keeping this takes %d bytes, and the plants, journals and faults of every store sharing its budget "+
-		"already hold %d of the %d bytes that WithBudget (plantstore-mock: -max-stored-mib) allows",
-		need, h.budget.Used(), h.budget.limit)
-}
-
-// budgetFullReply is the refusal of a request that need bytes more do not
-// fit in h's Budget. h.mu must be held.
-func (h *Handler) budgetFullReply(need int64) *reply {
-	msg := "the store is full: " + h.budgetFull(need)
-	return refuse(storeFull, ErrorBody{Code: CodeStoreFull, Message: msg})
+// storeFullReply is the refusal of a request for err, which says what is full.
+func storeFullReply(err error) *reply {
+	return refuse(storeFull, ErrorBody{Code: CodeStoreFull, Message: strings.TrimPrefix(err.Error(), "plantstoretest: ")})
 }

@@ -289,12 +289,50 @@ func (h *Handler) AddFault(f Fault) (id int, err error) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if cost := costOfFault(&f); !h.charge(&h.kept.faults, cost) {
-		return 0, fmt.Errorf("%w: %s", ErrStoreFull, h.budgetFull(cost))
+	return h.faults.add(f, at)
+}
+
+// faultQueue is the Handler's injected faults that have replies left, in
+// the order they were injected, and their share of its Budget. The
+// Handler's mu guards it.
+type faultQueue struct {
+	list []*scriptedFault
+	seq  int // numbers faults in the order they were injected
+	account
+}
+
+// add adds f, injected at the test's line at, and returns its ID.
+func (q *faultQueue) add(f Fault, at string) (int, error) {
+	if err := q.take(costOfFault(&f)); err != nil {
+		return 0, err
 	}
-	h.faultSeq++
-	h.faults = append(h.faults, &scriptedFault{Fault: f, seq: h.faultSeq, times: f.Times, left: f.Times, at: at})
-	return h.faultSeq, nil
+	q.seq++
+	q.list = append(q.list, &scriptedFault{Fault: f, seq: q.seq, times: f.Times, left: f.Times, at: at})
+	return q.seq, nil
+}
+
+// next uses up one reply of the first fault that matches req, and returns
+// it, or nil if none matches. A fault used up goes, and gives back what
+// it held.
+func (q *faultQueue) next(req Request, matches func(*scriptedFault, Request) bool) *scriptedFault {
+	for i, f := range q.list {
+		if f.Match != nil && !matches(f, req) {
+			continue
+		}
+		f.left--
+		if f.left == 0 {
+			q.list = append(q.list[:i:i], q.list[i+1:]...)
+			_ = q.take(-costOfFault(&f.Fault))
+		}
+		return f
+	}
+	return nil
+}
+
+// clear forgets the faults and gives back what they held.
+func (q *faultQueue) clear() {
+	q.list = nil
+	q.release()
 }
 
 // Faults returns the injected faults with replies left, in the order they
@@ -302,8 +340,8 @@ func (h *Handler) AddFault(f Fault) (id int, err error) {
 func (h *Handler) Faults() []InjectedFault {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	out := make([]InjectedFault, len(h.faults))
-	for i, f := range h.faults {
+	out := make([]InjectedFault, len(h.faults.list))
+	for i, f := range h.faults.list {
 		out[i] = InjectedFault{ID: f.seq, Fault: f.Fault.copied(), Times: f.times, Left: f.left}
 	}
 	return out
@@ -326,30 +364,7 @@ func (f Fault) copied() Fault {
 func (h *Handler) ClearFaults() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.clearFaults()
-}
-
-// clearFaults forgets the waiting faults. h.mu must be held.
-func (h *Handler) clearFaults() {
-	h.faults = nil
-	h.giveBack(&h.kept.faults)
-}
-
-// takeFault uses up one reply of the first waiting fault that matches req,
-// and returns it, or nil if none matches. h.mu must be held.
-func (h *Handler) takeFault(req Request) *scriptedFault {
-	for i, f := range h.faults {
-		if f.Match != nil && !h.matches(f, req) {
-			continue
-		}
-		f.left--
-		if f.left == 0 {
-			h.faults = append(h.faults[:i:i], h.faults[i+1:]...)
-			h.charge(&h.kept.faults, -costOfFault(&f.Fault))
-		}
-		return f
-	}
-	return nil
+	h.faults.clear()
 }
 
 // reportUnused fails the test for each waiting fault with replies left,
@@ -359,7 +374,7 @@ func (h *Handler) reportUnused() {
 	type unused struct{ at, msg string }
 	var faults []unused
 	h.mu.Lock()
-	for _, f := range h.faults {
+	for _, f := range h.faults.list {
 		at := ""
 		if f.at != "" {
 			at = " at " + f.at

@@ -18,37 +18,27 @@ import (
 // and is safe for concurrent use. Create one with [NewHandler]; the zero
 // Handler is not usable.
 type Handler struct {
-	token       []byte
-	allowDupIDs bool
-	maxRequests int // -1 for no limit
-	maxPlants   int
-	bodyLimit   int // of the bodies in the journal
-	rules       []func(plantstore.NewPlant) *ErrorBody
-	routes      []route // the route table: routes, and those tests add
-	logger      *slog.Logger
-	tb          testing.TB       // nil for a Handler from NewHandler
-	site        string           // the test's line that called NewServer; see callSite
-	logToTB     bool             // WithLogging
-	limiter     *rateLimiter     // nil without WithRateLimit
-	chaos       *chaos           // nil without WithChaos
-	replay      *replay          // nil without a Profile's Traffic
-	now         func() time.Time // time.Now, but for tests of the rate limit
-	profile     *Profile         // nil without WithProfile
+	token   []byte
+	rules   []func(plantstore.NewPlant) *ErrorBody
+	routes  []route // the route table: routes, and those tests add
+	logger  *slog.Logger
+	tb      testing.TB       // nil for a Handler from NewHandler
+	site    string           // the test's line that called NewServer; see callSite
+	logToTB bool             // WithLogging
+	limiter *rateLimiter     // nil without WithRateLimit
+	chaos   *chaos           // nil without WithChaos
+	replay  *replay          // nil without a Profile's Traffic
+	now     func() time.Time // time.Now, but for tests of the rate limit
+	profile *Profile         // nil without WithProfile
 
 	done      chan struct{} // closed by Close
 	closeOnce sync.Once
 
-	mu       sync.Mutex
-	gen      int    // counts Resets, so a request held across one leaves no trace
-	seq      uint64 // the Seq of the last request recorded
-	plants   []plantstore.NewPlant
-	ids      map[int64]struct{} // the ids in plants; nil under WithAllowDuplicateIDs
-	requests []Request          // the journal: see record
-	head     int                // the index of the oldest request in requests
-	faults   []*scriptedFault
-	faultSeq int     // numbers faults in the order they were injected
-	budget   *Budget // WithBudget; nil without one, and once closed
-	kept     kept    // what the state above holds of budget
+	mu      sync.Mutex
+	gen     int // counts Resets, so a request held across one leaves no trace
+	store   store
+	journal journal
+	faults  faultQueue
 }
 
 // NewHandler returns a fake Plant Store with no plants stored (or those of
@@ -76,27 +66,22 @@ func newHandler(c *config) *Handler {
 		c.tb.Helper()
 	}
 	h := &Handler{
-		token:       []byte(c.token),
-		allowDupIDs: c.allowDupIDs,
-		maxRequests: -1,
-		maxPlants:   c.maxPlants,
-		bodyLimit:   c.bodyLimit,
-		rules:       c.rules,
-		routes:      append(routes[:len(routes):len(routes)], c.routes...),
-		logger:      c.logger,
-		tb:          c.tb,
-		site:        c.site,
-		logToTB:     c.tb != nil && c.logToTB,
-		now:         time.Now,
-		profile:     c.profile,
-		done:        make(chan struct{}),
-		budget:      c.budget,
-	}
-	if !c.allowDupIDs {
-		h.ids = make(map[int64]struct{})
+		token:   []byte(c.token),
+		rules:   c.rules,
+		routes:  append(routes[:len(routes):len(routes)], c.routes...),
+		logger:  c.logger,
+		tb:      c.tb,
+		site:    c.site,
+		logToTB: c.tb != nil && c.logToTB,
+		now:     time.Now,
+		profile: c.profile,
+		done:    make(chan struct{}),
+		store:   newStore(c.maxPlants, c.allowDupIDs, c.budget),
+		journal: journal{max: -1, bodyLimit: c.bodyLimit, account: account{budget: c.budget}},
+		faults:  faultQueue{account: account{budget: c.budget}},
 	}
 	if c.maxRequests != nil {
-		h.maxRequests = *c.maxRequests
+		h.journal.max = *c.maxRequests
 	}
 	if c.rateN > 0 {
 		h.limiter = newRateLimiter(c.rateN, c.ratePer)
@@ -131,7 +116,7 @@ func (h *Handler) misuse(msg string) {
 func (h *Handler) Plants() []plantstore.NewPlant {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return append([]plantstore.NewPlant(nil), h.plants...)
+	return append([]plantstore.NewPlant(nil), h.store.plants...)
 }
 
 // Reset forgets the stored plants, the recorded requests and the injected
@@ -144,13 +129,9 @@ func (h *Handler) Reset() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.gen++
-	h.plants = nil
-	h.giveBack(&h.kept.plants)
-	if h.ids != nil {
-		h.ids = make(map[int64]struct{})
-	}
-	h.clearJournal()
-	h.clearFaults()
+	h.store.clear()
+	h.journal.clear()
+	h.faults.clear()
 }
 
 // Close releases every request held by a [Fault] with Hang or Delay, by
@@ -164,17 +145,16 @@ func (h *Handler) Close() {
 		close(h.done)
 		h.mu.Lock()
 		defer h.mu.Unlock()
-		h.giveBack(&h.kept.plants)
-		h.giveBack(&h.kept.journal)
-		h.giveBack(&h.kept.faults)
-		h.budget = nil
+		h.store.close()
+		h.journal.close()
+		h.faults.close()
 	})
 }
 
 // ServeHTTP answers r as the package documentation says.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	req, body, readErr := h.arrival(r)
-	var ans answer // ans.seq is 0 until arrive records the request
+	var ans answer // ans.seq is 0 until decide records the request
 	status := 0    // written; 0 if none, when the connection is dropped
 	var d time.Duration
 	defer func() {
@@ -187,7 +167,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rej == nil {
 		in.plant, rej = h.check(op, r, body, readErr)
 	}
-	h.arrive(&ans, req, op, in, rej)
+	h.decide(&ans, req, op, in, rej)
 	rep, extra := ans.rep, http.Header(nil)
 	if f := ans.scripted; f != nil {
 		rep, extra = h.act(w, r, f, rep), f.Header
@@ -198,6 +178,60 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.mu.Unlock()
 	}
 	status, d = h.send(w, rep, extra, ans.seq, req.Time)
+}
+
+// answer is what [Handler.decide] decided for a request.
+type answer struct {
+	seq      uint64 // the request's Seq
+	gen      int    // the state's generation (see [Handler.Reset])
+	fault    string // what answered instead of the usual reply, as in Request.Fault
+	scripted *Fault // the fault to act out, or nil to send rep
+	rep      reply  // the reply, once worked out (status 0 until then): the operation done, or its refusal
+}
+
+// decide numbers and records req, with the plant in or the refusal rej,
+// and decides in ans who answers it: the journal's [Budget] (see
+// journal.enter), the rate limit, the first injected fault that matches,
+// chaos, the replay of a profile's traffic, or the fake itself, which then
+// processes it, as does a fault with Store.
+func (h *Handler) decide(ans *answer, req Request, op *operation, in input, rej *reply) {
+	if rej == nil {
+		req.Plant = in.plant
+	} else {
+		req.Invalid = rej.body
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	entry, err := h.journal.enter(req)
+	if err != nil {
+		ans.rep = *storeFullReply(err)
+		return
+	}
+	req.Seq = entry.Seq
+	ans.seq, ans.gen = entry.Seq, h.gen
+	defer func() {
+		entry.Fault = ans.fault
+		h.journal.record(entry)
+	}()
+
+	if h.limiter != nil {
+		if wait, ok := h.limiter.take(h.now()); !ok {
+			ans.fault, ans.rep = "rate limit", h.limiter.reply(wait)
+			return
+		}
+	}
+	sf := h.faults.next(req, h.matches)
+	if sf != nil {
+		ans.scripted, ans.fault = &sf.Fault, sf.describe()
+	} else if h.chaos != nil {
+		ans.scripted, ans.fault = h.chaos.next()
+	}
+	if ans.scripted == nil && h.replay != nil {
+		ans.scripted, ans.fault = h.replay.next()
+	}
+	if ans.scripted == nil || ans.scripted.Store {
+		ans.rep = h.process(op, in, rej, true)
+	}
 }
 
 // process works out the reply to a checked request: its refusal, or what

@@ -1,15 +1,12 @@
 package plantstoretest
 
 import (
-	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/plantstore/plantstore-go"
-	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 // Request is a request as it reached the fake, and what became of it: an
@@ -98,119 +95,6 @@ const (
 	OutcomeDropped Outcome = "dropped"
 )
 
-// retryCount parses an X-Retry-Count header; see [Request.RetryCount].
-func retryCount(header http.Header) int {
-	values := header.Values("X-Retry-Count")
-	if len(values) != 1 || values[0] == "" || values[0][0] < '0' || values[0][0] > '9' {
-		return -1
-	}
-	n, err := strconv.Atoi(values[0])
-	if err != nil {
-		return -1
-	}
-	return n
-}
-
-// arrival returns the journal's entry for r as it arrives, not yet
-// numbered, and r's body as [readBody] reads it.
-func (h *Handler) arrival(r *http.Request) (req Request, body []byte, readErr error) {
-	req = Request{
-		Time:       h.now(),
-		Header:     redact(r.Header),
-		RequestID:  r.Header.Get("X-Request-Id"),
-		RetryCount: retryCount(r.Header),
-	}
-	req.Method, req.Path = h.methodAndPath(r)
-	req.Proto = protoOf(r)
-	body, readErr = readBody(r)
-	if h.maxRequests == 0 {
-		return req, body, readErr
-	}
-	// The journal keeps a copy of the body, cut at its limit, unless body's
-	// buffer has no more room than the byte readBody keeps to spare, so that
-	// it holds no more than it shows.
-	req.BodyTruncated = errors.Is(readErr, wire.ErrBodyTooLarge)
-	switch {
-	case len(body) > h.bodyLimit:
-		req.Body, req.BodyTruncated = append([]byte(nil), body[:h.bodyLimit]...), true
-	case cap(body) > len(body)+1:
-		req.Body = append([]byte(nil), body...)
-	default:
-		req.Body = body
-	}
-	return req, body, readErr
-}
-
-// protoOf returns r's protocol as a constant, which keeps nothing of the
-// request alive.
-func protoOf(r *http.Request) string {
-	switch {
-	case r.ProtoMajor == 2:
-		return "HTTP/2.0"
-	case r.ProtoMajor == 1 && r.ProtoMinor == 1:
-		return "HTTP/1.1"
-	case r.ProtoMajor == 1 && r.ProtoMinor == 0:
-		return "HTTP/1.0"
-	}
-	return strings.Clone(r.Proto)
-}
-
-// methodAndPath returns r's method and URL path as the journal keeps them:
-// not cut from the request line, which they would keep alive, but a
-// route's own strings where those are equal (no allocation for the
-// requests the fake serves), and copies otherwise.
-func (h *Handler) methodAndPath(r *http.Request) (method, path string) {
-	for _, rt := range h.routes {
-		if rt.method == r.Method {
-			method = rt.method
-		}
-		if rt.pattern == r.URL.Path {
-			path = rt.pattern
-		}
-	}
-	if method == "" {
-		method = strings.Clone(r.Method)
-	}
-	if path == "" {
-		path = strings.Clone(r.URL.Path)
-	}
-	return method, path
-}
-
-// readBody reads at most [wire.MaxBodyBytes] of r's body, and
-// [wire.ErrBodyTooLarge] if there was more, with a buffer that grows with
-// the bytes that arrive (see [wire.ReadBody]); a short announced length
-// makes the first buffer smaller, with a byte to spare for reading the end.
-// Unlike http.MaxBytesReader, it lets net/http keep the connection after a
-// body a little too long.
-func readBody(r *http.Request) ([]byte, error) {
-	if r.Body == nil {
-		return nil, nil
-	}
-	var buf []byte
-	if r.ContentLength >= 0 && r.ContentLength < wire.FirstBufferSize {
-		buf = make([]byte, 0, r.ContentLength+1)
-	}
-	return wire.ReadBody(buf, r.Body)
-}
-
-// redact returns a copy of header in which the credentials of each
-// Authorization and Proxy-Authorization value are replaced by "REDACTED",
-// keeping the scheme.
-func redact(header http.Header) http.Header {
-	out := header.Clone()
-	if out == nil {
-		out = http.Header{}
-	}
-	for _, name := range []string{"Authorization", "Proxy-Authorization"} {
-		values := out.Values(name)
-		for i, v := range values {
-			values[i] = wire.RedactCredentials(v)
-		}
-	}
-	return out
-}
-
 // Requests returns the journal: every request that reached the fake, in
 // the order they arrived, whatever the reply, with what became of each so
 // far, within [WithJournalLimit]. The slice and the requests' headers and
@@ -227,14 +111,39 @@ func (h *Handler) Requests() []Request {
 func (h *Handler) RequestsSince(seq uint64) []Request {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	n := len(h.requests)
+	return h.journal.since(seq)
+}
+
+// ClearRequests empties the journal, leaving the plants and the faults as
+// they are. Seq goes on counting. A request held when ClearRequests runs is
+// not recorded again when it ends.
+func (h *Handler) ClearRequests() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.journal.clear()
+}
+
+// journal is the Handler's record of the requests, and its share of the
+// Budget. The Handler's mu guards it.
+type journal struct {
+	seq       uint64    // the Seq of the last request recorded
+	requests  []Request // see record
+	head      int       // the index of the oldest request in requests
+	max       int       // WithJournalLimit; -1 for no limit
+	bodyLimit int       // WithJournalBodyLimit
+	account
+}
+
+// since returns copies of the requests whose Seq is greater than seq.
+func (j *journal) since(seq uint64) []Request {
+	n := len(j.requests)
 	skip := 0
-	if n > 0 && seq >= h.entry(0).Seq {
-		skip = int(min(seq-h.entry(0).Seq+1, uint64(n)))
+	if n > 0 && seq >= j.entry(0).Seq {
+		skip = int(min(seq-j.entry(0).Seq+1, uint64(n)))
 	}
 	out := make([]Request, n-skip)
 	for i := range out {
-		r := *h.entry(skip + i)
+		r := *j.entry(skip + i)
 		r.Header = r.Header.Clone()
 		r.Body = append([]byte(nil), r.Body...)
 		if r.Invalid != nil {
@@ -246,119 +155,55 @@ func (h *Handler) RequestsSince(seq uint64) []Request {
 	return out
 }
 
-// ClearRequests empties the journal, leaving the plants and the faults as
-// they are. Seq goes on counting. A request held when ClearRequests runs is
-// not recorded again when it ends.
-func (h *Handler) ClearRequests() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.clearJournal()
-}
-
-// clearJournal empties the journal. h.mu must be held.
-func (h *Handler) clearJournal() {
-	h.requests, h.head = nil, 0
-	h.giveBack(&h.kept.journal)
+// clear empties the journal and gives back what it held.
+func (j *journal) clear() {
+	j.requests, j.head = nil, 0
+	j.release()
 }
 
 // entry returns the i-th oldest request in the journal, which holds more
-// than i. The journal's entries have consecutive Seqs. h.mu must be held.
-func (h *Handler) entry(i int) *Request {
-	return &h.requests[(h.head+i)%len(h.requests)]
-}
-
-// answer is what [Handler.arrive] decided for a request.
-type answer struct {
-	seq      uint64 // the request's Seq
-	gen      int    // the state's generation (see [Handler.Reset])
-	fault    string // what answered instead of the usual reply, as in Request.Fault
-	scripted *Fault // the fault to act out, or nil to send rep
-	rep      reply  // the reply, once worked out (status 0 until then): the operation done, or its refusal
-}
-
-// arrive numbers and records req, with the plant in or the refusal rej,
-// and decides in ans who answers it: the journal's [Budget] (see
-// [Handler.enter]), the rate limit, the first injected fault that matches,
-// chaos, the replay of a profile's traffic, or the fake itself, which then
-// processes it, as does a fault with Store.
-func (h *Handler) arrive(ans *answer, req Request, op *operation, in input, rej *reply) {
-	if rej == nil {
-		req.Plant = in.plant
-	} else {
-		req.Invalid = rej.body
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	entry, full := h.enter(req)
-	if full != nil {
-		ans.rep = *full
-		return
-	}
-	req.Seq = entry.Seq
-	ans.seq, ans.gen = entry.Seq, h.gen
-	defer func() {
-		entry.Fault = ans.fault
-		h.record(entry)
-	}()
-
-	if h.limiter != nil {
-		if wait, ok := h.limiter.take(h.now()); !ok {
-			ans.fault, ans.rep = "rate limit", h.limiter.reply(wait)
-			return
-		}
-	}
-	sf := h.takeFault(req)
-	if sf != nil {
-		ans.scripted, ans.fault = &sf.Fault, sf.describe()
-	} else if h.chaos != nil {
-		ans.scripted, ans.fault = h.chaos.next()
-	}
-	if ans.scripted == nil && h.replay != nil {
-		ans.scripted, ans.fault = h.replay.next()
-	}
-	if ans.scripted == nil || ans.scripted.Store {
-		ans.rep = h.process(op, in, rej, true)
-	}
+// than i. The journal's entries have consecutive Seqs.
+func (j *journal) entry(i int) *Request {
+	return &j.requests[(j.head+i)%len(j.requests)]
 }
 
 // enter numbers req and returns it as the journal keeps it: a copy, for
 // Fault.Match sees the plant whole, with the plant's name and tag cut like
-// the body. It takes the room the entry needs in h's [Budget], less that of
+// the body. It takes the room the entry needs in the Budget, less that of
 // the entry it pushes out of a full journal; if there is none, enter
-// returns the store-full refusal instead, and req is not numbered. h.mu
-// must be held.
-func (h *Handler) enter(req Request) (Request, *reply) {
-	req.Plant.Name = cutText(req.Plant.Name, h.bodyLimit)
-	req.Plant.Tag = cutText(req.Plant.Tag, h.bodyLimit)
-	if h.budget != nil && h.maxRequests != 0 {
-		cost := costOfRequest(&req)
-		need := cost
-		if h.maxRequests > 0 && len(h.requests) == h.maxRequests {
-			need -= costOfRequest(h.entry(0))
+// returns the error, under errors.Is [ErrStoreFull], and req is not
+// numbered.
+func (j *journal) enter(req Request) (Request, error) {
+	req.Plant.Name = cutText(req.Plant.Name, j.bodyLimit)
+	req.Plant.Tag = cutText(req.Plant.Tag, j.bodyLimit)
+	if j.max != 0 {
+		need := costOfRequest(&req)
+		if j.max > 0 && len(j.requests) == j.max {
+			need -= costOfRequest(j.entry(0))
 		}
-		if !h.charge(&h.kept.journal, need) {
-			return req, h.budgetFullReply(cost)
+		if err := j.take(need); err != nil {
+			return req, err
 		}
 	}
-	h.seq++
-	req.Seq = h.seq
+	j.seq++
+	req.Seq = j.seq
 	return req, nil
 }
 
-// record keeps req, which [Handler.enter] numbered, for
-// [Handler.Requests]. Under [WithJournalLimit] n, h.requests is a ring
-// of at most n requests whose oldest is at h.head. h.mu must be held.
-func (h *Handler) record(req Request) {
+// record keeps req, which enter numbered, for [Handler.Requests]. Under
+// [WithJournalLimit] n, j.requests is a ring of at most n requests whose
+// oldest is at j.head.
+func (j *journal) record(req Request) {
 	req.Outcome = OutcomeHeld
 	switch {
-	case h.maxRequests == 0:
+	case j.max == 0:
 		return
-	case h.maxRequests > 0 && len(h.requests) == h.maxRequests:
-		h.requests[h.head] = req
-		h.head = (h.head + 1) % len(h.requests)
+	case j.max > 0 && len(j.requests) == j.max:
+		j.requests[j.head] = req
+		j.head = (j.head + 1) % len(j.requests)
 		return
 	}
-	h.requests = append(h.requests, req)
+	j.requests = append(j.requests, req)
 }
 
 // cutText returns s if it has at most n bytes, and otherwise a copy (not to
@@ -383,27 +228,26 @@ func (h *Handler) dropped(req Request, seq uint64) time.Duration {
 	defer h.mu.Unlock()
 	if seq == 0 {
 		req.Invalid = &ErrorBody{Code: CodeCallbackPanic, Message: "a WithRule rule panicked"}
-		if entry, full := h.enter(req); full == nil {
+		if entry, err := h.journal.enter(req); err == nil {
 			seq = entry.Seq
-			h.record(entry)
+			h.journal.record(entry)
 		}
 	}
-	h.complete(seq, 0, d)
+	h.journal.complete(seq, 0, d)
 	return d
 }
 
 // complete records the outcome of the request numbered seq, if the journal
-// still holds it: status 0 means the connection was dropped. h.mu must be
-// held.
-func (h *Handler) complete(seq uint64, status int, d time.Duration) {
-	if len(h.requests) == 0 {
+// still holds it: status 0 means the connection was dropped.
+func (j *journal) complete(seq uint64, status int, d time.Duration) {
+	if len(j.requests) == 0 {
 		return
 	}
-	first := h.entry(0).Seq
-	if seq < first || seq-first >= uint64(len(h.requests)) {
+	first := j.entry(0).Seq
+	if seq < first || seq-first >= uint64(len(j.requests)) {
 		return // cleared, reset or pushed out by the limit
 	}
-	r := h.entry(int(seq - first))
+	r := j.entry(int(seq - first))
 	r.Outcome = OutcomeDropped
 	if status != 0 {
 		r.Outcome = OutcomeSent

@@ -361,11 +361,11 @@ func TestJournalRingCompletes(t *testing.T) {
 		h := NewHandler(WithJournalLimit(3))
 		h.mu.Lock()
 		for range arrivals {
-			h.seq++
-			h.record(Request{Seq: h.seq})
+			h.journal.seq++
+			h.journal.record(Request{Seq: h.journal.seq})
 		}
 		for seq := uint64(1); seq <= uint64(arrivals); seq++ {
-			h.complete(seq, 200+int(seq), time.Duration(seq))
+			h.journal.complete(seq, 200+int(seq), time.Duration(seq))
 		}
 		h.mu.Unlock()
 		var want []Request

@@ -211,7 +211,7 @@ func TestJournalMemoryIsBounded(t *testing.T) {
 			}
 			h.mu.Lock()
 			entries, bytes := 0, 0
-			for _, r := range h.requests[:cap(h.requests)] {
+			for _, r := range h.journal.requests[:cap(h.journal.requests)] {
 				if r.Seq != 0 {
 					entries++
 				}

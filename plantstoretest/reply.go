@@ -57,7 +57,7 @@ func (h *Handler) send(w http.ResponseWriter, rep reply, extra http.Header, seq 
 	rep = h.profile.apply(rep)
 	d := h.now().Sub(start)
 	h.mu.Lock()
-	h.complete(seq, rep.status, d)
+	h.journal.complete(seq, rep.status, d)
 	h.mu.Unlock()
 	if p := rep.profiled; p != nil {
 		addHeaders(w, extra)

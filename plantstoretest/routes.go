@@ -1,7 +1,6 @@
 package plantstoretest
 
 import (
-	"fmt"
 	"net/http"
 	"sort"
 	"strings"
@@ -27,35 +26,10 @@ func createPlant(h *Handler, in input, commit bool) reply {
 	if !commit {
 		return ok
 	}
-	if h.ids != nil {
-		if _, dup := h.ids[p.ID]; dup {
-			rep := refuse(duplicateID, ErrorBody{Code: CodeDuplicateID, Message: duplicateMessage(p.ID)})
-			rep.refused = p
-			return *rep
-		}
+	if rej := h.store.add(p); rej != nil {
+		return *rej
 	}
-	if len(h.plants) >= h.maxPlants {
-		return *refuse(storeFull, ErrorBody{Code: CodeStoreFull, Message: h.storeFullMessage()})
-	}
-	if cost := costOfPlant(p.Name, p.Tag); !h.charge(&h.kept.plants, cost) {
-		return *h.budgetFullReply(cost)
-	}
-	if h.ids != nil {
-		h.ids[p.ID] = struct{}{}
-	}
-	h.plants = append(h.plants, p)
 	return ok
-}
-
-// duplicateMessage and storeFullMessage are create's refusals, which
-// [Handler.Seed] gives too.
-func duplicateMessage(id int64) string {
-	return fmt.Sprintf("plant %d already exists", id)
-}
-
-func (h *Handler) storeFullMessage() string {
-	return fmt.Sprintf("the store is full: it holds %d plants, the most that WithMaxPlants "+
-		"(plantstore-mock: -max-plants) allows", h.maxPlants)
 }
 
 // route sends the requests with method and a path that matches pattern

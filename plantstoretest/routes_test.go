@@ -25,7 +25,7 @@ func withRoute(rt route) Option {
 // the same pipeline as POST /plants; it is the whole of what one takes.
 var getPlant = route{http.MethodGet, "/plants/{id}", &operation{
 	serve: func(h *Handler, in input, _ bool) reply {
-		for _, p := range h.plants {
+		for _, p := range h.store.plants {
 			if strconv.FormatInt(p.ID, 10) == in.values["id"] {
 				return reply{status: http.StatusOK, result: &plantstore.Plant{Name: p.Name, Tag: p.Tag}}
 			}

@@ -3,7 +3,6 @@ package plantstoretest
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"unicode/utf8"
 
 	"github.com/plantstore/plantstore-go"
@@ -157,84 +156,5 @@ func (h *Handler) seed(plants []plantstore.NewPlant, owned bool) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	cost, err := h.seedCheck(plants)
-	for err == nil && !h.charge(&h.kept.plants, cost) {
-		// Other stores took the room seedCheck saw: say where it ends now.
-		// Each turn means another store made progress.
-		cost, err = h.seedCheck(plants)
-	}
-	if err != nil {
-		return err
-	}
-	if owned && len(h.plants) == 0 {
-		h.plants = plants
-	} else {
-		h.plants = append(h.plants, plants...)
-	}
-	if h.ids != nil {
-		for _, p := range plants {
-			h.ids[p.ID] = struct{}{}
-		}
-	}
-	return nil
-}
-
-// seedCheck returns the error for the first of plants that an id already
-// stored or earlier in plants, or the room in the store or its [Budget],
-// refuses; or else what plants cost of the Budget (0 without one). h.mu
-// must be held.
-func (h *Handler) seedCheck(plants []plantstore.NewPlant) (cost int64, err error) {
-	n := max(h.maxPlants-len(h.plants), 0) // how many fit
-	full := h.storeFullMessage()
-	if h.budget != nil {
-		free := h.budget.limit - h.budget.Used()
-		for i, p := range plants[:min(n, len(plants))] {
-			if cost += costOfPlant(p.Name, p.Tag); cost > free {
-				n, full = i, "the store is full: "+h.budgetFull(cost)
-				break
-			}
-		}
-	}
-	if len(plants) > n {
-		// A duplicate id up to the first plant without room is the
-		// first error, if any.
-		if err := h.seedCheckIDs(plants[:n+1]); err != nil {
-			return 0, err
-		}
-		return 0, &SeedError{Index: n, Body: ErrorBody{Code: CodeStoreFull, Message: full}}
-	}
-	return cost, h.seedCheckIDs(plants)
-}
-
-// seedCheckIDs returns the error for the first of plants whose id is
-// stored already or appears earlier in plants, or nil. It costs 8 bytes a
-// plant, not a map: seeds may be large. h.mu must be held.
-func (h *Handler) seedCheckIDs(plants []plantstore.NewPlant) error {
-	if h.ids == nil {
-		return nil
-	}
-	sorted := make([]int64, len(plants))
-	for i, p := range plants {
-		sorted[i] = p.ID
-	}
-	slices.Sort(sorted)
-	repeated := map[int64]int{} // id → first index, for the ids that repeat
-	for i := 1; i < len(sorted); i++ {
-		if sorted[i] == sorted[i-1] {
-			repeated[sorted[i]] = -1
-		}
-	}
-	for i, p := range plants {
-		if _, dup := h.ids[p.ID]; dup {
-			return &SeedError{Index: i, Body: ErrorBody{Code: CodeDuplicateID, Message: duplicateMessage(p.ID)}}
-		}
-		if j, ok := repeated[p.ID]; ok {
-			if j >= 0 {
-				return &SeedError{Index: i, Body: ErrorBody{Code: CodeDuplicateID,
-					Message: fmt.Sprintf("plant %d appears twice, at index %d and %d", p.ID, j, i)}}
-			}
-			repeated[p.ID] = i
-		}
-	}
-	return nil
+	return h.store.seed(plants, owned)
 }

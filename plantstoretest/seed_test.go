@@ -230,7 +230,7 @@ func TestWithMaxPlants(t *testing.T) {
 	if w := serve(zero, validHeader(DefaultToken), `{"id":1,"name":"Fern"}`); w.Code != http.StatusBadRequest {
 		t.Errorf("POST under WithMaxPlants(0): status %d, want 400", w.Code)
 	}
-	if h := NewHandler(); h.maxPlants != DefaultMaxPlants || DefaultMaxPlants != 1_000_000 {
-		t.Errorf("default bound = %d (DefaultMaxPlants %d), want 1,000,000", h.maxPlants, DefaultMaxPlants)
+	if h := NewHandler(); h.store.max != DefaultMaxPlants || DefaultMaxPlants != 1_000_000 {
+		t.Errorf("default bound = %d (DefaultMaxPlants %d), want 1,000,000", h.store.max, DefaultMaxPlants)
 	}
 }

@@ -365,7 +365,7 @@ func TestWithJournalLimit(t *testing.T) {
 			}
 			// Memory stays bounded: at most twice the limit is held.
 			s.h.mu.Lock()
-			held := len(s.h.requests)
+			held := len(s.h.journal.requests)
 			s.h.mu.Unlock()
 			if len(tt.want) < sent && held > 2*len(tt.want) {
 				t.Errorf("the Handler holds %d requests, want at most %d", held, 2*len(tt.want))

@@ -1,0 +1,123 @@
+package plantstoretest
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/plantstore/plantstore-go/internal/wire"
+)
+
+// retryCount parses an X-Retry-Count header; see [Request.RetryCount].
+func retryCount(header http.Header) int {
+	values := header.Values("X-Retry-Count")
+	if len(values) != 1 || values[0] == "" || values[0][0] < '0' || values[0][0] > '9' {
+		return -1
+	}
+	n, err := strconv.Atoi(values[0])
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// arrival returns the journal's entry for r as it arrives, not yet
+// numbered, and r's body as [readBody] reads it.
+func (h *Handler) arrival(r *http.Request) (req Request, body []byte, readErr error) {
+	req = Request{
+		Time:       h.now(),
+		Header:     redact(r.Header),
+		RequestID:  r.Header.Get("X-Request-Id"),
+		RetryCount: retryCount(r.Header),
+	}
+	req.Method, req.Path = h.methodAndPath(r)
+	req.Proto = protoOf(r)
+	body, readErr = readBody(r)
+	if h.journal.max == 0 {
+		return req, body, readErr
+	}
+	// The journal keeps a copy of the body, cut at its limit, unless body's
+	// buffer has no more room than the byte readBody keeps to spare, so that
+	// it holds no more than it shows.
+	req.BodyTruncated = errors.Is(readErr, wire.ErrBodyTooLarge)
+	switch {
+	case len(body) > h.journal.bodyLimit:
+		req.Body, req.BodyTruncated = append([]byte(nil), body[:h.journal.bodyLimit]...), true
+	case cap(body) > len(body)+1:
+		req.Body = append([]byte(nil), body...)
+	default:
+		req.Body = body
+	}
+	return req, body, readErr
+}
+
+// protoOf returns r's protocol as a constant, which keeps nothing of the
+// request alive.
+func protoOf(r *http.Request) string {
+	switch {
+	case r.ProtoMajor == 2:
+		return "HTTP/2.0"
+	case r.ProtoMajor == 1 && r.ProtoMinor == 1:
+		return "HTTP/1.1"
+	case r.ProtoMajor == 1 && r.ProtoMinor == 0:
+		return "HTTP/1.0"
+	}
+	return strings.Clone(r.Proto)
+}
+
+// methodAndPath returns r's method and URL path as the journal keeps them:
+// not cut from the request line, which they would keep alive, but a
+// route's own strings where those are equal (no allocation for the
+// requests the fake serves), and copies otherwise.
+func (h *Handler) methodAndPath(r *http.Request) (method, path string) {
+	for _, rt := range h.routes {
+		if rt.method == r.Method {
+			method = rt.method
+		}
+		if rt.pattern == r.URL.Path {
+			path = rt.pattern
+		}
+	}
+	if method == "" {
+		method = strings.Clone(r.Method)
+	}
+	if path == "" {
+		path = strings.Clone(r.URL.Path)
+	}
+	return method, path
+}
+
+// readBody reads at most [wire.MaxBodyBytes] of r's body, and
+// [wire.ErrBodyTooLarge] if there was more, with a buffer that grows with
+// the bytes that arrive (see [wire.ReadBody]); a short announced length
+// makes the first buffer smaller, with a byte to spare for reading the end.
+// Unlike http.MaxBytesReader, it lets net/http keep the connection after a
+// body a little too long.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	var buf []byte
+	if r.ContentLength >= 0 && r.ContentLength < wire.FirstBufferSize {
+		buf = make([]byte, 0, r.ContentLength+1)
+	}
+	return wire.ReadBody(buf, r.Body)
+}
+
+// redact returns a copy of header in which the credentials of each
+// Authorization and Proxy-Authorization value are replaced by "REDACTED",
+// keeping the scheme.
+func redact(header http.Header) http.Header {
+	out := header.Clone()
+	if out == nil {
+		out = http.Header{}
+	}
+	for _, name := range []string{"Authorization", "Proxy-Authorization"} {
+		values := out.Values(name)
+		for i, v := range values {
+			values[i] = wire.RedactCredentials(v)
+		}
+	}
+	return out
+}
