@@ -63,24 +63,12 @@ const (
 // the service can tell a retry from a new create.
 //
 // Every request on the wire is an attempt the call counted, on HTTP/1.1,
-// HTTP/2 (which the default transport offers over https) and h2c: the
-// transport does not re-send a request it has begun to send, whatever
-// transport [WithHTTPClient] gives. Go's HTTP/2 transport would otherwise
-// re-send a create on its own, uncounted, with the same X-Retry-Count,
-// outside the retry limit and budget, when the server refuses its stream
-// or, before Go 1.27, resets it with PROTOCOL_ERROR, even after the whole
-// body was sent. The client retries instead, as its own attempt. Over
-// HTTP/2 a stream the server refused (REFUSED_STREAM), or one above the
-// last-stream-id of its GOAWAY, was not processed (RFC 9113 §8.7): it is
-// retried as a failure before sending, and does not make the call's error
-// match [ErrMaybeCreated]; a reset with any other code, or a GOAWAY at or
-// above the stream, after the request was sent, does. The error says so:
-// "the server did not process the request (HTTP/2 REFUSED_STREAM)", "the
-// server reset the request (HTTP/2 PROTOCOL_ERROR)". The transport still
-// retries a request it has not begun to send (an HTTP/2 connection found
-// unusable before the stream opened); over HTTP/1.1 one it could not write
-// on a reused connection is the call's retry, and the verdict, unable to
-// tell, says maybe created.
+// HTTP/2 and h2c, whatever transport [WithHTTPClient] gives: the transport
+// never re-sends a create on its own. Over HTTP/2 a stream the server
+// refused (REFUSED_STREAM) or left above its GOAWAY was not processed (RFC
+// 9113 §8.7): it is retried as a failure before sending and does not match
+// [ErrMaybeCreated]; any other reset after sending does, and the error says
+// which ("the server did not process the request (HTTP/2 REFUSED_STREAM)").
 type Client struct {
 	// base is the base URL, ending in a slash: an operation's URL is base
 	// followed by its path.

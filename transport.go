@@ -54,8 +54,12 @@ func newHTTPClient(base *http.Client) *http.Client {
 // Each such re-send would be a create on the wire that the call did not
 // count, with the same X-Retry-Count, outside the retry policy and the
 // budget. Without GetBody the transport re-sends only a request it has
-// not begun to send, and returns the rest: the retry policy decides, and
-// a retry is the call's own attempt (prepareRetry rewinds the body).
+// not begun to send (an HTTP/2 connection found unusable before the stream
+// opened), and returns the rest: the retry policy decides, and a retry is
+// the call's own attempt (prepareRetry rewinds the body). Over HTTP/1.1 a
+// request the transport could not write on a reused connection is returned
+// too: the call retries it, and the verdict, unable to tell whether it
+// went out, says maybe created.
 // http.Client keeps GetBody, to follow a 307 or 308. And an HTTP/2
 // error is made the server's signal it stands for ([h2Signal]).
 type attemptTransport struct{ rt http.RoundTripper }
