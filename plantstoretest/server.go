@@ -10,24 +10,16 @@
 //		// … exercise shop, then inspect srv.Plants() and srv.Requests().
 //	}
 //
-// The fake answers POST /plants as the service specification describes and
-// checks requests strictly (see the rules below). Tests read the stored
-// plants with [Server.Plants] and what arrived, and what became of it, with
-// [Server.Requests]; they script failures (error statuses, delays, hangs,
-// dropped connections) with [Server.Inject] or, where there is no test to
-// fail, [Handler.AddFault]; and they start from given plants with
-// [WithPlants] or [Server.Seed]. [WithRateLimit] and [WithChaos] add a rate
-// limit and random faults; the fake speaks HTTP/1.1, and HTTP/2 too with
-// [WithHTTP2]. Each server owns its state, so parallel tests do not
-// interfere. The fake prints nothing unless [WithLogging] or [WithLogger]
-// asks it to. [Handler] is the same fake as a plain http.Handler;
+// Tests read the stored plants with [Server.Plants] and the journal of what
+// arrived, and what became of it, with [Server.Requests]; they script
+// failures with [Server.Inject] (a [Fault]), and start from given plants
+// with [WithPlants] or [Server.Seed]. Each server owns its state, so
+// parallel tests do not interfere, and prints nothing unless asked
+// ([WithLogging]). [Handler] is the same fake as an http.Handler;
 // cmd/plantstore-mock serves it over the network.
 //
-// The fake is not the real service. It keeps plants in memory only, for the
-// life of one Handler, and at most [WithMaxPlants] of them; it serves no
-// operation but creating a plant; it has no quotas or timeouts of its own,
-// and a rate limit only when [WithRateLimit] asks for one; it accepts
-// exactly one token, which never expires; and the error codes in its bodies
+// The fake is not the real service: it keeps plants in memory, serves only
+// POST /plants, accepts one token that never expires, and its error codes
 // ([CodeInvalidJSON] and the rest) are its own. Package
 // plantstoretest/conformance shows where a deployment answers differently,
 // and [WithProfile] makes the fake answer as the deployment does.
@@ -36,67 +28,52 @@
 //
 // Each request is checked in this order, and the first failure is the reply:
 //
-//   - A path other than /plants is 404 with [CodeNotFound]: /plants/ and
-//     /plants/1 are too. The path is compared segment by segment, each
-//     decoded once, so /pl%61nts is /plants but /plants%2F is not. Another
-//     method on /plants is 405 with an "Allow: POST" header and
-//     [CodeMethodNotAllowed].
-//   - A missing or malformed Authorization header, or a token other than
-//     the one configured, is 401 with [CodeUnauthorized] and the header
-//     WWW-Authenticate: Bearer realm="plantstore", followed (RFC 6750) by
-//     error="invalid_request" for a malformed header, error="invalid_token"
-//     for a wrong token and nothing for none. A well-formed header is
-//     "Bearer" in any case, one or more spaces and the token (RFC 7235);
-//     the token is compared in constant time.
-//   - A Content-Type other than application/json, or one with a charset
-//     other than utf-8, is 400 with [CodeContentType]: not 415, as the
-//     specification answers every failed create with 400. Other
-//     parameters are ignored, as JSON defines none.
-//   - A body over 1 MiB is 400 with [CodeTooLarge], not 413. The fake reads
-//     no more of it; net/http then keeps the connection if at most 256 KiB
-//     is left, and otherwise closes it half a second later.
-//   - The body must be exactly one JSON object, in valid UTF-8, with no
-//     repeated field names and nothing but whitespace after it, and not
-//     deeply nested; otherwise 400 with [CodeInvalidJSON].
-//   - The object must be a NewPlant; otherwise 400 with [CodeInvalidPlant].
-//     "id" is required and must be an integer literal that fits in int64:
-//     "1", 1.5, 1.0, 1e3 and 1e100 are all rejected, so a client that sends
-//     a float is caught. "name" is required and must be a non-empty string.
-//     "tag" is optional, but when present it must be a string, not null.
-//     Strings must not contain unpaired surrogate escapes such as "\ud800",
-//     so a stored name is exactly the name that was sent. Field names match
-//     case-sensitively, and unknown fields are ignored.
-//   - Each rule added with [WithRule] may reject the plant with 400.
-//   - A plant whose id is already stored is 400 with [CodeDuplicateID],
-//     unless [WithAllowDuplicateIDs] is set.
-//   - A plant that would take the store past [WithMaxPlants], or its
-//     [Budget] past its limit, is 400 with [CodeStoreFull].
+//   - A path that is not /plants is 404 with [CodeNotFound] (/plants/ and
+//     /plants/1 too; each segment is decoded once, so /pl%61nts is /plants
+//     and /plants%2F is not); another method on it is 405 with "Allow:
+//     POST" and [CodeMethodNotAllowed].
+//   - A missing or malformed Authorization header, or another token, is 401
+//     with [CodeUnauthorized] and WWW-Authenticate: Bearer
+//     realm="plantstore", with error="invalid_request" for a malformed
+//     header and error="invalid_token" for a wrong token (RFC 6750). The
+//     scheme is "Bearer" in any case (RFC 7235); the token is compared in
+//     constant time.
+//   - A Content-Type other than application/json (charset utf-8, if any)
+//     is 400 with [CodeContentType]: the specification answers every
+//     failed create with 400, never 415.
+//   - A body over 1 MiB is 400 with [CodeTooLarge], not 413, and is read
+//     no further.
+//   - The body must be one JSON object in UTF-8, with no repeated field
+//     names, not deeply nested; otherwise 400 with [CodeInvalidJSON].
+//   - The object must be a NewPlant; otherwise 400 with [CodeInvalidPlant]:
+//     "id" an integer literal that fits in int64 ("1", 1.5, 1.0 and 1e3 are
+//     refused, so a client that sends a float is caught), "name" a
+//     non-empty string, "tag" a string if present, not null; no string with
+//     an unpaired surrogate escape such as "\ud800". Names match
+//     case-sensitively; unknown fields are ignored.
+//   - Each rule of [WithRule] may refuse the plant with 400.
+//   - An id already stored is 400 with [CodeDuplicateID], unless
+//     [WithAllowDuplicateIDs]; a plant past [WithMaxPlants] or its [Budget]
+//     is 400 with [CodeStoreFull].
 //
-// Before these replies, a request whose journal entry the [Budget] of
-// [WithBudget] has no room for is 400 with [CodeStoreFull], and is not
-// recorded; then the rate limit of [WithRateLimit], an injected [Fault],
-// [WithChaos] and the replay of a [Profile]'s Traffic, in this order, may
-// take over; the request is still checked, for [Request.Invalid].
+// Before these replies, a request whose journal entry the [Budget] has no
+// room for is 400 with [CodeStoreFull], and is not recorded; then the rate
+// limit of [WithRateLimit], an injected [Fault], [WithChaos] and the
+// replay of a [Profile]'s Traffic, in this order, may take over; the
+// request is still checked, for [Request.Invalid].
 //
-// A plant that passes is stored and answered with 200 and a Plant body:
-// its name, and its tag when not empty, without the id.
-//
-// Every other reply has "Content-Type: application/json" and an [ErrorBody]
-// body with both fields, unless [WithProfile] gives the 401s and the
-// duplicate-id 400 as a deployment answers them (see [Profile]).
+// A plant that passes is stored and answered with 200 and a Plant body.
+// Every other reply has "Content-Type: application/json" and an
+// [ErrorBody], unless [WithProfile] says otherwise.
 //
 // # Fake time
 //
 // A client that retries as production does ([Server.ProductionClient])
-// waits half a minute for a 503 with "Retry-After: 30". Inside a
-// testing/synctest bubble (Go 1.25 or later) time is fake and such waits
-// cost nothing, once the fake is served on an in-memory network
-// ([WithInMemoryNetwork], whose example is such a test).
-//
-// On Go 1.27 or later, httptest.NewTestServer serves any handler in memory:
-// mount a [Handler] there, as the example of [Handler] on NewTestServer
-// shows. For a seeded, replayable timeline, give the client
-// plantstore.WithRetryJitterSource too.
+// waits half a minute for a 503 with "Retry-After: 30". In a
+// testing/synctest bubble (Go 1.25 or later), with [WithInMemoryNetwork],
+// such waits cost nothing; on Go 1.27, httptest.NewTestServer serves a
+// [Handler] in memory too. Give the client plantstore.WithRetryJitterSource
+// for a replayable timeline.
 package plantstoretest
 
 import (
