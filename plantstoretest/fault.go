@@ -30,16 +30,13 @@ import (
 //
 // The fake sees a client give up only once it has read the request's whole
 // body, so a request held by Hang or Delay whose body was over the 1 MiB
-// limit waits until the Handler is closed or the delay ends. Store with Drop
-// is a create that took effect without the client knowing.
+// limit waits until the Handler is closed or the delay ends.
 type Fault struct {
 	// Match selects the requests the Fault answers; nil matches every
-	// request. It sees the whole [Request], checked or not, its Plant not
-	// cut: Method and Path select an operation, Plant a create, RetryCount
-	// an attempt of a call. It is called only if no earlier Fault took the
-	// request (see [Handler.Inject]), while the Handler's state is locked,
-	// so it must be quick and must not modify the Request or call the
-	// Handler's methods. A panic in Match fails the test and counts as no
+	// request. It sees the whole [Request], its Plant not cut: Method and
+	// Path select an operation, Plant a create, RetryCount an attempt. It
+	// runs while the Handler's state is locked: it must be quick and must
+	// not call the Handler. A panic in it fails the test and counts as no
 	// match; in a Handler from [NewHandler] it goes on out of ServeHTTP.
 	Match func(Request) bool
 
@@ -52,12 +49,11 @@ type Fault struct {
 	Delay time.Duration
 
 	// Status, if not zero, is the status of the scripted reply, from 200 to
-	// 599. Header is added to the reply: for example
-	// http.Header{"Retry-After": {"1"}}. Body is sent as it is: give it
-	// malformed JSON to test a client's decoding, or an empty non-nil slice
-	// to send no body. A nil Body sends an [ErrorBody] with [CodeFault]. A 204
-	// or 304 reply has no body, whatever Body says, as HTTP requires. The
-	// Content-Type is application/json unless Header sets another.
+	// 599. Header is added to the reply, such as {"Retry-After": {"1"}}.
+	// Body is sent as it is (an empty non-nil slice sends none); a nil Body
+	// sends an [ErrorBody] with [CodeFault]. A 204 or 304 has no body, as
+	// HTTP requires. The Content-Type is application/json unless Header
+	// sets another.
 	Status int
 	Header http.Header
 	Body   []byte
@@ -79,8 +75,6 @@ type Fault struct {
 	// connection once the streams on it are answered; on HTTP/1.1, the
 	// reply says "Connection: close" and the connection is closed after
 	// it. It needs a reply to go with, so it is an error with Hang or Drop.
-	// (A GOAWAY below the stream, or without a reply, needs a server that
-	// writes HTTP/2 frames itself.)
 	GoAway bool
 
 	// Store processes the request as usual, storing a valid plant, before
