@@ -31,12 +31,8 @@ import (
 //	}
 //
 // A profile changes replies only; the checks, and the order they run in,
-// stay the fake's (see the package documentation), and so does [Request.Invalid] in the
-// journal, which keeps the fake's own [ErrorBody].
-//
-// A profile may also hold the traffic a deployment answered, as
-// traffic.Recorder writes it: its fault mix, latencies and bursts, which
-// the fake then replays (see Traffic, and TRAFFIC.md beside this package).
+// stay the fake's, and [Request.Invalid] keeps the fake's own [ErrorBody].
+// It may also hold the traffic a deployment answered (see Traffic).
 type Profile struct {
 	// Source says where the profile was observed, for people. At most
 	// [MaxProfileField] bytes.
@@ -55,25 +51,13 @@ type Profile struct {
 	// AuthInvalid is the reply to a bearer token other than the fake's.
 	AuthInvalid *ProfileReply `json:"auth_invalid,omitempty"`
 
-	// Traffic, if not nil, makes the fake answer with the recorded mix of a
-	// deployment, as package traffic's Recorder counted it, deterministic
-	// for the seed of [WithChaosSeed] (0 by default). A request that no
-	// injected [Fault], rate limit or [WithChaos] answered first fails in
-	// runs of the recorded mean length and at the recorded rate, and waits
-	// a latency drawn from its outcome's histogram, successes included. A
-	// "429" or "5xx" is that status (5xx's catch-all as 500) with a drawn
-	// Retry-After and an [ErrorBody] with [CodeFault]; a break after sending
-	// stores the plant, then drops the connection (a Fault with Store and
-	// Drop); a break before sending drops it; an attempt timeout holds it
-	// for the top of the recorded duration's bucket, then drops it, so that
-	// a client with the deployment's attempt timeout times out first. A
-	// "4xx" is not replayed, for the fake's checks answer what the test
-	// sends: the fake answers itself, after a 2xx latency. A replayed
-	// failure's [Request.Fault] reads "traffic: " and its outcome: "traffic:
-	// 503 Retry-After 3"; a replayed success has none, and its wait shows in
-	// [Request.Duration]. TRAFFIC.md, beside this package, gives the model
-	// whole. [Profile.Check] checks Traffic as (*traffic.Recording).Check
-	// does.
+	// Traffic, if not nil, makes the fake answer with a deployment's
+	// recorded mix (package traffic), deterministic for the seed of
+	// [WithChaosSeed]: a request that no [Fault], rate limit or chaos took
+	// fails at the recorded rates, in runs of the recorded mean length, and
+	// waits a latency drawn from its outcome's histogram. 4xx are not
+	// replayed. [Request.Fault] reads "traffic: 503 Retry-After 3". What
+	// each outcome replays as is in TRAFFIC.md, beside this package.
 	Traffic *traffic.Recording `json:"traffic,omitempty"`
 }
 
