@@ -93,6 +93,7 @@ type Client struct {
 	jitter      *jitter // WithRetryJitterSource; nil for math/rand/v2's
 	// budget is shared by all calls; nil when WithoutRetryBudget.
 	budget *retryBudget
+	exists *existsRule // WithAlreadyExists; nil for none
 }
 
 // NewClient returns a Client for the API at baseURL, such as
@@ -141,6 +142,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		userAgent:     userAgent,
 		logger:        cfg.logger,
 		hooks:         slices.Clip(cfg.hooks),
+		exists:        cfg.exists,
 		bearer:        bearer(cfg.token, cfg.tokenFunc),
 		jitter:        newJitter(cfg.jitter),
 		budget:        newRetryBudget(cfg.budget),
@@ -240,6 +242,7 @@ func (c *Client) do(ctx context.Context, op operation, values []string, opts []C
 		// A plant refused before sending reads as its ValidationError.
 		if _, refused := err.(*ValidationError); !refused {
 			ce.op, ce.maybeCreated, ce.retryDenied = op.text, st.maybeCreated, st.last.RetryDenied
+			ce.alreadyExists = c.exists.matches(err)
 		}
 		err = ce
 	}

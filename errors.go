@@ -22,15 +22,9 @@ import (
 // every attempt certainly failed before reaching the server (a refused
 // connection, a DNS or TLS failure), or the server said over HTTP/2 that
 // it did not process it (a REFUSED_STREAM, a GOAWAY below the stream), or
-// it was answered with a 4xx. Such an
-// error's text ends with "(the plant may have been created)".
-//
-// Settle it by creating the plant again with the same ID, never a new one:
-// if the service rejects a repeated ID (plantstoretest does, with
-// CodeDuplicateID; the specification leaves it open), that rejection means
-// the plant is stored. Check the error in hand first: the Client's own
-// retry may have got that rejection, after an attempt that stored the
-// plant and lost its answer.
+// it was answered with a 4xx. Such an error's text ends with "(the plant
+// may have been created)". Settle it by creating the plant again with the
+// same ID, never a new one: [Client.EnsurePlant] does.
 var ErrMaybeCreated = errors.New("plantstore: plant may have been created")
 
 // maybeCreatedNote ends the text of every error that matches
@@ -118,9 +112,10 @@ type CallError struct {
 	// Err is the cause; never nil.
 	Err error
 
-	op           string // the failed operation, e.g. "create plant"; "" if none ran
-	maybeCreated bool
-	retryDenied  bool // the retry budget refused a retry
+	op            string // the failed operation, e.g. "create plant"; "" if none ran
+	maybeCreated  bool
+	retryDenied   bool // the retry budget refused a retry
+	alreadyExists bool // the answer is WithAlreadyExists's
 }
 
 // Error returns the cause's message after the operation, for example
@@ -155,11 +150,12 @@ func (e *CallError) Error() string {
 // Unwrap returns the cause.
 func (e *CallError) Unwrap() error { return e.Err }
 
-// Is reports whether target is [ErrMaybeCreated] or
-// [ErrRetryBudgetExhausted] and e is such an error.
+// Is reports whether target is [ErrMaybeCreated], [ErrRetryBudgetExhausted]
+// or [ErrAlreadyExists] and e is such an error.
 func (e *CallError) Is(target error) bool {
 	return target == ErrMaybeCreated && e.maybeCreated ||
-		target == ErrRetryBudgetExhausted && e.retryDenied
+		target == ErrRetryBudgetExhausted && e.retryDenied ||
+		target == ErrAlreadyExists && e.alreadyExists
 }
 
 const (

@@ -8,6 +8,7 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -141,54 +142,65 @@ func ExampleErrMaybeCreated() {
 	fake.Inject(plantstoretest.Fault{Store: true, Drop: true})
 
 	client, err := plantstore.NewClient(srv.URL,
-		plantstore.WithToken(plantstoretest.DefaultToken), plantstore.WithMaxRetries(0))
+		plantstore.WithToken(plantstoretest.DefaultToken), plantstore.WithMaxRetries(0),
+		// How the deployment answers a repeated id: the fake's answer here;
+		// a conformance run prints your deployment's.
+		plantstore.WithAlreadyExists(http.StatusBadRequest, plantstoretest.CodeDuplicateID))
 	if err != nil {
 		log.Fatal(err)
 	}
-	monstera := plantstore.NewPlant{ID: 7, Name: "Monstera"}
+	monstera := plantstore.NewPlant{ID: plantstore.NewID(), Name: "Monstera"}
 	_, err = client.CreatePlant(context.Background(), monstera)
 	fmt.Println("may exist:", errors.Is(err, plantstore.ErrMaybeCreated))
 
-	// Ask again. The specification leaves error codes open: match the code
-	// your deployment uses for a repeated ID (the fake's is CodeDuplicateID),
-	// not any 400, which may report a real problem with the plant.
+	// Ask again with the same id: the answer that it is stored settles it.
 	_, err = client.CreatePlant(context.Background(), monstera)
-	var apiErr *plantstore.APIError
-	if errors.As(err, &apiErr) && apiErr.Code == plantstoretest.CodeDuplicateID {
-		fmt.Println("second try:", apiErr.Message)
-	}
+	fmt.Println("already stored:", errors.Is(err, plantstore.ErrAlreadyExists))
 	fmt.Println("stored:", len(fake.Plants()))
 	// Output:
 	// may exist: true
-	// second try: plant 7 already exists
+	// already stored: true
 	// stored: 1
 }
 
-// When the Client's own retry gets the repeated-ID rejection, the error in
-// hand already settles the outcome: an attempt stored the plant and lost its
-// answer, and asking again would only be rejected again.
-func ExampleErrMaybeCreated_retried() {
+// EnsurePlant makes the settle decision: here the plant is stored and its
+// answer lost twice, and EnsurePlant reports it stored, once.
+func ExampleClient_EnsurePlant() {
 	fake := plantstoretest.NewHandler()
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
-	// The plant is stored, then the connection drops before the answer.
-	fake.Inject(plantstoretest.Fault{Store: true, Drop: true})
+	fake.Inject(plantstoretest.Fault{Store: true, Drop: true, Times: 2})
 
 	client, err := plantstore.NewClient(srv.URL,
-		plantstore.WithToken(plantstoretest.DefaultToken),
-		plantstore.WithRetryBackoff(time.Millisecond, 10*time.Millisecond))
+		plantstore.WithToken(plantstoretest.DefaultToken), plantstore.WithMaxRetries(0),
+		plantstore.WithAlreadyExists(http.StatusBadRequest, plantstoretest.CodeDuplicateID))
 	if err != nil {
 		log.Fatal(err)
 	}
-	_, err = client.CreatePlant(context.Background(), plantstore.NewPlant{ID: 7, Name: "Monstera"})
-	fmt.Println(err)
-	var apiErr *plantstore.APIError
-	if errors.As(err, &apiErr) && apiErr.Code == plantstoretest.CodeDuplicateID {
-		fmt.Println("stored:", len(fake.Plants()))
-	}
+	err = client.EnsurePlant(context.Background(), plantstore.NewPlant{ID: plantstore.NewID(), Name: "Monstera"})
+	fmt.Println("error:", err)
+	fmt.Println("stored:", len(fake.Plants()))
 	// Output:
-	// plantstore: create plant: 400 Bad Request: plant 7 already exists (error 5) (after 2 attempts) (the plant may have been created)
+	// error: <nil>
 	// stored: 1
+}
+
+// A production client takes its deployment's answer to a repeated id, as a
+// conformance run printed it, and acts on EnsurePlant's three outcomes.
+func ExampleClient_EnsurePlant_production() {
+	ctx, baseURL, token := context.Background(), "https://plants.example.com", os.Getenv("PLANTSTORE_TOKEN")
+	client, err := plantstore.NewClient(baseURL, plantstore.WithToken(token),
+		plantstore.WithAlreadyExists(409, 1009)) // your deployment's answer to a repeated id
+	if err != nil {
+		log.Fatal(err)
+	}
+	p := plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"} // keep p until it is stored
+	err = client.EnsurePlant(ctx, p)
+	switch {
+	case err == nil: // stored, once
+	case errors.Is(err, plantstore.ErrMaybeCreated): // not known yet: EnsurePlant(ctx, p) again later
+	default: // not stored: a 400 the plant earned, a 401, an outage
+	}
 }
 
 // headerTransport adds a header to every request, as an instrumented

@@ -38,6 +38,7 @@ type config struct {
 	hooks         []Hooks
 	jitter        rand.Source // WithRetryJitterSource; nil for math/rand/v2's
 	budget        budgetConfig
+	exists        *existsRule // WithAlreadyExists; nil for none
 }
 
 func defaultConfig() config {

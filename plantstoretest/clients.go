@@ -17,11 +17,12 @@ func (s *Server) ProductionClient(opts ...plantstore.Option) *plantstore.Client 
 	return s.client("ProductionClient", opts)
 }
 
-// client is the Client that method returns: s's token and HTTP client,
-// then opts.
+// client is the Client that method returns: s's token, HTTP client and
+// answer to a repeated id, then opts.
 func (s *Server) client(method string, opts []plantstore.Option) *plantstore.Client {
 	s.tb.Helper()
-	all := append([]plantstore.Option{plantstore.WithToken(s.token), plantstore.WithHTTPClient(s.HTTPClient())}, opts...)
+	all := append([]plantstore.Option{plantstore.WithToken(s.token), plantstore.WithHTTPClient(s.HTTPClient())}, s.h.alreadyExists()...)
+	all = append(all, opts...)
 	c, err := plantstore.NewClient(s.URL, all...)
 	if err != nil {
 		s.tb.Fatalf("plantstoretest: Server.%s: %v", method, err)
@@ -37,4 +38,25 @@ func (s *Server) client(method string, opts []plantstore.Option) *plantstore.Cli
 // cleanup closes.
 func (s *Server) HTTPClient() *http.Client {
 	return &http.Client{Transport: s.transport}
+}
+
+// alreadyExists returns the client's rule for the fake's answer to a
+// repeated id (plantstore.WithAlreadyExists): 400 with [CodeDuplicateID],
+// or the profile's DuplicateID ([Profile.DuplicateIDError]); none when the
+// fake stores repeats ([WithAllowDuplicateIDs]) or the profile's answer
+// has no Error code.
+func (h *Handler) alreadyExists() []plantstore.Option {
+	h.mu.Lock()
+	allowed := h.store.ids == nil
+	h.mu.Unlock()
+	switch {
+	case allowed:
+		return nil
+	case h.profile != nil && h.profile.DuplicateID != nil:
+		if status, code, ok := h.profile.DuplicateIDError(); ok {
+			return []plantstore.Option{plantstore.WithAlreadyExists(status, code)}
+		}
+		return nil
+	}
+	return []plantstore.Option{plantstore.WithAlreadyExists(http.StatusBadRequest, CodeDuplicateID)}
 }

@@ -230,9 +230,9 @@ func checkText(s string, limit int) error {
 }
 
 // DuplicateIDError returns the status and the "error" code with which the
-// profiled deployment refuses a repeated id, for the "settle a
-// maybe-created plant" pattern of the README: ok is false when the profile
-// has no DuplicateID, or its body is not an Error with an integer code.
+// profiled deployment refuses a repeated id, for a production client's
+// plantstore.WithAlreadyExists: ok is false when the profile has no
+// DuplicateID, or its body is not an Error with an integer code.
 func (p *Profile) DuplicateIDError() (status int, code int32, ok bool) {
 	if p.DuplicateID == nil {
 		return 0, 0, false

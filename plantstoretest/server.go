@@ -189,8 +189,11 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 // Client returns a new plantstore.Client for s: it uses s.URL, the token s
 // accepts and [Server.HTTPClient], and retries after a backoff of 1ms to
 // 10ms instead of the library's default, so tests of retries run fast in
-// real time ([Server.ProductionClient] keeps the default). opts apply
-// after these, so they win: a plantstore.WithHTTPClient replaces s's. If
+// real time ([Server.ProductionClient] keeps the default). It knows the
+// fake's answer to a repeated id (plantstore.WithAlreadyExists: 400 with
+// [CodeDuplicateID], or the [Profile]'s), so that its errors match
+// plantstore.ErrAlreadyExists and EnsurePlant works. opts apply after
+// these, so they win: a plantstore.WithHTTPClient replaces s's. If
 // the client cannot be built, Client fails the test with tb.Fatalf.
 func (s *Server) Client(opts ...plantstore.Option) *plantstore.Client {
 	s.tb.Helper()

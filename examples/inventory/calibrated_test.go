@@ -19,29 +19,27 @@ const deployment = `{
 	                 "body": "{\"error\":1009,\"message\":\"id {id} is taken\"}"}
 }`
 
-// calibratedFake returns a fake calibrated to answer like deployment, and
-// the status and code the calibration gives a repeated id.
-func calibratedFake(t *testing.T) (srv *plantstoretest.Server, status int, code int32) {
+// calibratedFake returns a fake calibrated to answer like deployment: its
+// clients take the calibration's answer to a repeated id, as a production
+// client takes the status and code of profile.DuplicateIDError() with
+// plantstore.WithAlreadyExists.
+func calibratedFake(t *testing.T) *plantstoretest.Server {
 	t.Helper()
 	profile, err := plantstoretest.ParseProfile([]byte(deployment))
 	if err != nil {
 		t.Fatal(err)
 	}
-	status, code, ok := profile.DuplicateIDError()
-	if !ok {
-		t.Fatal("the calibration has no duplicate-id code")
-	}
-	return plantstoretest.NewServer(t, plantstoretest.WithProfile(profile)), status, code
+	return plantstoretest.NewServer(t, plantstoretest.WithProfile(profile))
 }
 
 // TestRegisterCalibrated settles a create whose answer was lost against a
-// fake calibrated to answer like the deployment, with the duplicate code
+// fake calibrated to answer like the deployment, with the duplicate answer
 // taken from the calibration rather than from the operators.
 func TestRegisterCalibrated(t *testing.T) {
 	t.Parallel()
-	srv, status, code := calibratedFake(t)
+	srv := calibratedFake(t)
 	srv.Inject(plantstoretest.Fault{Store: true, Drop: true})
-	inv := inventory.New(srv.Client(), status, code)
+	inv := inventory.New(srv.Client())
 	fern := plantstore.NewPlant{ID: 7, Name: "Fern"}
 	if err := inv.Register(context.Background(), fern.ID, fern.Name, ""); err != nil {
 		t.Fatalf("Register after a lost answer: %v", err)
@@ -60,9 +58,9 @@ func TestRegisterCalibrated(t *testing.T) {
 // stored nothing.
 func TestRegisterCalibratedOtherStatus(t *testing.T) {
 	t.Parallel()
-	srv, status, code := calibratedFake(t)
+	srv := calibratedFake(t)
 	srv.Inject(plantstoretest.Fault{Status: http.StatusForbidden, Body: []byte(`{"error":1009,"message":"forbidden"}`)})
-	inv := inventory.New(srv.Client(), status, code)
+	inv := inventory.New(srv.Client())
 	if err := inv.Register(context.Background(), 8, "Ivy", ""); err == nil {
 		t.Errorf("Register answered 403 with the duplicate code = nil, want an error: nothing is stored (%v)", srv.Plants())
 	}

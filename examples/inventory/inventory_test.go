@@ -63,16 +63,16 @@ func TestRegister(t *testing.T) {
 			clientOpts:   []plantstore.Option{plantstore.WithMaxRetries(0)},
 			plant:        monstera,
 			wantStored:   []plantstore.NewPlant{monstera},
-			wantRequests: 2, // the lost create, then Register's own second try
+			wantRequests: 2, // the lost create, then EnsurePlant's second try
 		},
 		{
 			name: "store down for good",
-			// Three attempts fail, so Register cannot know whether one stored
-			// the plant and tries again: three more attempts.
-			faults:       []plantstoretest.Fault{{Status: http.StatusServiceUnavailable, Times: 6}},
+			// Three attempts fail, so no one knows whether one stored the
+			// plant: EnsurePlant asks three times more, three attempts each.
+			faults:       []plantstoretest.Fault{{Status: http.StatusServiceUnavailable, Times: 12}},
 			plant:        monstera,
 			wantErr:      plantstore.ErrMaybeCreated, // a 503, to every attempt
-			wantRequests: 6,
+			wantRequests: 12,
 		},
 	}
 	for _, tt := range tests {
@@ -82,7 +82,7 @@ func TestRegister(t *testing.T) {
 			for _, f := range tt.faults {
 				srv.Inject(f)
 			}
-			inv := inventory.New(srv.Client(tt.clientOpts...), http.StatusBadRequest, plantstoretest.CodeDuplicateID)
+			inv := inventory.New(srv.Client(tt.clientOpts...))
 			err := inv.Register(context.Background(), tt.plant.ID, tt.plant.Name, tt.plant.Tag)
 			if tt.wantErr == nil && err != nil || !errors.Is(err, tt.wantErr) {
 				t.Fatalf("Register(%+v) error = %v, want %v", tt.plant, err, tt.wantErr)
@@ -100,7 +100,7 @@ func TestRegister(t *testing.T) {
 func TestRegisterTwiceStoresOnce(t *testing.T) {
 	t.Parallel()
 	srv := plantstoretest.NewServer(t)
-	inv := inventory.New(srv.Client(), http.StatusBadRequest, plantstoretest.CodeDuplicateID)
+	inv := inventory.New(srv.Client())
 	for i := 0; i < 2; i++ {
 		if err := inv.Register(context.Background(), 7, "Monstera", ""); err != nil {
 			t.Fatalf("Register #%d error: %v", i+1, err)
@@ -115,8 +115,8 @@ func TestRegisterTwiceStoresOnce(t *testing.T) {
 func TestRegisterAfterLostAnswer(t *testing.T) {
 	srv := plantstoretest.NewServer(t)                        // a fake on loopback, closed when the test ends
 	srv.Inject(plantstoretest.Fault{Store: true, Drop: true}) // stored, then the connection drops
-	inv := inventory.New(srv.Client(), http.StatusBadRequest, plantstoretest.CodeDuplicateID)
-	if err := inv.Register(context.Background(), 7, "Monstera", "indoor"); err != nil {
+	inv := inventory.New(srv.Client())                        // knows the fake's answer to a repeated id
+	if err := inv.Register(context.Background(), plantstore.NewID(), "Monstera", "indoor"); err != nil {
 		t.Fatal(err)
 	}
 	if got := len(srv.Plants()); got != 1 {

@@ -59,7 +59,7 @@ func run(ctx context.Context, out io.Writer) error {
 	plant, err := client.CreatePlant(ctx, p)
 	if err != nil {
 		// If errors.Is(err, plantstore.ErrMaybeCreated), p may be stored:
-		// settle it by creating p again with the same ID, never a new one.
+		// settle it with the same ID, never a new one (see Exactly-once creates).
 		return err
 	}
 	fmt.Fprintf(out, "created plant: name=%q tag=%q\n", plant.Name, plant.Tag)

@@ -56,11 +56,10 @@
 // The report of the run against the target marks the checks whose answers
 // the profile holds [CheckResult.Calibrated]. The other observed answers are
 // reported, not calibrated: the fake keeps its own limits, codes and checks.
-// The profile's
-// plantstoretest.Profile.DuplicateIDError gives the status and code with
-// which the target refuses a repeated id, which is what settling a create
-// that may have stored its plant needs (see plantstore.ErrMaybeCreated, and
-// examples/inventory).
+// The profile's plantstoretest.Profile.DuplicateIDError gives the status
+// and code with which the target refuses a repeated id, which a production
+// client takes with plantstore.WithAlreadyExists to settle a create that
+// may have stored its plant (plantstore.Client.EnsurePlant).
 //
 // # Fake time
 //

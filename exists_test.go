@@ -1,0 +1,156 @@
+package plantstore_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/plantstoretest"
+)
+
+// TestAlreadyExists checks which answers match ErrAlreadyExists: a
+// repeated id answered as the client's rule says, and nothing else.
+func TestAlreadyExists(t *testing.T) {
+	t.Parallel()
+	profile := plantstoretest.Profile{DuplicateID: &plantstoretest.ProfileReply{
+		Status: 409, ContentType: "application/json", Body: `{"error":1009,"message":"id {id} is taken"}`}}
+	tooShort := plantstoretest.WithRule(func(p plantstore.NewPlant) *plantstoretest.ErrorBody {
+		if len(p.Name) < 3 {
+			return &plantstoretest.ErrorBody{Code: plantstoretest.CodeInvalidPlant, Message: "name too short"}
+		}
+		return nil
+	})
+	tests := []struct {
+		name   string
+		server []plantstoretest.Option
+		client func(*plantstoretest.Server) *plantstore.Client
+		plant  plantstore.NewPlant // sent after {ID: 1, Name: "Fern"}
+		want   bool
+	}{
+		{"the fake's clients know its answer", nil, serverClient, plantstore.NewPlant{ID: 1, Name: "Fern"}, true},
+		{"another 400 is not it", []plantstoretest.Option{tooShort}, serverClient, plantstore.NewPlant{ID: 2, Name: "Iv"}, false},
+		{"a profile's answer", []plantstoretest.Option{plantstoretest.WithProfile(profile)}, serverClient, plantstore.NewPlant{ID: 1, Name: "Fern"}, true},
+		{"a client without the rule", nil, bareClient, plantstore.NewPlant{ID: 1, Name: "Fern"}, false},
+		{"a rule with another code", nil, func(s *plantstoretest.Server) *plantstore.Client {
+			return s.Client(plantstore.WithAlreadyExists(http.StatusBadRequest, plantstoretest.CodeDuplicateID+1))
+		}, plantstore.NewPlant{ID: 1, Name: "Fern"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := plantstoretest.NewServer(t, tt.server...)
+			c := tt.client(srv)
+			if _, err := c.CreatePlant(context.Background(), plantstore.NewPlant{ID: 1, Name: "Fern"}); err != nil {
+				t.Fatal(err)
+			}
+			_, err := c.CreatePlant(context.Background(), tt.plant)
+			if err == nil {
+				t.Fatal("the second create succeeded, want a refusal")
+			}
+			if got := errors.Is(err, plantstore.ErrAlreadyExists); got != tt.want {
+				t.Errorf("errors.Is(%v, ErrAlreadyExists) = %v, want %v", err, got, tt.want)
+			}
+			if errors.Is(err, plantstore.ErrMaybeCreated) {
+				t.Errorf("a refusal of the first attempt matches ErrMaybeCreated: %v", err)
+			}
+		})
+	}
+}
+
+func serverClient(s *plantstoretest.Server) *plantstore.Client { return s.Client() }
+
+func bareClient(s *plantstoretest.Server) *plantstore.Client {
+	c, err := plantstore.NewClient(s.URL, plantstore.WithToken(plantstoretest.DefaultToken), plantstore.WithHTTPClient(s.HTTPClient()))
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+func TestWithAlreadyExistsRefusesAStatusNotRefusing(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{0, 200, 399, 500} {
+		_, err := plantstore.NewClient("https://plants.example.com", plantstore.WithToken("t0ken-t0ken"), plantstore.WithAlreadyExists(status, 5))
+		if err == nil || !strings.Contains(err.Error(), "want 400 to 499") {
+			t.Errorf("WithAlreadyExists(%d, 5): NewClient error %v, want one about 400 to 499", status, err)
+		}
+	}
+}
+
+// TestEnsurePlant checks the settle decision on each way a create can end:
+// stored once, or an error that says why not or that it is not known.
+func TestEnsurePlant(t *testing.T) {
+	t.Parallel()
+	storeThenDrop := plantstoretest.Fault{Store: true, Drop: true}
+	tests := []struct {
+		name       string
+		faults     []plantstoretest.Fault
+		retries    int
+		wantStored int
+		wantErr    error // nil: EnsurePlant returns nil
+		wantCalls  int   // requests sent
+	}{
+		{"answered at once", nil, 2, 1, nil, 1},
+		{"stored, answer lost, the retry refused as a repeat", []plantstoretest.Fault{storeThenDrop}, 2, 1, nil, 2},
+		{"stored, every answer of the call lost, settled by a second call", []plantstoretest.Fault{{Store: true, Drop: true, Times: 3}}, 2, 1, nil, 4},
+		{"stored, answer lost, no retries", []plantstoretest.Fault{storeThenDrop}, 0, 1, nil, 2},
+		{"never answered: still unknown after three settles", []plantstoretest.Fault{{Drop: true, Times: 4}}, 0, 0, plantstore.ErrMaybeCreated, 4},
+		{"503 until settled", []plantstoretest.Fault{{Status: 503, Times: 2}}, 0, 1, nil, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := plantstoretest.NewServer(t, plantstoretest.WithInMemoryNetwork())
+			for _, f := range tt.faults {
+				srv.Inject(f)
+			}
+			c := srv.Client(plantstore.WithMaxRetries(tt.retries))
+			err := c.EnsurePlant(context.Background(), plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"})
+			switch {
+			case tt.wantErr == nil && err != nil:
+				t.Errorf("EnsurePlant: %v, want nil", err)
+			case tt.wantErr != nil && !errors.Is(err, tt.wantErr):
+				t.Errorf("EnsurePlant: %v, want an error matching %v", err, tt.wantErr)
+			}
+			if got := len(srv.Plants()); got != tt.wantStored {
+				t.Errorf("stored %d plants, want %d", got, tt.wantStored)
+			}
+			if got := len(srv.Requests()); got != tt.wantCalls {
+				t.Errorf("sent %d requests, want %d", got, tt.wantCalls)
+			}
+		})
+	}
+	t.Run("a 400 the plant earned", func(t *testing.T) {
+		t.Parallel()
+		srv := plantstoretest.NewServer(t, plantstoretest.WithRule(func(plantstore.NewPlant) *plantstoretest.ErrorBody {
+			return &plantstoretest.ErrorBody{Code: plantstoretest.CodeInvalidPlant, Message: "no ferns"}
+		}))
+		err := srv.Client().EnsurePlant(context.Background(), plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"})
+		var apiErr *plantstore.APIError
+		if !errors.As(err, &apiErr) || apiErr.Code != plantstoretest.CodeInvalidPlant || errors.Is(err, plantstore.ErrAlreadyExists) {
+			t.Errorf("EnsurePlant: %v, want the 400 with CodeInvalidPlant", err)
+		}
+	})
+	t.Run("a client without the rule", func(t *testing.T) {
+		t.Parallel()
+		srv := plantstoretest.NewServer(t)
+		err := bareClient(srv).EnsurePlant(context.Background(), plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"})
+		if err == nil || !strings.Contains(err.Error(), "WithAlreadyExists") || len(srv.Requests()) != 0 {
+			t.Errorf("EnsurePlant without WithAlreadyExists: %v after %d requests, want an error naming the option and none sent", err, len(srv.Requests()))
+		}
+	})
+	t.Run("a cancelled context ends the settling", func(t *testing.T) {
+		t.Parallel()
+		srv := plantstoretest.NewServer(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		srv.Inject(plantstoretest.Fault{Drop: true, Times: 4, Match: func(plantstoretest.Request) bool { cancel(); return true }})
+		err := srv.Client(plantstore.WithMaxRetries(0)).EnsurePlant(ctx, plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"})
+		if !errors.Is(err, plantstore.ErrMaybeCreated) || len(srv.Requests()) != 1 {
+			t.Errorf("EnsurePlant with its context cancelled during the first create: %v after %d requests, want ErrMaybeCreated after 1", err, len(srv.Requests()))
+		}
+		srv.ClearFaults()
+	})
+}
