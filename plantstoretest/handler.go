@@ -174,6 +174,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if rep.status == 0 { // a Fault without Store or Status: processed after it, unless Reset ran meanwhile
 		h.mu.Lock()
+		in.seq = ans.seq
 		rep = h.process(op, in, rej, h.gen == ans.gen)
 		h.mu.Unlock()
 	}
@@ -207,10 +208,10 @@ func (h *Handler) decide(ans *answer, req Request, op *operation, in input, rej 
 		ans.rep = *storeFullReply(err)
 		return
 	}
-	req.Seq = entry.Seq
+	req.Seq, in.seq = entry.Seq, entry.Seq
 	ans.seq, ans.gen = entry.Seq, h.gen
 	defer func() {
-		entry.Fault = ans.fault
+		entry.Fault, entry.Duplicate = ans.fault, ans.rep.duplicate
 		h.journal.record(entry)
 	}()
 

@@ -47,6 +47,10 @@ type Request struct {
 	// requests even when the reply was scripted. A duplicate id or a full
 	// store is not a check failure: it depends on what was stored before.
 	Invalid *ErrorBody
+	// Duplicate, for a create refused because its id was stored, says
+	// which request stored it and whether it stored the same plant; nil
+	// for every other request.
+	Duplicate *Duplicate
 
 	// Outcome is what became of the request so far: [OutcomeHeld] until a
 	// reply is written or the connection dropped.
@@ -74,6 +78,18 @@ type Request struct {
 	// not one non-negative decimal integer. Together with RequestID it
 	// groups a call's attempts.
 	RetryCount int
+}
+
+// Duplicate is what a create refused for its id found stored: so that a
+// test can tell a retry of its own create (the same plant) from another
+// writer's plant under the same id.
+type Duplicate struct {
+	// StoredBy is the [Request.Seq] of the create that stored the id, or 0
+	// when a seed stored it ([WithPlants], [Handler.Seed]).
+	StoredBy uint64
+	// Same reports whether the plant sent equals the one stored: the same
+	// id, name and tag.
+	Same bool
 }
 
 // Outcome is what became of a recorded [Request].
@@ -149,6 +165,10 @@ func (j *journal) since(seq uint64) []Request {
 		if r.Invalid != nil {
 			e := *r.Invalid
 			r.Invalid = &e
+		}
+		if r.Duplicate != nil {
+			d := *r.Duplicate
+			r.Duplicate = &d
 		}
 		out[i] = r
 	}
@@ -233,13 +253,14 @@ func (h *Handler) dropped(req Request, seq uint64) time.Duration {
 			h.journal.record(entry)
 		}
 	}
-	h.journal.complete(seq, 0, d)
+	h.journal.complete(seq, 0, d, nil)
 	return d
 }
 
 // complete records the outcome of the request numbered seq, if the journal
-// still holds it: status 0 means the connection was dropped.
-func (j *journal) complete(seq uint64, status int, d time.Duration) {
+// still holds it: status 0 means the connection was dropped, and dup, if
+// not nil, what a refused repeat found stored.
+func (j *journal) complete(seq uint64, status int, d time.Duration, dup *Duplicate) {
 	if len(j.requests) == 0 {
 		return
 	}
@@ -254,4 +275,7 @@ func (j *journal) complete(seq uint64, status int, d time.Duration) {
 	}
 	r.Status = status
 	r.Duration = d
+	if dup != nil {
+		r.Duplicate = dup
+	}
 }

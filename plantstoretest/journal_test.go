@@ -3,6 +3,7 @@ package plantstoretest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -365,7 +366,7 @@ func TestJournalRingCompletes(t *testing.T) {
 			h.journal.record(Request{Seq: h.journal.seq})
 		}
 		for seq := uint64(1); seq <= uint64(arrivals); seq++ {
-			h.journal.complete(seq, 200+int(seq), time.Duration(seq))
+			h.journal.complete(seq, 200+int(seq), time.Duration(seq), nil)
 		}
 		h.mu.Unlock()
 		var want []Request
@@ -590,4 +591,70 @@ func TestJournalMethodAndPath(t *testing.T) {
 			t.Errorf("%s %s: kept %s %s with %v allocations, want %s %s with %v", tt.method, tt.target, method, path, allocs, tt.method, tt.path, tt.allocs)
 		}
 	}
+}
+
+// TestJournalNamesTheDuplicate checks that the journal entry of a create
+// refused for its id names the create that stored the id and whether it
+// stored the same plant, on every path a reply takes: at once, after a
+// Fault's Delay, under a Fault with Store, and under a profile's answer.
+func TestJournalNamesTheDuplicate(t *testing.T) {
+	t.Parallel()
+	fern := plantstore.NewPlant{ID: 1, Name: "Fern"}
+	ivy := plantstore.NewPlant{ID: 1, Name: "Ivy"}
+	seeded := plantstore.NewPlant{ID: 9, Name: "Seeded"}
+	profile := Profile{DuplicateID: &ProfileReply{Status: 409, Body: `{"error":1009,"message":"taken"}`}}
+	tests := []struct {
+		name   string
+		opts   []Option
+		fault  *Fault // injected before the last create
+		sends  []plantstore.NewPlant
+		want   []*Duplicate // of each request's entry
+		status int          // of the last reply
+	}{
+		{"a retry of the same create", nil, nil, []plantstore.NewPlant{fern, fern}, []*Duplicate{nil, {StoredBy: 1, Same: true}}, 400},
+		{"another plant under the id", nil, nil, []plantstore.NewPlant{fern, ivy}, []*Duplicate{nil, {StoredBy: 1, Same: false}}, 400},
+		{"a seeded id", []Option{WithPlants(seeded)}, nil, []plantstore.NewPlant{seeded}, []*Duplicate{{StoredBy: 0, Same: true}}, 400},
+		{"after a Delay", nil, &Fault{Delay: time.Millisecond}, []plantstore.NewPlant{fern, fern}, []*Duplicate{nil, {StoredBy: 1, Same: true}}, 400},
+		{"under Store and a scripted 503", nil, &Fault{Store: true, Status: 503}, []plantstore.NewPlant{fern, ivy}, []*Duplicate{nil, {StoredBy: 1, Same: false}}, 503},
+		{"under a profile's answer", []Option{WithProfile(profile)}, nil, []plantstore.NewPlant{fern, fern}, []*Duplicate{nil, {StoredBy: 1, Same: true}}, 409},
+		{"not under WithAllowDuplicateIDs", []Option{WithAllowDuplicateIDs()}, nil, []plantstore.NewPlant{fern, fern}, []*Duplicate{nil, nil}, 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := NewHandler(tt.opts...)
+			t.Cleanup(h.Close)
+			status := 0
+			for i, p := range tt.sends {
+				if i == len(tt.sends)-1 && tt.fault != nil {
+					h.Inject(*tt.fault)
+				}
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, plantRequest(t, p))
+				status = w.Code
+			}
+			if status != tt.status {
+				t.Errorf("the last create was answered %d, want %d", status, tt.status)
+			}
+			var got []*Duplicate
+			for _, r := range h.Requests() {
+				got = append(got, r.Duplicate)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("the entries' Duplicate (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// plantRequest is a valid POST /plants of p, with the default token.
+func plantRequest(t *testing.T, p plantstore.NewPlant) *http.Request {
+	t.Helper()
+	body, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := httptest.NewRequest(http.MethodPost, "/plants", bytes.NewReader(body))
+	r.Header = validHeader(DefaultToken)
+	return r
 }

@@ -20,6 +20,7 @@ type reply struct {
 	allow      string              // the Allow value of a 405
 	retryAfter string              // the Retry-After value of a 429
 	refused    plantstore.NewPlant // the plant a duplicateID refusal refused
+	duplicate  *Duplicate          // what a duplicateID refusal found stored
 	profiled   *ProfileReply       // the profile's reply in its place, set by send only
 }
 
@@ -57,7 +58,7 @@ func (h *Handler) send(w http.ResponseWriter, rep reply, extra http.Header, seq 
 	rep = h.profile.apply(rep)
 	d := h.now().Sub(start)
 	h.mu.Lock()
-	h.journal.complete(seq, rep.status, d)
+	h.journal.complete(seq, rep.status, d, rep.duplicate)
 	h.mu.Unlock()
 	if p := rep.profiled; p != nil {
 		addHeaders(w, extra)

@@ -26,7 +26,7 @@ func createPlant(h *Handler, in input, commit bool) reply {
 	if !commit {
 		return ok
 	}
-	if rej := h.store.add(p); rej != nil {
+	if rej := h.store.add(p, in.seq); rej != nil {
 		return *rej
 	}
 	return ok
@@ -58,6 +58,7 @@ type operation struct {
 type input struct {
 	plant  plantstore.NewPlant // the decoded body; zero for an operation without one
 	values map[string]string   // the path's values, by the names of the pattern's {name} segments
+	seq    uint64              // the request's Seq, once the journal numbered it
 }
 
 // route finds the operation for r in h's table, with the values of its

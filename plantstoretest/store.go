@@ -11,7 +11,7 @@ import (
 // Handler's mu guards it.
 type store struct {
 	plants []plantstore.NewPlant
-	ids    map[int64]struct{} // the ids in plants; nil under WithAllowDuplicateIDs
+	ids    map[int64]stored // the ids in plants; nil under WithAllowDuplicateIDs
 	max    int                // WithMaxPlants
 	account
 }
@@ -19,18 +19,26 @@ type store struct {
 func newStore(max int, allowDupIDs bool, b *Budget) store {
 	s := store{max: max, account: account{budget: b}}
 	if !allowDupIDs {
-		s.ids = make(map[int64]struct{})
+		s.ids = make(map[int64]stored)
 	}
 	return s
 }
 
-// add stores p, or returns the refusal of a create of p: its id is taken,
-// or the store or the Budget is full.
-func (s *store) add(p plantstore.NewPlant) *reply {
+// stored is where a plant's id is stored: the Seq of the create that
+// stored it (0 for a seed), and the plant's index in plants.
+type stored struct {
+	seq uint64
+	i   int
+}
+
+// add stores p, sent by the request numbered seq, or returns the refusal
+// of a create of p: its id is taken, or the store or the Budget is full.
+func (s *store) add(p plantstore.NewPlant, seq uint64) *reply {
 	if s.ids != nil {
-		if _, dup := s.ids[p.ID]; dup {
+		if at, dup := s.ids[p.ID]; dup {
 			rep := refuse(duplicateID, ErrorBody{Code: CodeDuplicateID, Message: duplicateMessage(p.ID)})
 			rep.refused = p
+			rep.duplicate = &Duplicate{StoredBy: at.seq, Same: s.plants[at.i] == p}
 			return rep
 		}
 	}
@@ -41,7 +49,7 @@ func (s *store) add(p plantstore.NewPlant) *reply {
 		return storeFullReply(err)
 	}
 	if s.ids != nil {
-		s.ids[p.ID] = struct{}{}
+		s.ids[p.ID] = stored{seq: seq, i: len(s.plants)}
 	}
 	s.plants = append(s.plants, p)
 	return nil
@@ -61,14 +69,15 @@ func (s *store) seed(plants []plantstore.NewPlant, owned bool) error {
 	if err != nil {
 		return err
 	}
-	if owned && len(s.plants) == 0 {
+	first := len(s.plants)
+	if owned && first == 0 {
 		s.plants = plants
 	} else {
 		s.plants = append(s.plants, plants...)
 	}
 	if s.ids != nil {
-		for _, p := range plants {
-			s.ids[p.ID] = struct{}{}
+		for i, p := range plants {
+			s.ids[p.ID] = stored{i: first + i}
 		}
 	}
 	return nil
@@ -78,7 +87,7 @@ func (s *store) seed(plants []plantstore.NewPlant, owned bool) error {
 func (s *store) clear() {
 	s.plants = nil
 	if s.ids != nil {
-		s.ids = make(map[int64]struct{})
+		s.ids = make(map[int64]stored)
 	}
 	s.release()
 }

@@ -153,6 +153,13 @@ def test_injected_503_is_served_and_journaled():
         _, _, pending = m.call("GET", "/__plantstore/faults")
         expect(pending, [], "pending faults once used")
 
+        # A repeat of the stored id: the journal names the create that stored it.
+        status, _, _ = m.create({"id": 1, "name": "Ivy"})
+        expect(status, 400, "a repeated id")
+        _, _, journal = m.call("GET", "/__plantstore/requests")
+        expect([e["duplicate"] for e in journal], [None, None, {"stored_by": journal[1]["seq"], "same": False}],
+               "journal duplicate: the repeat names the create that stored the id, another plant")
+
 
 def test_fault_matches_by_method_and_path():
     with Mock() as m:

@@ -13,7 +13,7 @@ import (
 // lists it. Absent values are null, never a made-up zero: request_id and
 // retry_count when the client sent no such header (or, for retry_count, not
 // a non-negative integer), fault when no fault answered, invalid when the
-// request passed every check.
+// request passed every check, duplicate when it was no refused repeat.
 type journalEntry struct {
 	Seq    uint64 `json:"seq"`
 	Time   string `json:"time"` // arrival, RFC 3339 with nanoseconds, UTC
@@ -38,6 +38,13 @@ type journalEntry struct {
 	RequestID  *string                   `json:"request_id"`
 	RetryCount *int                      `json:"retry_count"`
 	Invalid    *plantstoretest.ErrorBody `json:"invalid"`
+	Duplicate  *duplicateEntry           `json:"duplicate"`
+}
+
+// duplicateEntry is plantstoretest.Duplicate in the journal.
+type duplicateEntry struct {
+	StoredBy uint64 `json:"stored_by"`
+	Same     bool   `json:"same"`
 }
 
 func newJournalEntry(r *plantstoretest.Request) journalEntry {
@@ -70,6 +77,9 @@ func newJournalEntry(r *plantstoretest.Request) journalEntry {
 	}
 	if r.RetryCount >= 0 {
 		e.RetryCount = &r.RetryCount
+	}
+	if d := r.Duplicate; d != nil {
+		e.Duplicate = &duplicateEntry{StoredBy: d.StoredBy, Same: d.Same}
 	}
 	return e
 }
