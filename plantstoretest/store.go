@@ -12,7 +12,7 @@ import (
 type store struct {
 	plants []plantstore.NewPlant
 	ids    map[int64]stored // the ids in plants; nil under WithAllowDuplicateIDs
-	max    int                // WithMaxPlants
+	max    int              // WithMaxPlants
 	account
 }
 
