@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/importer"
 	"go/parser"
 	"go/token"
@@ -115,9 +116,15 @@ func exportedAPI(fset *token.FileSet, imp types.Importer, dir string) (string, e
 	if err != nil {
 		return "", err
 	}
+	// The files this build compiles: a name declared in files for other
+	// Go versions (explore_go125.go, explore_pre125.go) is declared once.
+	ctxt := build.Default
+	if testenv.Race {
+		ctxt.BuildTags = append(ctxt.BuildTags, "race")
+	}
 	var syntax []*ast.File
 	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
+		if ok, err := ctxt.MatchFile(dir, filepath.Base(name)); strings.HasSuffix(name, "_test.go") || err != nil || !ok {
 			continue
 		}
 		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)

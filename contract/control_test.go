@@ -218,6 +218,7 @@ func TestControlContractDocument(t *testing.T) {
 		"POST /__plantstore/namespaces",
 		"POST /__plantstore/plants",
 		"POST /__plantstore/reset",
+		"PUT /__plantstore/schedule",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("operations of %s mismatch (-want +got):\n%s", controlContractFile, diff)
@@ -268,6 +269,10 @@ func TestControlContractOpen(t *testing.T) {
 		{method: "POST", path: "/__plantstore/faults", body: `{"status": 503}`, header: map[string]string{"Content-Type": "text/plain"}, wantStatus: 415, badRequest: true},
 		{method: "POST", path: "/__plantstore/reset", header: map[string]string{"Origin": "http://evil.example"}, wantStatus: 403},
 		{method: "POST", path: "/__plantstore/faults", body: `{"status": 503}`, header: map[string]string{"Host": "rebind.evil.example"}, wantStatus: 403},
+		{method: "PUT", path: "/__plantstore/schedule", body: `{"schedule": "7:503, 8:store-drop"}`, wantStatus: 204},
+		{method: "PUT", path: "/__plantstore/schedule", body: `{"schedule": "0:503"}`, wantStatus: 400},
+		{method: "PUT", path: "/__plantstore/schedule", body: `{"schedule": 1}`, wantStatus: 400, badRequest: true},
+		{method: "PUT", path: "/__plantstore/schedule", body: `{"schedule": ""}`, wantStatus: 204},
 		{method: "GET", path: "/__plantstore/faults", wantStatus: 200},
 		// OpenAPI cannot forbid a query parameter; the description says it is a 400.
 		{method: "GET", path: "/__plantstore/faults?since=1", wantStatus: 400},

@@ -37,7 +37,22 @@ func (s *Server) client(method string, opts []plantstore.Option) *plantstore.Cli
 // *http.Transport. The clients share one pool of connections, which s's
 // cleanup closes.
 func (s *Server) HTTPClient() *http.Client {
+	if s.beforeRoundTrip != nil {
+		return &http.Client{Transport: guardedTransport{s.transport, s.beforeRoundTrip}}
+	}
 	return &http.Client{Transport: s.transport}
+}
+
+// guardedTransport calls before on the sending goroutine ahead of each
+// round trip of rt: WithSchedule's limit on the requests of a test.
+type guardedTransport struct {
+	rt     http.RoundTripper
+	before func()
+}
+
+func (g guardedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	g.before()
+	return g.rt.RoundTrip(r)
 }
 
 // alreadyExists returns the client's rule for the fake's answer to a

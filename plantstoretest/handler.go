@@ -34,11 +34,13 @@ type Handler struct {
 	done      chan struct{} // closed by Close
 	closeOnce sync.Once
 
-	mu      sync.Mutex
-	gen     int // counts Resets, so a request held across one leaves no trace
-	store   store
-	journal journal
-	faults  faultQueue
+	mu        sync.Mutex
+	gen       int      // counts Resets, so a request held across one leaves no trace
+	schedule  schedule // WithSchedule or SetSchedule; its request 1 follows Seq schedFrom
+	schedFrom uint64
+	store     store
+	journal   journal
+	faults    faultQueue
 }
 
 // NewHandler returns a fake Plant Store with no plants stored (or those of
@@ -66,19 +68,20 @@ func newHandler(c *config) *Handler {
 		c.tb.Helper()
 	}
 	h := &Handler{
-		token:   []byte(c.token),
-		rules:   c.rules,
-		routes:  append(routes[:len(routes):len(routes)], c.routes...),
-		logger:  c.logger,
-		tb:      c.tb,
-		site:    c.site,
-		logToTB: c.tb != nil && c.logToTB,
-		now:     time.Now,
-		profile: c.profile,
-		done:    make(chan struct{}),
-		store:   newStore(c.maxPlants, c.allowDupIDs, c.budget),
-		journal: journal{max: -1, bodyLimit: c.bodyLimit, account: account{budget: c.budget}},
-		faults:  faultQueue{account: account{budget: c.budget}},
+		token:    []byte(c.token),
+		rules:    c.rules,
+		routes:   append(routes[:len(routes):len(routes)], c.routes...),
+		logger:   c.logger,
+		tb:       c.tb,
+		site:     c.site,
+		logToTB:  c.tb != nil && c.logToTB,
+		now:      time.Now,
+		profile:  c.profile,
+		done:     make(chan struct{}),
+		store:    newStore(c.maxPlants, c.allowDupIDs, c.budget),
+		journal:  journal{max: -1, bodyLimit: c.bodyLimit, account: account{budget: c.budget}},
+		faults:   faultQueue{account: account{budget: c.budget}},
+		schedule: c.schedule,
 	}
 	if c.maxRequests != nil {
 		h.journal.max = *c.maxRequests
@@ -193,7 +196,7 @@ type answer struct {
 // decide numbers and records req, with the plant in or the refusal rej,
 // and decides in ans who answers it: the journal's [Budget] (see
 // journal.enter), the rate limit, the first injected fault that matches,
-// chaos, the replay of a profile's traffic, or the fake itself, which then
+// the schedule, chaos, the replay of a profile's traffic, or the fake itself, which then
 // processes it, as does a fault with Store.
 func (h *Handler) decide(ans *answer, req Request, op *operation, in input, rej *reply) {
 	if rej == nil {
@@ -221,10 +224,9 @@ func (h *Handler) decide(ans *answer, req Request, op *operation, in input, rej 
 			return
 		}
 	}
-	sf := h.faults.next(req, h.matches)
-	if sf != nil {
+	if sf := h.faults.next(req, h.matches); sf != nil {
 		ans.scripted, ans.fault = &sf.Fault, sf.describe()
-	} else if h.chaos != nil {
+	} else if ans.scripted, ans.fault = h.schedule.fault(entry.Seq - h.schedFrom); ans.scripted == nil && h.chaos != nil {
 		ans.scripted, ans.fault = h.chaos.next()
 	}
 	if ans.scripted == nil && h.replay != nil {

@@ -48,6 +48,9 @@ type config struct {
 	serverOnly []string // options that only NewServer can honour, by name
 	profile    *Profile // WithProfile; nil for none
 	budget     *Budget  // WithBudget; nil for none
+	schedule   schedule // WithSchedule
+	scheduled  bool     // WithSchedule was given, even empty
+	errs       []error  // of options whose argument does not parse
 }
 
 // DefaultMaxPlants is how many plants a [Handler] stores at most unless
@@ -64,6 +67,9 @@ func newConfig(opts []Option) *config {
 
 // check reports whether the configuration is usable.
 func (c *config) check() error {
+	if len(c.errs) > 0 {
+		return c.errs[0]
+	}
 	if p := wire.TokenProblem(c.token); p != "" {
 		return fmt.Errorf("plantstoretest: token %s", p)
 	}

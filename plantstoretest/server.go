@@ -107,7 +107,10 @@ type Server struct {
 	token     string
 	ts        *httptest.Server
 	transport *http.Transport // shared by the clients Client returns
-	closeOnce sync.Once
+	// beforeRoundTrip, if set, runs ahead of each round trip of the
+	// clients HTTPClient returns (WithSchedule's limit).
+	beforeRoundTrip func()
+	closeOnce       sync.Once
 	// serving is read-locked by each request while h serves it, so that
 	// Close can wait for them all: httptest.Server.Close waits for the
 	// connections, but over HTTP/2 a request's handler runs apart from its
@@ -178,6 +181,13 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 		transport.MaxIdleConnsPerHost = max(transport.MaxIdleConnsPerHost, 64)
 	}
 	s.URL, s.ts, s.transport = ts.URL, ts, transport
+	if c.scheduled {
+		s.beforeRoundTrip = func() {
+			if h.sent() >= maxScheduleRequests {
+				tb.Fatalf("plantstoretest: the test sent %d requests under WithSchedule, and goes on: a loop that never ends?", maxScheduleRequests)
+			}
+		}
+	}
 	tb.Cleanup(func() {
 		tb.Helper() // so that the report points at the test's call of NewServer
 		s.Close()

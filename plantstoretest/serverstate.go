@@ -37,3 +37,6 @@ func (s *Server) Seed(plants []plantstore.NewPlant) error { return s.h.Seed(plan
 
 // SeedJSON is [Handler.SeedJSON].
 func (s *Server) SeedJSON(data []byte) (int, error) { return s.h.SeedJSON(data) }
+
+// SetSchedule is [Handler.SetSchedule].
+func (s *Server) SetSchedule(text string) error { return s.h.SetSchedule(text) }

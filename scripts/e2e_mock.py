@@ -161,6 +161,31 @@ def test_injected_503_is_served_and_journaled():
                "journal duplicate: the repeat names the create that stored the id, another plant")
 
 
+def test_schedule_replays_what_explore_found():
+    # The line a Go exploration hands over, replayed from python: first by
+    # the flag, then through the control API, counting from the next request.
+    with Mock("-schedule", "1:503") as m:
+        status, headers, _ = m.create({"id": 1, "name": "Fern"})
+        expect((status, headers.get("Retry-After")), (503, "1"), "request 1 under -schedule 1:503")
+        status, _, _ = m.call("PUT", "/__plantstore/schedule", {"schedule": "1:store-drop,2:503"})
+        expect(status, 204, "PUT /__plantstore/schedule")
+        try:
+            m.create({"id": 2, "name": "Ivy"})
+            raise AssertionError("the scheduled store-drop answered")
+        except (urllib.error.URLError, ConnectionError, http.client.HTTPException):
+            pass  # stored, then the connection dropped
+        status, _, _ = m.create({"id": 2, "name": "Ivy"})
+        expect(status, 503, "the next request, scheduled 503")
+        status, _, body = m.create({"id": 2, "name": "Ivy"})
+        expect((status, body["error"]), (400, 5), "the repeat after the schedule: the id is stored")
+        _, _, journal = m.call("GET", "/__plantstore/requests")
+        expect([(e["fault"], e["duplicate"]) for e in journal],
+               [("schedule: 1:503", None), ("schedule: 1:store-drop", None), ("schedule: 2:503", None),
+                (None, {"stored_by": journal[1]["seq"], "same": True})], "journal (fault, duplicate)")
+        status, _, err = m.call("PUT", "/__plantstore/schedule", {"schedule": "1:explode"})
+        expect((status, "kind one of" in err["message"]), (400, True), "a kind that does not exist")
+
+
 def test_fault_matches_by_method_and_path():
     with Mock() as m:
         status, _, fault = m.call("POST", "/__plantstore/faults", {"status": 503, "match": {"method": "PUT", "path": "/plants"}})

@@ -65,6 +65,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -110,6 +111,7 @@ type flags struct {
 	chaos       float64
 	chaosSeed   int64
 	chaosSeeded bool // -chaos-seed was given
+	schedule    string
 	logLevel    slog.Level
 	healthcheck bool
 	profilePath string
@@ -151,6 +153,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 	fs.BoolVar(&f.healthcheck, "healthcheck", false, "check the health of the mock at -addr (GET /__plantstore/health, 1s at most) and exit: 0 healthy, 1 not; for a container's HEALTHCHECK")
 	fs.StringVar(&f.profilePath, "profile", "", "answer a repeated id and refused credentials as the profile in `file` says (written by plantstore-mock conformance -profile-out), "+
 		"and replay its traffic, the fault mix and latencies traffic.Recorder recorded")
+	fs.StringVar(&f.schedule, "schedule", "", "place faults on the API requests by their number: `items` N:kind separated by commas, as plantstoretest.WithSchedule "+
+		"and Explore write them (kinds 503, 429, drop, store-drop, delay, store-delay, goaway); PUT /__plantstore/schedule replaces it")
 	fs.Int64Var(&f.chaosSeed, "chaos-seed", 0, "the `seed` of -chaos's choices and of the replay of -profile's traffic; the same seed gives the same sequence (default a random seed, printed)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -265,6 +269,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			fmt.Fprintf(stderr, "plantstore-mock: %v\n", err)
 			return 2
 		}
+	}
+	if err := h.SetSchedule(f.schedule); err != nil {
+		fmt.Fprintf(stderr, "plantstore-mock: -schedule: %s\n", strings.TrimPrefix(err.Error(), "plantstoretest: "))
+		return 2
 	}
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {

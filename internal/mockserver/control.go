@@ -42,6 +42,7 @@ var routes = []struct {
 	{http.MethodGet, Prefix + "faults", endpoint{serve: (*Server).listFaults}},
 	{http.MethodPost, Prefix + "faults", endpoint{bodyLimit: MaxFaultBody, serve: (*Server).addFault}},
 	{http.MethodDelete, Prefix + "faults", endpoint{serve: (*Server).clearFaults}},
+	{http.MethodPut, Prefix + "schedule", endpoint{bodyLimit: maxScheduleBody, serve: (*Server).setSchedule}},
 	{http.MethodPost, Prefix + "reset", endpoint{serve: (*Server).reset}},
 	{http.MethodGet, namespacesPath, endpoint{serve: (*Server).listNamespaces}},
 	{http.MethodPost, namespacesPath, endpoint{bodyLimit: maxNamespaceBody, optionalBody: true, serve: (*Server).createNamespace}},
@@ -226,4 +227,26 @@ func writeYAML(w http.ResponseWriter, doc []byte) int {
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(doc)
 	return http.StatusOK
+}
+
+// maxScheduleBody bounds the body of PUT /__plantstore/schedule.
+const maxScheduleBody = 64 << 10
+
+// setSchedule places faults on the next API requests by their number, as
+// plantstoretest.WithSchedule does.
+func (s *Server) setSchedule(w http.ResponseWriter, _ *http.Request, body []byte) (int, *controlError) {
+	var req struct {
+		Schedule *string `json:"schedule"`
+	}
+	if err := decodeStrict(body, &req); err != nil {
+		return 0, err
+	}
+	if req.Schedule == nil {
+		return 0, badRequest(`the body must have "schedule", a string`)
+	}
+	if err := s.fake.SetSchedule(*req.Schedule); err != nil {
+		return 0, badRequest("%s", strings.TrimPrefix(err.Error(), "plantstoretest: "))
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return http.StatusNoContent, nil
 }

@@ -146,6 +146,7 @@ var everyControlCall = []struct{ method, path string }{
 	{"GET", "/__plantstore/faults"},
 	{"DELETE", "/__plantstore/faults"},
 	{"POST", "/__plantstore/reset"},
+	{"PUT", "/__plantstore/schedule"},
 	{"GET", "/__plantstore/openapi.yaml"},
 	{"GET", "/__plantstore/control.openapi.yaml"},
 	{"GET", "/__plantstore/namespaces"},
@@ -160,6 +161,8 @@ func goodBody(method, path string) []byte {
 		return []byte(`[{"id": 100, "name": "Seeded"}]`)
 	case method == "POST" && path == "/__plantstore/faults":
 		return []byte(`{"status": 503}`)
+	case method == "PUT" && path == "/__plantstore/schedule":
+		return []byte(`{"schedule": "1:503"}`)
 	case method == "POST" && path == "/__plantstore/namespaces":
 		return []byte(`{"label": "job-1"}`)
 	}

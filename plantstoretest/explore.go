@@ -1,0 +1,188 @@
+package plantstoretest
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// ExploreOption configures [Explore].
+type ExploreOption func(*exploreConfig)
+
+type exploreConfig struct {
+	runs   int
+	seed   uint64
+	kinds  []string
+	server []Option
+}
+
+// ExploreRuns sets how many schedules Explore runs at most, the fault-free
+// run included; the default is 1,000.
+func ExploreRuns(n int) ExploreOption { return func(c *exploreConfig) { c.runs = n } }
+
+// ExploreSeed seeds the random schedules Explore draws once it has tried
+// each single fault: the same code and seed explore the same schedules.
+// The default is 1.
+func ExploreSeed(seed uint64) ExploreOption { return func(c *exploreConfig) { c.seed = seed } }
+
+// ExploreKinds limits the faults Explore places to kinds, of those
+// [WithSchedule] names; the default is all of them.
+func ExploreKinds(kinds ...string) ExploreOption {
+	return func(c *exploreConfig) { c.kinds = kinds }
+}
+
+// ExploreServer gives each run's fake opts besides [WithInMemoryNetwork]
+// and its [WithSchedule], such as [WithHTTP2] or [WithProfile].
+func ExploreServer(opts ...Option) ExploreOption {
+	return func(c *exploreConfig) { c.server = opts }
+}
+
+// Explore runs scenario many times, each against a fresh fake on the
+// in-memory network in a testing/synctest bubble (fake time: a minute's
+// wait costs nothing), each time under another schedule of faults placed
+// on its requests ([WithSchedule], the kinds of [WithSchedule]): first with none, then
+// every single fault on each request the fault-free run sent and two more,
+// then random schedules of two and three faults. The scenario states what
+// must hold with t.Error and t.Fatal, as in any test: for example, that
+// what the code under test reports created equals srv.Plants(), each once.
+//
+// Each run is a subtest of t, named by its schedule. On the first
+// schedule that fails, Explore shrinks it, removing one fault at a time
+// while the scenario still fails, to a schedule from which removing any
+// one fault makes it pass, and fails t with a line that reproduces it in
+// an ordinary test: NewServer(t, WithSchedule("2:store-drop,3:503")). The
+// runs that failed on the way report the scenario's own messages. When no
+// schedule fails, Explore passes and logs how many it ran. The same code
+// and options explore the same schedules; a scenario is deterministic
+// when its goroutines are (fake time makes waits so).
+//
+// A run fails when it sends more than 1,000 requests, as every test under
+// WithSchedule does.
+// Explore needs Go 1.25 or later (testing/synctest); before that it fails
+// t, at the caller's line. It calls t.Parallel for none of its runs.
+func Explore(t *testing.T, scenario func(t *testing.T, srv *Server), opts ...ExploreOption) {
+	t.Helper()
+	c := exploreConfig{runs: 1000, seed: 1, kinds: scheduleKinds}
+	for _, opt := range opts {
+		opt(&c)
+	}
+	for _, k := range c.kinds {
+		if _, ok := scheduleFaults[k]; !ok {
+			t.Fatalf("plantstoretest: Explore: ExploreKinds(%q): want kinds of %s", k, strings.Join(scheduleKinds, ", "))
+		}
+	}
+	if !exploreSupported(t) {
+		return
+	}
+	e := explorer{t: t, scenario: scenario, c: c, tried: map[string]bool{}}
+	first, ok := e.find()
+	if ok {
+		t.Logf("plantstoretest: Explore: %d schedules, no failure", e.ran)
+		return
+	}
+	minimal := e.shrink(first)
+	t.Errorf("plantstoretest: Explore: the scenario fails under the schedule %q (%d faults, shrunk from %d, after %d schedules); "+
+		"reproduce it with NewServer(t, plantstoretest.WithSchedule(%q))", minimal.String(), len(minimal), len(first), e.ran, minimal.String())
+}
+
+// explorer is one Explore call's search.
+type explorer struct {
+	t        *testing.T
+	scenario func(*testing.T, *Server)
+	c        exploreConfig
+	tried    map[string]bool // the schedules run, by text
+	ran      int
+	sent     int // requests the fault-free run sent
+}
+
+// find runs schedules until one fails, which it returns with ok false, or
+// until the runs are spent.
+func (e *explorer) find() (schedule, bool) {
+	if !e.pass(nil) {
+		return nil, false
+	}
+	last := uint64(e.sent + 2)
+	for at := uint64(1); at <= last; at++ {
+		for _, k := range e.c.kinds {
+			s := schedule{{at: at, kind: k}}
+			if e.ran >= e.c.runs {
+				return nil, true
+			}
+			if !e.pass(s) {
+				return s, false
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(e.c.seed, 0x5eed))
+	span := uint64(2*e.sent + 3)
+	for misses := 0; e.ran < e.c.runs && misses < 100*e.c.runs; {
+		s := e.draw(r, 2+r.IntN(2), span)
+		if e.tried[s.String()] {
+			misses++
+			continue
+		}
+		if !e.pass(s) {
+			return s, false
+		}
+	}
+	return nil, true
+}
+
+// draw returns a schedule of n faults on distinct requests from 1 to span.
+func (e *explorer) draw(r *rand.Rand, n int, span uint64) schedule {
+	var s schedule
+	for len(s) < n {
+		at := 1 + r.Uint64N(span)
+		if !slices.ContainsFunc(s, func(it scheduleItem) bool { return it.at == at }) {
+			s = append(s, scheduleItem{at: at, kind: e.c.kinds[r.IntN(len(e.c.kinds))]})
+		}
+	}
+	slices.SortFunc(s, func(a, b scheduleItem) int { return int(a.at) - int(b.at) })
+	return s
+}
+
+// shrink removes faults from s, one at a time, while the scenario still
+// fails, and returns the schedule no single removal of which fails.
+func (e *explorer) shrink(s schedule) schedule {
+	for removed := true; removed && len(s) > 1; {
+		removed = false
+		for i := range s {
+			smaller := slices.Delete(slices.Clone(s), i, i+1)
+			if !e.pass(smaller) {
+				s, removed = smaller, true
+				break
+			}
+		}
+	}
+	return s
+}
+
+// pass runs the scenario once under s, as a subtest of e.t, and reports
+// whether it passed. The fault-free run also counts the requests sent.
+func (e *explorer) pass(s schedule) bool {
+	e.t.Helper()
+	e.ran++
+	text := s.String()
+	e.tried[text] = true
+	name := text
+	if name == "" {
+		name = "no fault"
+	}
+	ran := false
+	ok := e.t.Run(name, func(t *testing.T) {
+		ran = true
+		runInBubble(t, func(t *testing.T) {
+			opts := append(slices.Clip(e.c.server), WithInMemoryNetwork(), WithSchedule(text))
+			srv := NewServer(t, opts...)
+			e.scenario(t, srv)
+			if s == nil {
+				e.sent = int(srv.h.sent())
+			}
+		})
+	})
+	if !ran {
+		e.t.Fatalf("plantstoretest: Explore: its run %q did not run: -test.run or -test.skip filters Explore's subtests out", name)
+	}
+	return ok
+}

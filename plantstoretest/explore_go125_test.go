@@ -1,0 +1,331 @@
+//go:build go1.25
+
+package plantstoretest_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/testenv"
+	"github.com/plantstore/plantstore-go/plantstoretest"
+)
+
+// register is a consumer's create path: it stores a plant named name
+// through c and reports nil when it is stored, an error matching
+// plantstore.ErrMaybeCreated when that is not known, and any other error
+// when it is not stored.
+type register func(ctx context.Context, c *plantstore.Client, name string) error
+
+// correct is the create path the README teaches: an id of its own, and
+// EnsurePlant.
+func correct(ctx context.Context, c *plantstore.Client, name string) error {
+	return c.EnsurePlant(ctx, plantstore.NewPlant{ID: plantstore.NewID(), Name: name})
+}
+
+// creates is a service's work: five creates in turn, each with its own
+// 30-second deadline, and what must hold after them, exactly once: every
+// plant stored at most once; one reported stored is stored; one reported
+// not stored (an error that is not ErrMaybeCreated) is not; and no create
+// took past its deadline.
+func creates(reg register) func(t *testing.T, srv *plantstoretest.Server) {
+	return func(t *testing.T, srv *plantstoretest.Server) {
+		c := srv.Client(plantstore.WithMaxRetries(1))
+		results := map[string]error{}
+		for i := range 5 {
+			name := fmt.Sprintf("plant %d", i)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			start := time.Now()
+			results[name] = reg(ctx, c, name)
+			if d := time.Since(start); d > 30*time.Second {
+				t.Errorf("%s: the create took %v, past its 30s deadline", name, d)
+			}
+			cancel()
+		}
+		stored := map[string]int{}
+		for _, p := range srv.Plants() {
+			stored[p.Name]++
+		}
+		for name, err := range results {
+			switch {
+			case stored[name] > 1:
+				t.Errorf("%s is stored %d times", name, stored[name])
+			case err == nil && stored[name] == 0:
+				t.Errorf("%s is reported stored, and is not", name)
+			case err != nil && !errors.Is(err, plantstore.ErrMaybeCreated) && stored[name] > 0:
+				t.Errorf("%s is reported not stored, and is: %v", name, err)
+			}
+		}
+	}
+}
+
+// consumerBugs are create paths with a failure-handling bug each, as a
+// service's authors write them.
+var consumerBugs = []struct {
+	name string
+	reg  register
+}{
+	{"a new id on retry", func(ctx context.Context, c *plantstore.Client, name string) error {
+		err := errors.New("not tried")
+		for range 3 {
+			if _, err = c.CreatePlant(ctx, plantstore.NewPlant{ID: plantstore.NewID(), Name: name}); err == nil {
+				return nil
+			}
+		}
+		return err
+	}},
+	{"ErrMaybeCreated read as a failure", func(ctx context.Context, c *plantstore.Client, name string) error {
+		if _, err := c.CreatePlant(ctx, plantstore.NewPlant{ID: plantstore.NewID(), Name: name}); err != nil {
+			return fmt.Errorf("create failed: %v", err) // %v: the error no longer says maybe
+		}
+		return nil
+	}},
+	{"ErrMaybeCreated read as stored", func(ctx context.Context, c *plantstore.Client, name string) error {
+		_, err := c.CreatePlant(ctx, plantstore.NewPlant{ID: plantstore.NewID(), Name: name})
+		if errors.Is(err, plantstore.ErrMaybeCreated) {
+			return nil
+		}
+		return err
+	}},
+	{"any 4xx read as already exists", func(ctx context.Context, c *plantstore.Client, name string) error {
+		p := plantstore.NewPlant{ID: plantstore.NewID(), Name: name}
+		_, err := c.CreatePlant(ctx, p)
+		for n := 0; n < 3 && errors.Is(err, plantstore.ErrMaybeCreated); n++ {
+			_, err = c.CreatePlant(ctx, p)
+		}
+		var apiErr *plantstore.APIError
+		if errors.As(err, &apiErr) && apiErr.StatusCode/100 == 4 {
+			return nil
+		}
+		return err
+	}},
+	{"a settle that waits for a 200", func(ctx context.Context, c *plantstore.Client, name string) error {
+		p := plantstore.NewPlant{ID: plantstore.NewID(), Name: name}
+		_, err := c.CreatePlant(ctx, p)
+		for err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			_, err = c.CreatePlant(context.Background(), p) // until a 200, which a stored id never gets
+		}
+		return err
+	}},
+	{"a deadline ignored", func(_ context.Context, c *plantstore.Client, name string) error {
+		return c.EnsurePlant(context.Background(), plantstore.NewPlant{ID: plantstore.NewID(), Name: name})
+	}},
+	{"ids from the clock", func(ctx context.Context, c *plantstore.Client, name string) error {
+		return c.EnsurePlant(ctx, plantstore.NewPlant{ID: time.Now().UnixMilli(), Name: name})
+	}},
+	{"one settle, then stored assumed", func(ctx context.Context, c *plantstore.Client, name string) error {
+		p := plantstore.NewPlant{ID: plantstore.NewID(), Name: name}
+		_, err := c.CreatePlant(ctx, p)
+		if errors.Is(err, plantstore.ErrMaybeCreated) {
+			_, err = c.CreatePlant(ctx, p)
+			if err == nil || errors.Is(err, plantstore.ErrMaybeCreated) || errors.Is(err, plantstore.ErrAlreadyExists) {
+				return nil
+			}
+		}
+		return err
+	}},
+	{"a repeat read as a failure", func(ctx context.Context, c *plantstore.Client, name string) error {
+		p := plantstore.NewPlant{ID: plantstore.NewID(), Name: name}
+		_, err := c.CreatePlant(ctx, p)
+		for n := 0; n < 3 && errors.Is(err, plantstore.ErrMaybeCreated); n++ {
+			_, err = c.CreatePlant(ctx, p)
+		}
+		return err // ErrAlreadyExists is the plant stored, not a failure
+	}},
+	{"the client's settled retry asked again", func(ctx context.Context, c *plantstore.Client, name string) error {
+		p := plantstore.NewPlant{ID: plantstore.NewID(), Name: name}
+		_, err := c.CreatePlant(ctx, p)
+		if errors.Is(err, plantstore.ErrAlreadyExists) && !errors.Is(err, plantstore.ErrMaybeCreated) {
+			return nil
+		}
+		if errors.Is(err, plantstore.ErrMaybeCreated) { // misses that the retry already settled it
+			_, err = c.CreatePlant(ctx, p)
+			if err != nil && !errors.Is(err, plantstore.ErrMaybeCreated) {
+				return errors.New("the second try failed: " + err.Error())
+			}
+		}
+		return err
+	}},
+	{"an attempt timeout retried with a new id", func(ctx context.Context, c *plantstore.Client, name string) error {
+		for range 3 {
+			attempt, cancel := context.WithTimeout(ctx, 5*time.Second)
+			err := c.EnsurePlant(attempt, plantstore.NewPlant{ID: plantstore.NewID(), Name: name})
+			cancel()
+			if err == nil || !errors.Is(err, plantstore.ErrMaybeCreated) {
+				return err
+			}
+		}
+		return errors.New("gave up")
+	}},
+	{"every error swallowed", func(ctx context.Context, c *plantstore.Client, name string) error {
+		_, _ = c.CreatePlant(ctx, plantstore.NewPlant{ID: plantstore.NewID(), Name: name})
+		return nil
+	}},
+}
+
+// exploreChild names the consumer bug TestExploreChild explores, and
+// scheduleChild the schedule TestReproduceChild runs it under.
+const (
+	exploreChild  = "PLANTSTORETEST_EXPLORE_BUG"
+	scheduleChild = "PLANTSTORETEST_SCHEDULE"
+)
+
+// bugNamed returns the create path of the consumer bug name, or correct.
+func bugNamed(name string) register {
+	for _, b := range consumerBugs {
+		if b.name == name {
+			return b.reg
+		}
+	}
+	return correct
+}
+
+// TestExploreChild runs Explore, with its defaults, on the create path
+// that exploreChild names: only as a child of TestExploreFindsConsumerBugs,
+// where failing is the point.
+func TestExploreChild(t *testing.T) {
+	name := os.Getenv(exploreChild)
+	if name == "" {
+		t.Skip("runs only as the child of TestExploreFindsConsumerBugs")
+	}
+	if name == "shrink" {
+		// Stored is assumed when not known: it takes both attempts of a
+		// call dropped, two faults, to show.
+		seed, _ := strconv.ParseUint(os.Getenv(scheduleChild), 10, 64)
+		plantstoretest.Explore(t, creates(bugNamed("ErrMaybeCreated read as stored")),
+			plantstoretest.ExploreKinds("drop"), plantstoretest.ExploreSeed(seed))
+		return
+	}
+	if name == "correct" {
+		plantstoretest.Explore(t, creates(correct), plantstoretest.ExploreRuns(10_000))
+		return
+	}
+	plantstoretest.Explore(t, creates(bugNamed(name)))
+}
+
+// TestReproduceChild runs the scenario of exploreChild's create path in
+// ten ordinary tests, each under the schedule scheduleChild gives, in fake
+// time: only as a child of TestExploreFindsConsumerBugs.
+func TestReproduceChild(t *testing.T) {
+	name := os.Getenv(exploreChild)
+	if name == "" {
+		t.Skip("runs only as the child of TestExploreFindsConsumerBugs")
+	}
+	for i := range 10 {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := plantstoretest.NewServer(t, plantstoretest.WithInMemoryNetwork(), plantstoretest.WithSchedule(os.Getenv(scheduleChild)))
+				creates(bugNamed(name))(t, srv)
+			})
+		})
+	}
+}
+
+// explored matches Explore's report of the schedule it found.
+var explored = regexp.MustCompile(`the scenario fails under the schedule "([^"]*)" \((\d+) faults, shrunk from (\d+), after (\d+) schedules\)`)
+
+// child runs the test binary's test named run with exploreChild set to
+// bug and scheduleChild to schedule, and returns its output and whether
+// it failed, and its wall time.
+func child(t *testing.T, run, bug, schedule string) (out string, failed bool, took time.Duration) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+run+"$", "-test.v", "-test.timeout=2m")
+	cmd.Env = append(os.Environ(), exploreChild+"="+bug, scheduleChild+"="+schedule)
+	start := time.Now()
+	b, err := cmd.CombinedOutput()
+	took = time.Since(start)
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("the child did not run: %v\n%s", err, b)
+	}
+	return string(b), err != nil, took
+}
+
+// TestExploreFindsConsumerBugs runs Explore with its defaults on each
+// consumer bug, in a child process, and checks that it fails and says
+// why, that the schedule it hands over has at most three faults, and that
+// its WithSchedule line fails the scenario in an ordinary test 10 times
+// out of 10. The correct create path passes every schedule.
+func TestExploreFindsConsumerBugs(t *testing.T) {
+	testenv.Long(t) // a child process a bug: about 10 s under -race
+	t.Parallel()
+	for _, bug := range consumerBugs {
+		t.Run(bug.name, func(t *testing.T) {
+			out, failed, took := child(t, "TestExploreChild", bug.name, "")
+			m := explored.FindStringSubmatch(out)
+			if !failed || m == nil {
+				t.Fatalf("Explore passed, or did not say which schedule fails (after %v):\n%s", took, out)
+			}
+			schedule, faults := m[1], m[2]
+			t.Logf("found in %v (the child process included), after %s schedules: WithSchedule(%q), %s faults, shrunk from %s",
+				took.Round(time.Millisecond), m[4], schedule, faults, m[3])
+			if n, _ := strconv.Atoi(faults); n > 3 {
+				t.Errorf("the schedule %q has %d faults, want at most 3", schedule, n)
+			}
+			out, _, _ = child(t, "TestReproduceChild", bug.name, schedule)
+			if n := strings.Count(out, "--- FAIL: TestReproduceChild/"); n != 10 {
+				t.Errorf("WithSchedule(%q) failed the scenario %d times of 10, want 10:\n%s", schedule, n, out)
+			}
+		})
+	}
+	t.Run("correct", func(t *testing.T) {
+		out, failed, took := child(t, "TestExploreChild", "correct", "")
+		if failed || !strings.Contains(out, "10000 schedules, no failure") {
+			t.Fatalf("Explore failed the correct create path, or ran fewer than 10,000 schedules:\n%s", out)
+		}
+		t.Logf("10,000 schedules of five creates in %v: %.0f schedules a second, the child process included",
+			took.Round(time.Millisecond), 10_000/took.Seconds())
+	})
+}
+
+// TestExploreCorrectPasses runs a short exploration of the correct create
+// path, in the README's test command; TestExploreFindsConsumerBugs runs
+// the long one.
+func TestExploreCorrectPasses(t *testing.T) {
+	plantstoretest.Explore(t, creates(correct), plantstoretest.ExploreRuns(100))
+}
+
+// TestExploreShrinks checks, for a bug that takes two faults to show, that
+// Explore shrinks the three-fault schedule it first finds (seed 2) to two,
+// the same two on every run, from which removing either fault makes the
+// scenario pass.
+func TestExploreShrinks(t *testing.T) {
+	testenv.Long(t) // child processes
+	t.Parallel()
+	const bug = "ErrMaybeCreated read as stored"
+	var first string
+	for range 2 {
+		out, _, _ := child(t, "TestExploreChild", "shrink", "2")
+		m := explored.FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("Explore did not say which schedule fails:\n%s", out)
+		}
+		if m[2] != "2" || m[3] != "3" {
+			t.Errorf("the schedule %q has %s faults, shrunk from %s; want 2, from 3", m[1], m[2], m[3])
+		}
+		if first != "" && m[1] != first {
+			t.Errorf("the same seed found %q, then %q: want the same", first, m[1])
+		}
+		first = m[1]
+	}
+	if _, failed, _ := child(t, "TestReproduceChild", bug, first); !failed {
+		t.Errorf("WithSchedule(%q) passed, want it to fail", first)
+	}
+	items := strings.Split(first, ",")
+	for i := range items {
+		smaller := strings.Join(append(slices.Clone(items[:i]), items[i+1:]...), ",")
+		if out, failed, _ := child(t, "TestReproduceChild", bug, smaller); failed {
+			t.Errorf("WithSchedule(%q), one fault fewer, fails too: the schedule is not minimal\n%s", smaller, out)
+		}
+	}
+}

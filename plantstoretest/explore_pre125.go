@@ -1,0 +1,17 @@
+//go:build !go1.25
+
+package plantstoretest
+
+import (
+	"runtime"
+	"testing"
+)
+
+// exploreSupported fails t: before Go 1.25 there is no testing/synctest.
+func exploreSupported(t *testing.T) bool {
+	t.Helper()
+	t.Fatalf("plantstoretest: Explore needs Go 1.25 or later (testing/synctest); this is %s", runtime.Version())
+	return false
+}
+
+func runInBubble(t *testing.T, f func(*testing.T)) { panic("unreachable") }

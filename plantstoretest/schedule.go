@@ -1,0 +1,148 @@
+package plantstoretest
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// scheduleKinds are the kinds of fault a schedule places, as WithSchedule
+// describes them, in the order Explore tries them.
+var scheduleKinds = []string{"503", "429", "drop", "store-drop", "delay", "store-delay", "goaway"}
+
+// scheduleFaults are the Faults of scheduleKinds, by name.
+var scheduleFaults = map[string]Fault{
+	"503":         {Status: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {"1"}}, Body: faultBody("schedule", 503)},
+	"429":         {Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"1"}}, Body: faultBody("schedule", 429)},
+	"drop":        {Drop: true},
+	"store-drop":  {Store: true, Drop: true},
+	"delay":       {Delay: time.Minute},
+	"store-delay": {Store: true, Delay: time.Minute},
+	"goaway":      {GoAway: true},
+}
+
+// scheduleItem is one fault of a schedule: the kind placed on the request
+// numbered at, counted from the schedule's start.
+type scheduleItem struct {
+	at   uint64
+	kind string
+}
+
+// schedule is the faults a [WithSchedule] text places, by request number.
+type schedule []scheduleItem
+
+// parseSchedule reads a schedule's text: items "N:kind" separated by
+// commas, N the request's number from 1, each number at most once.
+func parseSchedule(text string) (schedule, error) {
+	var s schedule
+	if strings.TrimSpace(text) == "" {
+		return nil, nil
+	}
+	for _, item := range strings.Split(text, ",") {
+		n, kind, ok := strings.Cut(strings.TrimSpace(item), ":")
+		at, err := strconv.ParseUint(n, 10, 32)
+		if _, known := scheduleFaults[kind]; !ok || err != nil || at == 0 || !known {
+			return nil, fmt.Errorf("plantstoretest: schedule item %q: want N:kind, N a request's number from 1 and kind one of %s",
+				truncate(item, 40), strings.Join(scheduleKinds, ", "))
+		}
+		if slices.ContainsFunc(s, func(it scheduleItem) bool { return it.at == at }) {
+			return nil, fmt.Errorf("plantstoretest: schedule: request %d has two faults", at)
+		}
+		s = append(s, scheduleItem{at: at, kind: kind})
+	}
+	slices.SortFunc(s, func(a, b scheduleItem) int { return int(a.at) - int(b.at) })
+	return s, nil
+}
+
+// String returns s as WithSchedule reads it: "1:store-drop,3:503".
+func (s schedule) String() string {
+	items := make([]string, len(s))
+	for i, it := range s {
+		items[i] = fmt.Sprintf("%d:%s", it.at, it.kind)
+	}
+	return strings.Join(items, ",")
+}
+
+// fault returns the fault s places on request n, and its description for
+// [Request.Fault] ("schedule: 2:store-drop"), or nil.
+func (s schedule) fault(n uint64) (*Fault, string) {
+	for _, it := range s {
+		if it.at == n {
+			f := scheduleFaults[it.kind]
+			return &f, fmt.Sprintf("schedule: %d:%s", it.at, it.kind)
+		}
+	}
+	return nil, ""
+}
+
+// truncate returns s cut to n bytes, with "…" when it was longer.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// maxScheduleRequests is the most requests a test under a schedule may
+// send: a loop that asks for ever, which a schedule may set off, ends.
+const maxScheduleRequests = 1000
+
+// sent returns how many requests h has numbered.
+func (h *Handler) sent() uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.journal.seq
+}
+
+// WithSchedule places faults on the fake's requests by their number, as
+// [Explore] found them: its text lists one fault per item, "N:kind",
+// items separated by commas, where N counts the requests from 1 (the
+// [Request.Seq] of a new fake) and kind is one of:
+//
+//   - "503", "429": that status with "Retry-After: 1" and an [ErrorBody];
+//   - "drop": the connection dropped before anything is stored (on HTTP/2,
+//     the stream reset);
+//   - "store-drop": the plant stored, then the connection dropped;
+//   - "delay": the reply held for a minute, longer than any attempt
+//     timeout; if the client gives up first, nothing is stored;
+//   - "store-delay": the plant stored, then the reply held for a minute;
+//   - "goaway": the usual reply, and the connection takes no more requests
+//     (GOAWAY on HTTP/2, "Connection: close" on HTTP/1.1).
+//
+// So WithSchedule("1:store-drop,2:503") stores the first create and drops
+// its connection, then answers the next request 503. A schedule's fault
+// comes after [WithRateLimit] and an injected [Fault], before [WithChaos]
+// and a profile's Traffic; the journal names it ("schedule: 2:503"). A text
+// that does not parse is misuse, as an invalid [Option] is.
+//
+// Under a schedule, a test whose clients (those of [Server.Client] and
+// [Server.HTTPClient]) send more than 1,000 requests fails, with t.FailNow
+// on the goroutine that sends one more: a loop that asks again for ever
+// ends, as in [Explore].
+func WithSchedule(text string) Option {
+	return func(c *config) {
+		s, err := parseSchedule(text)
+		if err != nil {
+			c.errs = append(c.errs, err)
+			return
+		}
+		c.schedule, c.scheduled = s, true
+	}
+}
+
+// SetSchedule replaces the Handler's schedule (see [WithSchedule]) with
+// text's: its request 1 is the next request to arrive. An empty text ends
+// the schedule. A text that does not parse changes nothing.
+func (h *Handler) SetSchedule(text string) error {
+	s, err := parseSchedule(text)
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.schedule, h.schedFrom = s, h.journal.seq
+	return nil
+}
