@@ -57,8 +57,8 @@ func ExploreServer(opts ...Option) ExploreOption {
 // and options explore the same schedules; a scenario is deterministic
 // when its goroutines are (fake time makes waits so).
 //
-// A run fails when it sends more than 1,000 requests, as every test under
-// WithSchedule does.
+// A run fails when it sends more than 1,000 requests past its schedule's
+// last fault, as every test under WithSchedule does.
 // Explore needs Go 1.25 or later (testing/synctest); before that it fails
 // t, at the caller's line. It calls t.Parallel for none of its runs.
 func Explore(t *testing.T, scenario func(t *testing.T, srv *Server), opts ...ExploreOption) {

@@ -57,6 +57,14 @@ func parseSchedule(text string) (schedule, error) {
 	return s, nil
 }
 
+// last returns the number of s's last request, 0 for none.
+func (s schedule) last() uint64 {
+	if len(s) == 0 {
+		return 0
+	}
+	return s[len(s)-1].at
+}
+
 // String returns s as WithSchedule reads it: "1:store-drop,3:503".
 func (s schedule) String() string {
 	items := make([]string, len(s))
@@ -87,7 +95,8 @@ func truncate(s string, n int) string {
 }
 
 // maxScheduleRequests is the most requests a test under a schedule may
-// send: a loop that asks for ever, which a schedule may set off, ends.
+// send past its last fault: a loop that asks for ever, which a schedule
+// may set off, ends.
 const maxScheduleRequests = 1000
 
 // sent returns how many requests h has numbered.
@@ -119,9 +128,9 @@ func (h *Handler) sent() uint64 {
 // that does not parse is misuse, as an invalid [Option] is.
 //
 // Under a schedule, a test whose clients (those of [Server.Client] and
-// [Server.HTTPClient]) send more than 1,000 requests fails, with t.FailNow
-// on the goroutine that sends one more: a loop that asks again for ever
-// ends, as in [Explore].
+// [Server.HTTPClient]) send more than 1,000 requests past its last fault
+// fails, with t.FailNow on the goroutine that sends one more: a loop that
+// asks again for ever ends, as in [Explore].
 func WithSchedule(text string) Option {
 	return func(c *config) {
 		s, err := parseSchedule(text)
