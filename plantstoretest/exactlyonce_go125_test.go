@@ -13,8 +13,10 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/plantstore/plantstore-go"
 	"github.com/plantstore/plantstore-go/examples/inventory"
+	"github.com/plantstore/plantstore-go/internal/bubble"
 	"github.com/plantstore/plantstore-go/internal/testenv"
 )
 
@@ -136,4 +138,53 @@ func randomSchedule(seed uint64, n int, fraction float64) string {
 		}
 	}
 	return strings.Join(items, ",")
+}
+
+// TestExploreTraffic checks the kinds and weights a recording gives the
+// random schedules, and that a correct create path passes them.
+func TestExploreTraffic(t *testing.T) {
+	var c exploreConfig
+	ExploreTraffic(testRecording(t))(&c)
+	want := exploreConfig{kinds: []string{"503", "429", "drop", "store-drop", "delay"}, weights: []int{11000, 4000, 1000, 2000, 1000}}
+	if diff := cmp.Diff(want, c, cmp.AllowUnexported(exploreConfig{})); diff != "" {
+		t.Errorf("ExploreTraffic(testRecording) (-want +got):\n%s", diff)
+	}
+	Explore(t, func(t *testing.T, srv *Server) {
+		id := plantstore.NewID()
+		err := srv.Client().EnsurePlant(context.Background(), plantstore.NewPlant{ID: id, Name: "Fern"})
+		if n := len(srv.Plants()); err == nil && n != 1 || n > 1 {
+			t.Errorf("EnsurePlant: %v, and %d plants stored", err, n)
+		}
+	}, ExploreTraffic(testRecording(t)), ExploreRuns(100))
+}
+
+// TestScheduleOnHTTP2 checks a schedule's drop and goaway on HTTP/2, in a
+// bubble: the drop resets the stream (maybe created, retried), the goaway
+// ends the connection after its reply (the next create dials again).
+func TestScheduleOnHTTP2(t *testing.T) {
+	if !bubble.HTTP2 {
+		t.Skip("HTTP/2 serves in a bubble from Go 1.26")
+	}
+	oneProcForRaceBubbles(t)
+	synctest.Test(t, func(t *testing.T) {
+		srv := NewServer(t, WithInMemoryNetwork(), WithHTTP2(), WithSchedule("1:drop,2:goaway"))
+		c := srv.Client(plantstore.WithMaxRetries(0))
+		_, err := c.CreatePlant(context.Background(), plantstore.NewPlant{ID: 1, Name: "Fern"})
+		if !errors.Is(err, plantstore.ErrMaybeCreated) || !strings.Contains(err.Error(), "HTTP/2") {
+			t.Errorf("request 1, a scheduled drop on HTTP/2: %v, want a reset that may have created", err)
+		}
+		for id := int64(2); id <= 3; id++ {
+			if _, err := c.CreatePlant(context.Background(), plantstore.NewPlant{ID: id, Name: "Ivy"}); err != nil {
+				t.Errorf("create %d: %v", id, err)
+			}
+		}
+		var got []string
+		for _, r := range srv.Requests() {
+			got = append(got, fmt.Sprintf("%s %d %q", r.Proto, r.Status, r.Fault))
+		}
+		want := []string{`HTTP/2.0 0 "schedule: 1:drop"`, `HTTP/2.0 200 "schedule: 2:goaway"`, `HTTP/2.0 200 ""`}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("the journal (-want +got):\n%s", diff)
+		}
+	})
 }

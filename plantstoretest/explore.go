@@ -5,16 +5,19 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/plantstore/plantstore-go/traffic"
 )
 
 // ExploreOption configures [Explore].
 type ExploreOption func(*exploreConfig)
 
 type exploreConfig struct {
-	runs   int
-	seed   uint64
-	kinds  []string
-	server []Option
+	runs    int
+	seed    uint64
+	kinds   []string
+	weights []int // of kinds, for the random schedules; nil for even
+	server  []Option
 }
 
 // ExploreRuns sets how many schedules Explore runs at most, the fault-free
@@ -29,7 +32,36 @@ func ExploreSeed(seed uint64) ExploreOption { return func(c *exploreConfig) { c.
 // ExploreKinds limits the faults Explore places to kinds, of those
 // [WithSchedule] names; the default is all of them.
 func ExploreKinds(kinds ...string) ExploreOption {
-	return func(c *exploreConfig) { c.kinds = kinds }
+	return func(c *exploreConfig) { c.kinds, c.weights = kinds, nil }
+}
+
+// ExploreTraffic draws the faults of the random schedules in the mix of a
+// deployment's recorded traffic (package traffic): 429 as "429", other
+// 5xx as "503", a break before sending as "drop", after sending as
+// "store-drop", an attempt timeout as "delay", each as often as recorded.
+// The single faults Explore tries first are those the recording holds.
+func ExploreTraffic(rec *traffic.Recording) ExploreOption {
+	return func(c *exploreConfig) {
+		counts := map[string]int64{}
+		for _, o := range rec.Outcomes {
+			counts[trafficKinds[o.Kind]] += o.Count
+		}
+		c.kinds, c.weights = nil, nil
+		for _, k := range scheduleKinds {
+			if n := counts[k]; n > 0 {
+				c.kinds, c.weights = append(c.kinds, k), append(c.weights, int(min(n, 1<<30)))
+			}
+		}
+	}
+}
+
+// trafficKinds are the schedule's kinds of a recording's failures.
+var trafficKinds = map[traffic.Kind]string{
+	traffic.Kind429:              "429",
+	traffic.Kind5xx:              "503",
+	traffic.KindBrokenBeforeSend: "drop",
+	traffic.KindBrokenAfterSend:  "store-drop",
+	traffic.KindAttemptTimeout:   "delay",
 }
 
 // ExploreServer gives each run's fake opts besides [WithInMemoryNetwork]
@@ -66,6 +98,9 @@ func Explore(t *testing.T, scenario func(t *testing.T, srv *Server), opts ...Exp
 	c := exploreConfig{runs: 1000, seed: 1, kinds: scheduleKinds}
 	for _, opt := range opts {
 		opt(&c)
+	}
+	if len(c.kinds) == 0 {
+		t.Fatal("plantstoretest: Explore: no kind of fault to place (ExploreKinds, or a recording without failures)")
 	}
 	for _, k := range c.kinds {
 		if _, ok := scheduleFaults[k]; !ok {
@@ -135,11 +170,29 @@ func (e *explorer) draw(r *rand.Rand, n int, span uint64) schedule {
 	for len(s) < n {
 		at := 1 + r.Uint64N(span)
 		if !slices.ContainsFunc(s, func(it scheduleItem) bool { return it.at == at }) {
-			s = append(s, scheduleItem{at: at, kind: e.c.kinds[r.IntN(len(e.c.kinds))]})
+			s = append(s, scheduleItem{at: at, kind: e.pick(r)})
 		}
 	}
 	slices.SortFunc(s, func(a, b scheduleItem) int { return int(a.at) - int(b.at) })
 	return s
+}
+
+// pick draws a kind, by the weights when there are some.
+func (e *explorer) pick(r *rand.Rand) string {
+	if e.c.weights == nil {
+		return e.c.kinds[r.IntN(len(e.c.kinds))]
+	}
+	total := 0
+	for _, w := range e.c.weights {
+		total += w
+	}
+	x := r.IntN(total)
+	for i, w := range e.c.weights {
+		if x -= w; x < 0 {
+			return e.c.kinds[i]
+		}
+	}
+	return e.c.kinds[len(e.c.kinds)-1]
 }
 
 // shrink removes faults from s, one at a time, while the scenario still

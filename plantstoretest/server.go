@@ -13,7 +13,9 @@
 // Tests read the stored plants with [Server.Plants] and the journal of what
 // arrived, and what became of it, with [Server.Requests]; they script
 // failures with [Server.Inject] (a [Fault]), and start from given plants
-// with [WithPlants] or [Server.Seed]. Each server owns its state, so
+// with [WithPlants] or [Server.Seed]. [Explore] searches schedules of
+// faults for one under which the caller's own code fails, and hands over
+// the smallest ([WithSchedule]). Each server owns its state, so
 // parallel tests do not interfere, and prints nothing unless asked
 // ([WithLogging]). [Handler] is the same fake as an http.Handler;
 // cmd/plantstore-mock serves it over the network.
