@@ -47,9 +47,6 @@ func NewBudget(limit int64) *Budget {
 // Used returns how many bytes of b the Handlers hold now.
 func (b *Budget) Used() int64 { return b.used.Load() }
 
-// Limit returns the bytes b allows.
-func (b *Budget) Limit() int64 { return b.limit }
-
 // take takes n bytes of b, or gives back -n, and reports whether it did: a
 // positive n that does not fit is not taken.
 func (b *Budget) take(n int64) bool {

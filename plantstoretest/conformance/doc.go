@@ -84,7 +84,8 @@
 //   - Its plant ids come from [FirstIDMin] (9,000,000,000,000,000,000) up, a
 //     random start per run, and its names start with a run-unique prefix
 //     ("conformance-" and 8 hex digits), so its plants are easy to find.
-//     Keep your own ids below FirstIDMin.
+//     Ids from plantstore.NewID meet a run's ids with odds of about 10⁻¹²
+//     a million of them; ids of a scheme of your own stay below FirstIDMin.
 //   - It sends one request at a time, about 35 in all, none larger than
 //     1 MiB and 1 KiB: no load. So it never sees a real 429 or 503. After
 //     two requests in a row time out, it sends no more.

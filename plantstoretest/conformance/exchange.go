@@ -165,7 +165,7 @@ func roundTrip(ctx context.Context, client *http.Client, method, url string, hea
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, url, rd)
 	if err != nil {
@@ -203,7 +203,7 @@ func roundTrip(ctx context.Context, client *http.Client, method, url string, hea
 }
 
 // isTimeout reports whether err says a request or its body timed out:
-// Client.Timeout, or the context's deadline (RequestTimeout).
+// Client.Timeout, or the context's deadline (requestTimeout).
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())

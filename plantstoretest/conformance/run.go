@@ -189,7 +189,7 @@ func run(ctx context.Context, s *settings) *Report {
 			c.Problem = "needs the target's control API (Target.Control or Target.Fake, -control-url); a real deployment has none"
 		case r.silent >= maxSilent:
 			c.Outcome = Skipped
-			c.Problem = fmt.Sprintf("not run: the target did not answer the last %d requests in time (Target.Client's timeout, at most %v), so the run sent no more", maxSilent, RequestTimeout)
+			c.Problem = fmt.Sprintf("not run: the target did not answer the last %d requests in time (Target.Client's timeout, at most %v), so the run sent no more", maxSilent, requestTimeout)
 		default:
 			// A check that met a transient fault is asked again, afresh
 			// (new ids, so no create repeats one): only an answer of the

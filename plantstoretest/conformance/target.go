@@ -71,7 +71,7 @@ type Target struct {
 
 	// Client sends the requests; nil means a client with a 10-second
 	// timeout. Whatever Client says, each request ends after at most
-	// [RequestTimeout], and redirects are never followed, so the token goes
+	// 30 s, and redirects are never followed, so the token goes
 	// nowhere but URL. After two requests in a row time out, the run sends
 	// no more, and skips the checks left: a target that does not answer
 	// holds a run for two timeouts, not one per check.
@@ -98,9 +98,9 @@ type Control struct {
 	AdminToken string
 }
 
-// RequestTimeout bounds each request of a run, whatever [Target.Client]
+// requestTimeout bounds each request of a run, whatever [Target.Client]
 // says, so that a target that never answers cannot hold a run for ever.
-const RequestTimeout = 30 * time.Second
+const requestTimeout = 30 * time.Second
 
 // DefaultMaxCreates is how many plants a run creates at most unless
 // [Target.MaxCreates] says otherwise.
