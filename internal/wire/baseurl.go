@@ -49,7 +49,7 @@ func ParseBaseURL(baseURL string) (*url.URL, error) {
 		return nil, errors.New("plantstore: base URL " + hostProblem(u.Host))
 	case u.RawQuery != "" || u.ForceQuery:
 		return nil, errors.New("plantstore: base URL must not have a query")
-	case u.Fragment != "":
+	case u.Fragment != "" || strings.Contains(baseURL, "#"): // "#" alone leaves Fragment empty
 		return nil, errors.New("plantstore: base URL must not have a fragment")
 	}
 	return u, nil

@@ -31,6 +31,8 @@ func TestParseBaseURL(t *testing.T) {
 		{"https://plants.example.com?x=1", "must not have a query"},
 		{"https://plants.example.com?", "must not have a query"},
 		{"https://plants.example.com#top", "must not have a fragment"},
+		{"http://0#", "must not have a fragment"}, // found by FuzzNamespaceBaseURL
+
 		{"http://[::1", "invalid base URL"},
 	}
 	for _, tt := range tests {
