@@ -73,7 +73,7 @@ func ExploreServer(opts ...Option) ExploreOption {
 // Explore runs scenario many times, each against a fresh fake on the
 // in-memory network in a testing/synctest bubble (fake time: a minute's
 // wait costs nothing), each time under another schedule of faults placed
-// on its requests ([WithSchedule], the kinds of [WithSchedule]): first with none, then
+// on its requests ([WithSchedule] lists the kinds): first with none, then
 // every single fault on each request the fault-free run sent and two more,
 // then random schedules of two and three faults. The scenario states what
 // must hold with t.Error and t.Fatal, as in any test: for example, that
@@ -90,9 +90,9 @@ func ExploreServer(opts ...Option) ExploreOption {
 // when its goroutines are (fake time makes waits so).
 //
 // A run fails when it sends more than 1,000 requests past its schedule's
-// last fault, as every test under WithSchedule does.
-// Explore needs Go 1.25 or later (testing/synctest); before that it fails
-// t, at the caller's line. It calls t.Parallel for none of its runs.
+// last fault, as every test under WithSchedule does. Explore needs Go 1.25
+// or later (testing/synctest); before that it fails t, at the caller's
+// line. Its runs are not parallel.
 func Explore(t *testing.T, scenario func(t *testing.T, srv *Server), opts ...ExploreOption) {
 	t.Helper()
 	c := exploreConfig{runs: 1000, seed: 1, kinds: scheduleKinds}
