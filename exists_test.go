@@ -33,6 +33,8 @@ func TestAlreadyExists(t *testing.T) {
 		{"the fake's clients know its answer", nil, serverClient, plantstore.NewPlant{ID: 1, Name: "Fern"}, true},
 		{"another 400 is not it", []plantstoretest.Option{tooShort}, serverClient, plantstore.NewPlant{ID: 2, Name: "Iv"}, false},
 		{"a profile's answer", []plantstoretest.Option{plantstoretest.WithProfile(profile)}, serverClient, plantstore.NewPlant{ID: 1, Name: "Fern"}, true},
+		{"a profile's answer without an Error code: no rule", []plantstoretest.Option{plantstoretest.WithProfile(plantstoretest.Profile{
+			DuplicateID: &plantstoretest.ProfileReply{Status: 409, Body: "taken"}})}, serverClient, plantstore.NewPlant{ID: 1, Name: "Fern"}, false},
 		{"a client without the rule", nil, bareClient, plantstore.NewPlant{ID: 1, Name: "Fern"}, false},
 		{"a rule with another code", nil, func(s *plantstoretest.Server) *plantstore.Client {
 			return s.Client(plantstore.WithAlreadyExists(http.StatusBadRequest, plantstoretest.CodeDuplicateID+1))

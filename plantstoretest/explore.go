@@ -1,6 +1,7 @@
 package plantstoretest
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -173,7 +174,7 @@ func (e *explorer) draw(r *rand.Rand, n int, span uint64) schedule {
 			s = append(s, scheduleItem{at: at, kind: e.pick(r)})
 		}
 	}
-	slices.SortFunc(s, func(a, b scheduleItem) int { return int(a.at) - int(b.at) })
+	slices.SortFunc(s, func(a, b scheduleItem) int { return cmp.Compare(a.at, b.at) })
 	return s
 }
 

@@ -636,15 +636,30 @@ func TestJournalNamesTheDuplicate(t *testing.T) {
 			if status != tt.status {
 				t.Errorf("the last create was answered %d, want %d", status, tt.status)
 			}
-			var got []*Duplicate
-			for _, r := range h.Requests() {
-				got = append(got, r.Duplicate)
-			}
+			got := duplicates(h.Requests())
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("the entries' Duplicate (-want +got):\n%s", diff)
 			}
+			// Requests hands over copies: changing one changes no entry.
+			for _, d := range got {
+				if d != nil {
+					d.StoredBy, d.Same = 99, !d.Same
+				}
+			}
+			if diff := cmp.Diff(tt.want, duplicates(h.Requests())); diff != "" {
+				t.Errorf("the entries' Duplicate changed with the copies Requests returned (-want +got):\n%s", diff)
+			}
 		})
 	}
+}
+
+// duplicates returns each request's Duplicate.
+func duplicates(reqs []Request) []*Duplicate {
+	var out []*Duplicate
+	for _, r := range reqs {
+		out = append(out, r.Duplicate)
+	}
+	return out
 }
 
 // plantRequest is a valid POST /plants of p, with the default token.

@@ -1,6 +1,7 @@
 package plantstoretest
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"slices"
@@ -45,15 +46,15 @@ func parseSchedule(text string) (schedule, error) {
 		n, kind, ok := strings.Cut(strings.TrimSpace(item), ":")
 		at, err := strconv.ParseUint(n, 10, 32)
 		if _, known := scheduleFaults[kind]; !ok || err != nil || at == 0 || !known {
-			return nil, fmt.Errorf("plantstoretest: schedule item %q: want N:kind, N a request's number from 1 and kind one of %s",
-				truncate(item, 40), strings.Join(scheduleKinds, ", "))
+			return nil, fmt.Errorf("plantstoretest: schedule item %.40q: want N:kind, N a request's number from 1 and kind one of %s",
+				item, strings.Join(scheduleKinds, ", "))
 		}
 		if slices.ContainsFunc(s, func(it scheduleItem) bool { return it.at == at }) {
 			return nil, fmt.Errorf("plantstoretest: schedule: request %d has two faults", at)
 		}
 		s = append(s, scheduleItem{at: at, kind: kind})
 	}
-	slices.SortFunc(s, func(a, b scheduleItem) int { return int(a.at) - int(b.at) })
+	slices.SortFunc(s, func(a, b scheduleItem) int { return cmp.Compare(a.at, b.at) })
 	return s, nil
 }
 
@@ -75,23 +76,15 @@ func (s schedule) String() string {
 }
 
 // fault returns the fault s places on request n, and its description for
-// [Request.Fault] ("schedule: 2:store-drop"), or nil.
+// [Request.Fault] ("schedule: 2:store-drop"), or nil. s is sorted: a long
+// schedule costs a request a binary search.
 func (s schedule) fault(n uint64) (*Fault, string) {
-	for _, it := range s {
-		if it.at == n {
-			f := scheduleFaults[it.kind]
-			return &f, fmt.Sprintf("schedule: %d:%s", it.at, it.kind)
-		}
+	i, ok := slices.BinarySearchFunc(s, n, func(it scheduleItem, n uint64) int { return cmp.Compare(it.at, n) })
+	if !ok {
+		return nil, ""
 	}
-	return nil, ""
-}
-
-// truncate returns s cut to n bytes, with "…" when it was longer.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
+	f := scheduleFaults[s[i].kind]
+	return &f, fmt.Sprintf("schedule: %d:%s", n, s[i].kind)
 }
 
 // maxScheduleRequests is the most requests a test under a schedule may

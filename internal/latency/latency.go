@@ -29,9 +29,11 @@ func Of(d time.Duration) int {
 		return 0
 	}
 	us := float64(d) / float64(time.Microsecond)
-	i := int(math.Floor(math.Log2(us) * perOctave))
+	i := 0
 	if frac, exp := math.Frexp(us); frac == 0.5 {
 		i = (exp-1)*perOctave - 1
+	} else {
+		i = int(math.Floor(math.Log2(us) * perOctave))
 	}
 	return min(max(i, 0), Buckets-1)
 }
