@@ -118,7 +118,7 @@ func TestExactlyOnceSoak(t *testing.T) {
 					}
 				}
 				t.Logf("%d creates: %d stored, %d not known, %d refused, then settled; %d requests, %d plants",
-					writers*each, ok, unknown, refused, srv.h.sent(), len(stored))
+					writers*each, ok, unknown, refused, srv.sent(), len(stored))
 				if len(stored) != writers*each {
 					t.Errorf("%d plants stored for %d creates", len(stored), writers*each)
 				}

@@ -231,7 +231,7 @@ func (e *explorer) pass(s schedule) bool {
 			srv := NewServer(t, opts...)
 			e.scenario(t, srv)
 			if s == nil {
-				e.sent = int(srv.h.sent())
+				e.sent = int(srv.sent())
 			}
 		})
 	})

@@ -8,15 +8,14 @@ import (
 	"sync"
 )
 
-// MemoryAddr is the address, in its URL, of every [Server] started with
-// [WithInMemoryNetwork]. It is on loopback, so that plantstore.NewClient
-// takes it without plantstore.WithInsecureHTTP, at port 1, where no
-// ordinary server listens, so that a client not wired to the in-memory
-// network, such as http.DefaultClient, fails to connect.
-const MemoryAddr = "127.0.0.1:1"
+// memoryAddr is the only address on the in-memory network (see
+// WithInMemoryNetwork).
+const memoryAddr = "127.0.0.1:1"
 
 // WithInMemoryNetwork makes [NewServer] serve on an in-memory network of its
-// own, at [MemoryAddr], instead of a loopback socket, so that the fake works
+// own, at 127.0.0.1:1 (loopback, which plantstore.NewClient takes without
+// WithInsecureHTTP; port 1, so that any other client fails to connect),
+// instead of a loopback socket, so that the fake works
 // inside a testing/synctest bubble, where time is fake (see the package
 // documentation) and a loopback socket would hang the test: there,
 // NewServer without this option fails the test instead. Only
@@ -89,23 +88,23 @@ func (l *memListener) Close() error {
 	return nil
 }
 
-// Addr returns [MemoryAddr].
-func (l *memListener) Addr() net.Addr { return memAddr(MemoryAddr) }
+// Addr returns memoryAddr.
+func (l *memListener) Addr() net.Addr { return memAddr(memoryAddr) }
 
 // dial connects to l, as a transport's DialContext: addr must be
-// [MemoryAddr], the only address on l's network. A failure is a
+// memoryAddr, the only address on l's network. A failure is a
 // *net.OpError with Op "dial", as a real refused connection is, so that
 // clients know nothing was sent.
 func (l *memListener) dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	fail := func(err error) error {
 		return &net.OpError{Op: "dial", Net: network, Addr: memAddr(addr), Err: err}
 	}
-	if addr != MemoryAddr {
-		return nil, fail(errors.New("plantstoretest: the in-memory network has only " + MemoryAddr + " (the Server's URL)"))
+	if addr != memoryAddr {
+		return nil, fail(errors.New("plantstoretest: the in-memory network has only " + memoryAddr + " (the Server's URL)"))
 	}
 	c, s := net.Pipe()
-	client := &memConn{Conn: c, local: memAddr("memory-client"), remote: memAddr(MemoryAddr)}
-	server := &memConn{Conn: s, local: memAddr(MemoryAddr), remote: memAddr("memory-client"), l: l}
+	client := &memConn{Conn: c, local: memAddr("memory-client"), remote: memAddr(memoryAddr)}
+	server := &memConn{Conn: s, local: memAddr(memoryAddr), remote: memAddr("memory-client"), l: l}
 	l.mu.Lock()
 	l.open[server] = struct{}{}
 	l.mu.Unlock()

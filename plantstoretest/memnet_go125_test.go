@@ -58,7 +58,7 @@ func TestInMemoryConnectionsEnd(t *testing.T) {
 		{"a stalled body until Close", func(t *testing.T, s *Server) {
 			// A connection of its own, as in TestServerCloseDoesNotWaitForStalledBody:
 			// an http.Client would wait for its body's reader instead.
-			conn, err := s.transport.DialContext(context.Background(), "tcp", MemoryAddr)
+			conn, err := s.transport.DialContext(context.Background(), "tcp", memoryAddr)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -33,14 +33,21 @@ import (
 // A profile changes replies only; the checks, and the order they run in,
 // stay the fake's, and [Request.Invalid] keeps the fake's own [ErrorBody].
 // It may also hold the traffic a deployment answered (see Traffic).
+//
+// Source, and a reply's ContentType and Challenge, hold at most 1 KiB; a
+// reply's Body 16 KiB. A DuplicateID reply, with the id and the escaped
+// name put in for its placeholders, holds at most 16 KiB plus twice the
+// length of the id and of the name, and never over 1 MiB, the most the
+// client reads: so what it holds follows the bytes received, however many
+// placeholders it has. A repeated create whose reply would be longer gets
+// the fake's own reply (400 with [CodeDuplicateID]), whose message says so.
 type Profile struct {
-	// Source says where the profile was observed, for people. At most
-	// [MaxProfileField] bytes.
+	// Source says where the profile was observed, for people.
 	Source string `json:"source,omitempty"`
 	// DuplicateID is the reply to a create whose id is already stored. Its
 	// body may hold [IDPlaceholder] and [NamePlaceholder], which are
 	// replaced by the id and by the name of the plant sent (escaped as in a
-	// JSON string), within the bound [MaxProfileReply] describes.
+	// JSON string).
 	DuplicateID *ProfileReply `json:"duplicate_id,omitempty"`
 	// AuthMissing is the reply to a request without an Authorization
 	// header.
@@ -66,37 +73,26 @@ type ProfileReply struct {
 	// Status is the HTTP status, from 400 to 499: a profile describes how a
 	// request is refused.
 	Status int `json:"status"`
-	// ContentType is the Content-Type header; "" sends none. At most
-	// [MaxProfileField] bytes.
+	// ContentType is the Content-Type header; "" sends none.
 	ContentType string `json:"content_type,omitempty"`
 	// Body is the body, sent as it is; it need not be JSON, but it is
-	// UTF-8 text, as JSON holds no other. At most [MaxProfileBody] bytes.
+	// UTF-8 text, as JSON holds no other.
 	Body string `json:"body"`
-	// Challenge is the WWW-Authenticate header; "" sends none. At most
-	// [MaxProfileField] bytes.
+	// Challenge is the WWW-Authenticate header; "" sends none.
 	Challenge string `json:"challenge,omitempty"`
 }
 
-// MaxProfileBody bounds the body of a [ProfileReply], MaxProfileField a
-// [Profile]'s Source and each reply's ContentType and Challenge, and
-// MaxProfileSize the JSON [ParseProfile] reads, in bytes, as
+// The bounds of a [Profile], in bytes, stated in its doc.
+const (
+	maxProfileBody  = 16 << 10
+	maxProfileField = 1 << 10
+	maxProfileReply = maxBodyBytes
+)
+
+// MaxProfileSize bounds the JSON [ParseProfile] reads, as
 // traffic.MaxDocumentSize bounds a recording: any profile [Profile.Check]
 // accepts loads again however encoding/json escapes it.
-//
-// MaxProfileReply bounds a DuplicateID reply once the plant's id and name
-// are put in for its placeholders: 1 MiB, the most the client reads. Within
-// it, the reply may be at most MaxProfileBody plus twice the length of the
-// id and of the escaped name, whatever the body's own length, so that what
-// it holds follows the bytes received: a short name may fill many
-// placeholders, a long one two. A repeated create
-// whose reply would be longer gets the fake's own reply instead (400 with
-// [CodeDuplicateID]), whose message says so.
-const (
-	MaxProfileBody  = 16 << 10
-	MaxProfileField = 1 << 10
-	MaxProfileSize  = traffic.MaxDocumentSize
-	MaxProfileReply = maxBodyBytes
-)
+const MaxProfileSize = traffic.MaxDocumentSize
 
 // IDPlaceholder and NamePlaceholder are what a [Profile]'s DuplicateID
 // body holds where the deployment's reply held the id and the name of the
@@ -172,7 +168,7 @@ func (p *Profile) Check() error {
 			return fmt.Errorf("plantstoretest: profile: %w", err)
 		}
 	}
-	if err := checkText(p.Source, MaxProfileField); err != nil {
+	if err := checkText(p.Source, maxProfileField); err != nil {
 		return fmt.Errorf("plantstoretest: profile: source %v", err)
 	}
 	for _, r := range []struct {
@@ -203,9 +199,9 @@ func (r *ProfileReply) check() error {
 		limit      int
 		header     bool
 	}{
-		{"content_type", r.ContentType, MaxProfileField, true},
-		{"body", r.Body, MaxProfileBody, false},
-		{"challenge", r.Challenge, MaxProfileField, true},
+		{"content_type", r.ContentType, maxProfileField, true},
+		{"body", r.Body, maxProfileBody, false},
+		{"challenge", r.Challenge, maxProfileField, true},
 	} {
 		if err := checkText(f.text, f.limit); err != nil {
 			return fmt.Errorf("%s %v", f.name, err)
@@ -252,7 +248,7 @@ func (p *Profile) DuplicateIDError() (status int, code int32, ok bool) {
 
 // expand returns body, a DuplicateID body, with p's id and name put in for
 // its placeholders, and ok true; or, when that would be over the limit
-// [MaxProfileReply] describes, ok false, a length the reply would at least
+// [Profile] states, ok false, a length the reply would at least
 // have and the limit. It works the length out first, so that memory follows
 // the bytes received however many placeholders body has.
 func expand(body string, p *plantstore.NewPlant) (_ string, n, limit int64, ok bool) {
@@ -261,14 +257,14 @@ func expand(body string, p *plantstore.NewPlant) (_ string, n, limit int64, ok b
 	names := int64(strings.Count(body, NamePlaceholder))
 	base := int64(len(body)) + ids*int64(len(id)-len(IDPlaceholder)) - names*int64(len(NamePlaceholder))
 	// An escaped name is never shorter than the name.
-	if n, limit = base+names*int64(len(p.Name)), MaxProfileReply; n > limit {
+	if n, limit = base+names*int64(len(p.Name)), maxProfileReply; n > limit {
 		return "", n, limit, false
 	}
 	var escaped int64
 	if names > 0 {
 		escapeName(p.Name, func(b []byte) { escaped += int64(len(b)) })
 	}
-	n, limit = base+names*escaped, min(limit, MaxProfileBody+2*(int64(len(id))+escaped))
+	n, limit = base+names*escaped, min(limit, maxProfileBody+2*(int64(len(id))+escaped))
 	if n > limit {
 		return "", n, limit, false
 	}

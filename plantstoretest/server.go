@@ -10,10 +10,10 @@
 //		// … exercise shop, then inspect srv.Plants() and srv.Requests().
 //	}
 //
-// Tests read the stored plants with [Server.Plants] and the journal of what
-// arrived, and what became of it, with [Server.Requests]; they script
-// failures with [Server.Inject] (a [Fault]), and start from given plants
-// with [WithPlants] or [Server.Seed]. [Explore] searches schedules of
+// Tests read the stored plants with [Handler.Plants] and the journal of what
+// arrived, and what became of it, with [Handler.Requests]; they script
+// failures with [Handler.Inject] (a [Fault]), and start from given plants
+// with [WithPlants] or [Handler.Seed]. [Explore] searches schedules of
 // faults for one under which the caller's own code fails, and hands over
 // the smallest ([WithSchedule]). Each server owns its state, so
 // parallel tests do not interfere, and prints nothing unless asked
@@ -95,16 +95,16 @@ import (
 )
 
 // Server is a running fake Plant Store: a [Handler] served by an
-// httptest.Server. It has every method of a Handler, which inspect and
-// script the fake, but ServeHTTP and Close ([Server.Close] closes both). A
-// Server is safe for concurrent use.
+// httptest.Server. The Handler's methods inspect and script the fake;
+// [Server.Close] closes both. A Server is safe for concurrent use.
 type Server struct {
 	// URL is the base URL of the fake with no trailing slash, such as
-	// "http://127.0.0.1:port": https with [WithTLS], at [MemoryAddr] with
-	// [WithInMemoryNetwork].
+	// "http://127.0.0.1:port": https with [WithTLS], an address that is
+	// never dialled with [WithInMemoryNetwork].
 	URL string
 
-	h         *Handler // the fake served
+	*Handler // the fake served
+
 	tb        testing.TB
 	token     string
 	ts        *httptest.Server
@@ -153,7 +153,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	}
 	c.tb, c.site = tb, callSite()
 	h := newHandler(c)
-	s := &Server{h: h, tb: tb, token: c.token}
+	s := &Server{Handler: h, tb: tb, token: c.token}
 	served := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.serving.RLock()
 		defer s.serving.RUnlock()
@@ -222,7 +222,7 @@ func (s *Server) Client(opts ...plantstore.Option) *plantstore.Client {
 // once; the cleanup registered by [NewServer] calls it too.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
-		s.h.Close()
+		s.Handler.Close()
 		// The listener first: on the in-memory network its Close drops the
 		// connections (see memListener).
 		s.ts.Listener.Close()

@@ -364,9 +364,9 @@ func TestWithJournalLimit(t *testing.T) {
 				t.Errorf("len(Plants()) = %d, want %d: the limit is on requests only", n, sent)
 			}
 			// Memory stays bounded: at most twice the limit is held.
-			s.h.mu.Lock()
-			held := len(s.h.journal.requests)
-			s.h.mu.Unlock()
+			s.mu.Lock()
+			held := len(s.journal.requests)
+			s.mu.Unlock()
 			if len(tt.want) < sent && held > 2*len(tt.want) {
 				t.Errorf("the Handler holds %d requests, want at most %d", held, 2*len(tt.want))
 			}

@@ -63,6 +63,9 @@ func TestInMemoryRetryAfterInFakeTime(t *testing.T) {
 	}
 }
 
+// memoryAddr is the address WithInMemoryNetwork documents.
+const memoryAddr = "127.0.0.1:1"
+
 // TestInMemoryDialsOnlyItsAddress checks that a client of the in-memory
 // network reaches nothing but the Server's address, and that once the
 // Server is closed a dial fails as a refused connection does.
@@ -70,8 +73,8 @@ func TestInMemoryDialsOnlyItsAddress(t *testing.T) {
 	plantstoretest.OneProcForRaceBubbles(t)
 	synctest.Test(t, func(t *testing.T) {
 		srv := plantstoretest.NewServer(t, plantstoretest.WithInMemoryNetwork())
-		if srv.URL != "http://"+plantstoretest.MemoryAddr {
-			t.Errorf("URL = %q, want http://%s", srv.URL, plantstoretest.MemoryAddr)
+		if srv.URL != "http://"+memoryAddr {
+			t.Errorf("URL = %q, want http://%s", srv.URL, memoryAddr)
 		}
 		hc := srv.HTTPClient()
 		resp, err := hc.Get("http://127.0.0.1:2/plants")
@@ -80,8 +83,8 @@ func TestInMemoryDialsOnlyItsAddress(t *testing.T) {
 			t.Fatal("GET of another address succeeded, want a dial error")
 		}
 		var opErr *net.OpError
-		if !errors.As(err, &opErr) || opErr.Op != "dial" || !strings.Contains(err.Error(), "the in-memory network has only "+plantstoretest.MemoryAddr) {
-			t.Errorf("GET of another address: %v, want a *net.OpError from dial that names %s", err, plantstoretest.MemoryAddr)
+		if !errors.As(err, &opErr) || opErr.Op != "dial" || !strings.Contains(err.Error(), "the in-memory network has only "+memoryAddr) {
+			t.Errorf("GET of another address: %v, want a *net.OpError from dial that names %s", err, memoryAddr)
 		}
 		srv.Close()
 		_, err = srv.Client().CreatePlant(context.Background(), plantstore.NewPlant{Name: "x"})
@@ -99,7 +102,7 @@ func TestInMemoryWithTLS(t *testing.T) {
 	plantstoretest.OneProcForRaceBubbles(t)
 	synctest.Test(t, func(t *testing.T) {
 		srv := plantstoretest.NewServer(t, plantstoretest.WithInMemoryNetwork(), plantstoretest.WithTLS())
-		if want := "https://" + plantstoretest.MemoryAddr; srv.URL != want {
+		if want := "https://" + memoryAddr; srv.URL != want {
 			t.Errorf("URL = %q, want %q", srv.URL, want)
 		}
 		for i, c := range []*plantstore.Client{srv.Client(), srv.ProductionClient()} {

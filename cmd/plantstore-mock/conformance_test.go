@@ -231,7 +231,7 @@ func TestConformanceProfileMarkup(t *testing.T) {
 	t.Parallel()
 	page := func(status int) *plantstoretest.ProfileReply {
 		return &plantstoretest.ProfileReply{Status: status, ContentType: "text/html",
-			Body: strings.Repeat("<&>", plantstoretest.MaxProfileBody/3)}
+			Body: strings.Repeat("<&>", (16<<10)/3)}
 	}
 	want := plantstoretest.Profile{DuplicateID: page(409), AuthMissing: page(401), AuthMalformed: page(401), AuthInvalid: page(401)}
 	var src bytes.Buffer

@@ -196,7 +196,7 @@ func post(t *testing.T, url string, body []byte) int {
 // outside (VmHWM) across the repeated create: however many {name}
 // placeholders the body holds, it may rise by at most 4× the request and
 // twice the runtime slack of TestControlBodyMemory, and a reply that would be
-// over plantstoretest.MaxProfileReply is the fake's own 400. Each case gets
+// over the 1 MiB a Profile allows is the fake's own 400. Each case gets
 // a fresh process, as VmHWM only grows. Linux only.
 func TestProfiledReplyMemory(t *testing.T) {
 	testenv.Long(t)
@@ -206,8 +206,8 @@ func TestProfiledReplyMemory(t *testing.T) {
 	exe := buildPlainMock(t)
 	const runtimeSlack = 1 << 20
 	const echo = `{"error":1009,"message":"{name} is taken"}`
-	// fits is the longest name echo puts in a reply of MaxProfileReply bytes.
-	fits := plantstoretest.MaxProfileReply - len(echo) + len(plantstoretest.NamePlaceholder)
+	// fits is the longest name echo puts in a reply of 1 MiB, the most a Profile allows.
+	fits := 1<<20 - len(echo) + len(plantstoretest.NamePlaceholder)
 	tests := []struct {
 		name       string
 		body       string // the profile's duplicate_id body

@@ -221,7 +221,7 @@ func run(ctx context.Context, s *settings) *Report {
 		rep.Checks = append(rep.Checks, c)
 	}
 	// Calibrated marks exactly the answers the profile holds: not one it
-	// leaves out (a 200 to a repeated id, a body over MaxProfileBody).
+	// leaves out (a 200 to a repeated id, a body over the 16 KiB a Profile holds).
 	p := rep.Profile()
 	for _, pc := range profileChecks {
 		if c := rep.Check(pc.id); c != nil && *pc.reply(&p) != nil {

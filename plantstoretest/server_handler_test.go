@@ -2,8 +2,6 @@ package plantstoretest
 
 import (
 	"context"
-	"reflect"
-	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -11,39 +9,8 @@ import (
 	"github.com/plantstore/plantstore-go"
 )
 
-// TestServerHasTheHandlersMethods checks the rule the Server's doc gives: a
-// Server has every method of a Handler but ServeHTTP and Close, with the
-// same signature (and its clients besides), so a Handler method added later cannot be forgotten.
-func TestServerHasTheHandlersMethods(t *testing.T) {
-	methods := func(typ reflect.Type, skip ...string) map[string]string {
-		out := map[string]string{}
-		for i := range typ.NumMethod() {
-			m := typ.Method(i)
-			if slices.Contains(skip, m.Name) {
-				continue
-			}
-			// m.Type has the receiver first; compare the rest.
-			in := make([]reflect.Type, m.Type.NumIn()-1)
-			for j := range in {
-				in[j] = m.Type.In(j + 1)
-			}
-			outs := make([]reflect.Type, m.Type.NumOut())
-			for j := range outs {
-				outs[j] = m.Type.Out(j)
-			}
-			out[m.Name] = reflect.FuncOf(in, outs, m.Type.IsVariadic()).String()
-		}
-		return out
-	}
-	got := methods(reflect.TypeFor[*Server](), "Client", "HTTPClient", "ProductionClient", "Close")
-	want := methods(reflect.TypeFor[*Handler](), "ServeHTTP", "Close")
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("*Server's methods besides its clients and Close differ from *Handler's besides ServeHTTP and Close (-Handler +Server):\n%s", diff)
-	}
-}
-
-// TestServerForwardsToItsHandler checks that a Server's methods act on the
-// fake it serves: what one method scripts, the others and the wire see.
+// TestServerForwardsToItsHandler checks that the Handler's methods, which
+// a Server has, act on the fake it serves: what one method scripts, the others and the wire see.
 func TestServerForwardsToItsHandler(t *testing.T) {
 	s := NewServer(t)
 	if err := s.Seed([]plantstore.NewPlant{{ID: 1, Name: "Fern"}}); err != nil {
