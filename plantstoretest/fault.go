@@ -11,80 +11,56 @@ import (
 
 // Fault scripts the fake's reply to the next matching requests, to provoke
 // the failures a real deployment produces. Inject one with [Handler.Inject].
+// A matching request is still checked and recorded ([Request.Invalid]);
+// then the Fault acts, in this order: Store, Hang, Delay, Drop, Status,
+// GoAway. Without Status the request gets its usual reply,
+// with Header added, so a Fault with only Delay and Header is a slow
+// server.
 //
-// A matching request is still checked and recorded (see [Request.Invalid]),
-// but the Fault decides what happens next, in this order:
-//
-//   - With Store, the request is first processed as usual: a valid plant is
-//     stored, or the reply is worked out as an error, but not sent.
-//   - With Hang, no reply is ever sent: the request waits until the client
-//     gives up or the Handler is closed, then the connection is dropped.
-//   - With Delay, the fake waits that long first. If the client gives up or
-//     the Handler is closed during the wait, the connection is dropped.
-//   - With Drop, the request ends without a response (see Drop).
-//   - With Status, the reply is Status, Header and Body.
-//   - Otherwise the request gets its usual reply, with Header added: a Fault
-//     with only Delay and Header makes a slow server. Without Store, the
-//     request is processed after the delay.
-//   - With GoAway, the connection takes no more requests after the reply.
-//
-// The fake sees a client give up only once it has read the request's whole
-// body, so a request held by Hang or Delay whose body was over the 1 MiB
-// limit waits until the Handler is closed or the delay ends.
+// The fake sees a client give up only once it has read the whole body, so
+// a request held by Hang or Delay whose body was over 1 MiB waits until the
+// Handler is closed or the delay ends.
 type Fault struct {
-	// Match selects the requests the Fault answers; nil matches every
-	// request. It sees the whole [Request], its Plant not cut: Method and
-	// Path select an operation, Plant a create, RetryCount an attempt. It
-	// runs while the Handler's state is locked: it must be quick and must
-	// not call the Handler. A panic in it fails the test and counts as no
-	// match; in a Handler from [NewHandler] it goes on out of ServeHTTP.
+	// Match selects the requests the Fault answers; nil matches every request.
+	// It sees the whole [Request]: Method and Path select an operation, Plant
+	// a create, RetryCount an attempt. It runs under the Handler's lock: it
+	// must be quick and must not call the Handler. A panic in it fails the
+	// test and counts as no match; in a Handler from [NewHandler] it goes on
+	// out of ServeHTTP.
 	Match func(Request) bool
-
-	// Times is how many matching requests the Fault answers before it is
-	// used up. Zero means one; a negative value is an error.
+	// Times is how many matching requests the Fault answers; 0 means one,
+	// and less is an error.
 	Times int
-
-	// Delay is how long to wait before replying, at most. Negative is an
-	// error.
+	// Delay is how long to wait before replying (negative is an error). If
+	// the client gives up or the Handler is closed first, the connection is
+	// dropped.
 	Delay time.Duration
-
-	// Status, if not zero, is the status of the scripted reply, from 200 to
-	// 599. Header is added to the reply, such as {"Retry-After": {"1"}}.
-	// Body is sent as it is (an empty non-nil slice sends none); a nil Body
-	// sends an [ErrorBody] with [CodeFault]. A 204 or 304 has no body, as
-	// HTTP requires. The Content-Type is application/json unless Header
-	// sets another.
+	// Status, if not zero, is the status of the scripted reply, 200 to 599.
+	// Header is added to the reply, such as {"Retry-After": {"1"}}. Body is
+	// sent as it is (an empty non-nil slice sends none); a nil Body sends an
+	// [ErrorBody] with [CodeFault]. A 204 or 304 has no body. The
+	// Content-Type is application/json unless Header sets another.
 	Status int
 	Header http.Header
 	Body   []byte
-
-	// Hang holds the request without ever replying; see above.
+	// Hang never replies: the request waits until the client gives up or the
+	// Handler is closed, and then the connection is dropped.
 	Hang bool
-
-	// Drop ends the request without a response: on HTTP/1.1 by closing
-	// the connection; on HTTP/2 ([WithHTTP2]) by resetting the request's
-	// stream with RST_STREAM(INTERNAL_ERROR), as net/http does for a
-	// handler that aborts, and the connection goes on serving other
-	// requests. With Store, that is a create stored and then reset.
+	// Drop ends the request without a response: on HTTP/1.1 by closing the
+	// connection; on HTTP/2 by resetting its stream (RST_STREAM
+	// INTERNAL_ERROR), as net/http does for a handler that aborts, and the
+	// connection serves on. With Store, a create is stored and then dropped.
 	Drop bool
-
-	// GoAway makes the request's connection take no more requests once it
-	// is answered, as a deployment that drains its connections does: on
-	// HTTP/2, net/http sends GOAWAY(NO_ERROR) with the reply, its
-	// last-stream-id at or above the request's stream, and closes the
-	// connection once the streams on it are answered; on HTTP/1.1, the
-	// reply says "Connection: close" and the connection is closed after
-	// it. It needs a reply to go with, so it is an error with Hang or Drop.
+	// GoAway makes the connection take no more requests once this one is
+	// answered, as a deployment that drains does: on HTTP/2 net/http sends
+	// GOAWAY(NO_ERROR) with the reply and closes the connection once its
+	// streams are answered; on HTTP/1.1 the reply says "Connection: close".
+	// It needs a reply, so it is an error with Hang or Drop.
 	GoAway bool
-
-	// Store processes the request as usual, storing a valid plant, before
-	// the scripted outcome. Store alone, with no outcome to script (no
-	// Status, Delay, Hang or Drop, and no Header value), would change
-	// nothing and is an error.
+	// Store processes the request as usual, storing a valid plant, before the
+	// scripted outcome, which it needs: Store alone is an error.
 	Store bool
-
-	// Note is the caller's own, kept with the Fault and given back by
-	// [Handler.Faults]; the fake does nothing with it.
+	// Note is the caller's own, given back by [Handler.Faults].
 	Note string
 }
 
@@ -115,8 +91,8 @@ func (f *Fault) check() error {
 	return nil
 }
 
-// addsHeaders reports whether header has a value to add to a reply: a
-// name with no values adds nothing.
+// addsHeaders reports whether header has a value: a name with no values
+// adds nothing.
 func addsHeaders(header http.Header) bool {
 	for _, vs := range header {
 		if len(vs) > 0 {
@@ -158,10 +134,10 @@ func (f *Fault) does() string {
 	return strings.Join(parts, ", ")
 }
 
-// act plays f, the fault that answers a request, as [Fault] says: it
-// waits out a Hang or a Delay, drops the connection for Drop, and marks it
-// for GoAway. It returns f's own reply if f has a Status, and otherwise
-// rep, the request's usual reply (status 0 if not yet worked out).
+// act plays f, the fault that answers a request: it waits out a Hang or a
+// Delay, drops the connection for Drop and marks it for GoAway. It returns
+// f's reply if f has a Status, and otherwise rep, the usual reply (status
+// 0 if not yet worked out).
 func (h *Handler) act(w http.ResponseWriter, r *http.Request, f *Fault, rep reply) reply {
 	if f.Hang {
 		h.wait(r, nil)
@@ -183,9 +159,8 @@ func (h *Handler) act(w http.ResponseWriter, r *http.Request, f *Fault, rep repl
 	return rep
 }
 
-// wait blocks until timer fires, or, when the client goes away or the
-// Handler is closed first, ends the request by dropping the connection. A
-// nil timer never fires.
+// wait blocks until timer fires (a nil one never does), or drops the
+// connection when the client goes away or the Handler is closed first.
 func (h *Handler) wait(r *http.Request, timer <-chan time.Time) {
 	select {
 	case <-timer:
@@ -208,8 +183,8 @@ func (f *Fault) reply() reply {
 	return reply{kind: scripted, status: f.Status, raw: body}
 }
 
-// faultBody is the [ErrorBody], with [CodeFault], of a reply of status
-// that what scripted: "chaos: 502 Bad Gateway".
+// faultBody is the [ErrorBody], with [CodeFault], of a scripted reply:
+// "chaos: 502 Bad Gateway".
 func faultBody(what string, status int) []byte {
 	msg := strings.TrimSpace(fmt.Sprintf("%s: %d %s", what, status, http.StatusText(status)))
 	b, _ := json.Marshal(ErrorBody{Code: CodeFault, Message: msg}) // cannot fail
@@ -225,37 +200,30 @@ type scriptedFault struct {
 	at    string // the test's line that injected it (see callSite), under NewServer
 }
 
-// describe names the fault and what it does, for [Request.Fault] and logs:
-// "#3 Status 503, Header".
+// describe names f for [Request.Fault] and logs: "#3 Status 503, Header".
 func (f *scriptedFault) describe() string {
 	return fmt.Sprintf("#%d %s", f.seq, f.does())
 }
 
-// InjectedFault is a [Fault] given to [Handler.Inject] or [Handler.AddFault]
-// that has replies left, as [Handler.Faults] reports it: the Fault, its ID,
-// and how many of its replies are used.
+// InjectedFault is a [Fault] with replies left, as [Handler.Faults]
+// reports it.
 type InjectedFault struct {
-	// ID numbers the Faults of a Handler in the order they were injected,
-	// from 1; [Request.Fault] names the Fault that answered a request by it
-	// ("#3 …"), and so do the reports of unused faults.
+	// ID numbers a Handler's Faults from 1 in the order injected;
+	// [Request.Fault] and the reports of unused faults name it ("#3 …").
 	ID int
-	// Fault is a copy of the Fault as injected, with Times 1 if it was
-	// given as 0. Its Header and Body are copies the caller may modify.
+	// Fault is a copy of the Fault as injected, Times 0 made 1.
 	Fault Fault
-	// Times is how many replies it was injected for, and Left how many of
-	// them are not used yet.
+	// Times is how many replies it was injected for, Left how many are unused.
 	Times int
 	Left  int
 }
 
-// Inject adds f to the faults waiting for requests. Each arriving request
-// is offered to the waiting faults in the order they were injected and is
-// answered by the first whose Match accepts it; that fault then has one
-// reply fewer, and is removed when it has none left. A fault that can never
-// act as written, or that the [Budget] has no room for, is misuse, as an
-// invalid [Option] is. A [Server] fails the test for every fault with
-// replies left when the test ends; see [NewServer]. Inject copies f's
-// Header and Body.
+// Inject adds f to the faults waiting for requests. A request is answered
+// by the first fault, in the order injected, whose Match accepts it; that
+// fault then has one reply fewer, and goes when it has none. A fault that
+// can never act as written, or that the [Budget] has no room for, is
+// misuse, as an invalid [Option] is. A [Server] fails the test for each
+// fault with replies left when it ends. Inject copies f's Header and Body.
 func (h *Handler) Inject(f Fault) {
 	if h.tb != nil {
 		h.tb.Helper()
@@ -266,9 +234,8 @@ func (h *Handler) Inject(f Fault) {
 }
 
 // AddFault is [Handler.Inject] for callers without a test to fail: it
-// returns the fault's ID (see [InjectedFault]), or, for a fault that can
-// never act as written or that the [Budget] has no room for
-// ([ErrStoreFull]), the error Inject reports, and adds nothing.
+// returns the fault's ID, or the error Inject reports ([ErrStoreFull] for
+// the Budget) and adds nothing.
 func (h *Handler) AddFault(f Fault) (id int, err error) {
 	if err := f.check(); err != nil {
 		return 0, err
@@ -286,9 +253,8 @@ func (h *Handler) AddFault(f Fault) (id int, err error) {
 	return h.faults.add(f, at)
 }
 
-// faultQueue is the Handler's injected faults that have replies left, in
-// the order they were injected, and their share of its Budget. The
-// Handler's mu guards it.
+// faultQueue is the injected faults with replies left, in order, and their
+// share of the Budget. The Handler's mu guards it.
 type faultQueue struct {
 	list []*scriptedFault
 	seq  int // numbers faults in the order they were injected
@@ -305,9 +271,8 @@ func (q *faultQueue) add(f Fault, at string) (int, error) {
 	return q.seq, nil
 }
 
-// next uses up one reply of the first fault that matches req, and returns
-// it, or nil if none matches. A fault used up goes, and gives back what
-// it held.
+// next uses up a reply of the first fault that matches req and returns it,
+// or nil. A fault used up goes, and gives back what it held.
 func (q *faultQueue) next(req Request, matches func(*scriptedFault, Request) bool) *scriptedFault {
 	for i, f := range q.list {
 		if f.Match != nil && !matches(f, req) {
@@ -341,8 +306,8 @@ func (h *Handler) Faults() []InjectedFault {
 	return out
 }
 
-// copied returns f with its own copies of Header and Body; an empty
-// non-nil Body stays non-nil, for it sends no body where nil sends one.
+// copied returns f with its own Header and Body; an empty Body stays
+// non-nil, for it sends no body where nil sends one.
 func (f Fault) copied() Fault {
 	f.Header = f.Header.Clone()
 	if f.Body != nil {
@@ -351,18 +316,17 @@ func (f Fault) copied() Fault {
 	return f
 }
 
-// ClearFaults forgets the injected faults that have replies left, without
-// reporting them as unused (see [NewServer]). A request a fault already
-// holds (by Hang or Delay) is not released; [Handler.Close] does that. IDs
-// go on counting.
+// ClearFaults forgets the injected faults, without reporting them as
+// unused. A request a fault holds (Hang, Delay) is not released;
+// [Handler.Close] does that. IDs go on counting.
 func (h *Handler) ClearFaults() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.faults.clear()
 }
 
-// reportUnused fails the test for each waiting fault with replies left,
-// at the test's line that injected it (see [Handler.report]).
+// reportUnused fails the test for each fault with replies left, at the
+// line that injected it.
 func (h *Handler) reportUnused() {
 	h.tb.Helper()
 	type unused struct{ at, msg string }

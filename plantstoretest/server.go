@@ -1,8 +1,8 @@
 // Package plantstoretest serves a fake Plant Store API for tests of code that
 // uses package plantstore.
 //
-// [NewServer] starts the fake on a loopback address and closes it when the
-// test ends; [Server.Client] returns a client wired to it:
+// [NewServer] starts the fake and closes it when the test ends;
+// [Server.Client] returns a client wired to it:
 //
 //	func TestShop(t *testing.T) {
 //		srv := plantstoretest.NewServer(t)
@@ -10,21 +10,21 @@
 //		// … exercise shop, then inspect srv.Plants() and srv.Requests().
 //	}
 //
-// Tests read the stored plants with [Handler.Plants] and the journal of what
-// arrived, and what became of it, with [Handler.Requests]; they script
-// failures with [Handler.Inject] (a [Fault]), and start from given plants
-// with [WithPlants] or [Handler.Seed]. [Explore] searches schedules of
-// faults for one under which the caller's own code fails, and hands over
-// the smallest ([WithSchedule]). Each server owns its state, so
-// parallel tests do not interfere, and prints nothing unless asked
-// ([WithLogging]). [Handler] is the same fake as an http.Handler;
-// cmd/plantstore-mock serves it over the network.
+// Tests read the stored plants ([Handler.Plants]) and the journal of what
+// arrived and what became of it ([Handler.Requests]), script failures with
+// [Handler.Inject] (a [Fault]) and start from given plants ([WithPlants],
+// [Handler.Seed]). [Explore] searches schedules of faults for one under
+// which the caller's own code fails, and hands over the smallest
+// ([WithSchedule]). Each server owns its state, so parallel tests do not
+// interfere, and prints nothing unless asked ([WithLogging]). [Handler] is
+// the fake as an http.Handler; cmd/plantstore-mock serves it over the
+// network.
 //
 // The fake is not the real service: it keeps plants in memory, serves only
 // POST /plants, accepts one token that never expires, and its error codes
 // ([CodeInvalidJSON] and the rest) are its own. Package
 // plantstoretest/conformance shows where a deployment answers differently,
-// and [WithProfile] makes the fake answer as the deployment does.
+// and [WithProfile] makes the fake answer as it does.
 //
 // # How a request is answered
 //
@@ -38,44 +38,41 @@
 //     with [CodeUnauthorized] and WWW-Authenticate: Bearer
 //     realm="plantstore", with error="invalid_request" for a malformed
 //     header and error="invalid_token" for a wrong token (RFC 6750). The
-//     scheme is "Bearer" in any case (RFC 7235); the token is compared in
-//     constant time.
+//     scheme matches in any case; the token is compared in constant time.
 //   - A Content-Type other than application/json (charset utf-8, if any)
-//     is 400 with [CodeContentType]: the specification answers every
-//     failed create with 400, never 415.
-//   - A body over 1 MiB is 400 with [CodeTooLarge], not 413, and is read
-//     no further.
+//     is 400 with [CodeContentType]: the specification answers every failed
+//     create with 400, never 415.
+//   - A body over 1 MiB is 400 with [CodeTooLarge], and is read no further.
 //   - The body must be one JSON object in UTF-8, with no repeated field
 //     names, not deeply nested; otherwise 400 with [CodeInvalidJSON].
 //   - The object must be a NewPlant; otherwise 400 with [CodeInvalidPlant]:
-//     "id" an integer literal that fits in int64 ("1", 1.5, 1.0 and 1e3 are
+//     "id" an integer literal that fits in int64 (1.5, 1.0 and 1e3 are
 //     refused, so a client that sends a float is caught), "name" a
-//     non-empty string, "tag" a string if present, not null; no string with
-//     an unpaired surrogate escape such as "\ud800". Names match
-//     case-sensitively; unknown fields are ignored.
+//     non-empty string, "tag" a string if present; no unpaired surrogate
+//     escape such as "\ud800". Names match case-sensitively; unknown
+//     fields are ignored.
 //   - Each rule of [WithRule] may refuse the plant with 400.
 //   - An id already stored is 400 with [CodeDuplicateID], unless
 //     [WithAllowDuplicateIDs]; a plant past [WithMaxPlants] or its [Budget]
 //     is 400 with [CodeStoreFull].
 //
-// Before these replies, a request whose journal entry the [Budget] has no
-// room for is 400 with [CodeStoreFull], and is not recorded; then the rate
-// limit of [WithRateLimit], an injected [Fault], [WithChaos] and the
-// replay of a [Profile]'s Traffic, in this order, may take over; the
-// request is still checked, for [Request.Invalid].
+// Before these, a request whose journal entry the [Budget] has no room for
+// is 400 with [CodeStoreFull], and is not recorded; then [WithRateLimit],
+// an injected [Fault], [WithChaos] and a [Profile]'s Traffic, in this
+// order, may take over; the request is still checked, for
+// [Request.Invalid].
 //
 // A plant that passes is stored and answered with 200 and a Plant body.
-// Every other reply has "Content-Type: application/json" and an
+// Every other reply is "Content-Type: application/json" with an
 // [ErrorBody], unless [WithProfile] says otherwise.
 //
 // # Fake time
 //
-// A client that retries as production does ([Server.ProductionClient])
-// waits half a minute for a 503 with "Retry-After: 30". In a
-// testing/synctest bubble (Go 1.25 or later), with [WithInMemoryNetwork],
-// such waits cost nothing; on Go 1.27, httptest.NewTestServer serves a
-// [Handler] in memory too. Give the client plantstore.WithRetryJitterSource
-// for a replayable timeline.
+// [Server.ProductionClient] waits half a minute for a 503 with
+// "Retry-After: 30", as production does. In a testing/synctest bubble (Go
+// 1.25 or later), with [WithInMemoryNetwork], such waits cost nothing; on
+// Go 1.27, httptest.NewTestServer serves a [Handler] in memory too. Give
+// the client plantstore.WithRetryJitterSource for a replayable timeline.
 package plantstoretest
 
 import (
@@ -109,33 +106,24 @@ type Server struct {
 	token     string
 	ts        *httptest.Server
 	transport *http.Transport // shared by the clients Client returns
-	// beforeRoundTrip, if set, runs ahead of each round trip of the
-	// clients HTTPClient returns (WithSchedule's limit).
+	// beforeRoundTrip, if set, runs ahead of each round trip of HTTPClient's
+	// clients (WithSchedule's limit).
 	beforeRoundTrip func()
 	closeOnce       sync.Once
-	// serving is read-locked by each request while h serves it, so that
-	// Close can wait for them all: httptest.Server.Close waits for the
-	// connections, but over HTTP/2 a request's handler runs apart from its
-	// connection, and outlives it.
+	// serving is read-locked by each request while h serves it, so that Close
+	// can wait for them: over HTTP/2 a handler outlives its connection.
 	serving sync.RWMutex
 }
 
 // NewServer starts a fake Plant Store on a loopback address (or, with
-// [WithInMemoryNetwork], on an in-memory network) and registers a cleanup
-// with tb that closes it ([Server.Close]) when the test ends, and then
-// fails the test for every injected Fault that has replies left, as a mock
-// reports an expected call that never came, naming the line that injected
-// it (the first caller outside this package, which may be a test helper):
-// "plantstoretest: injected Fault #1 (Status 503) at shop_test.go:42 was
-// used 0 of 1 times".
-//
-// On Go 1.25 or later, these reports and those of the server's goroutines
-// (a [Fault.Match] or [WithRule] rule that panicked, the lines of
-// [WithLogging]) go through tb.Output, at the test's line that injected
-// the Fault or called NewServer, in a synctest bubble too. On older Go,
-// tb.Helper cannot reach the test from the server's goroutines: an unused
-// Fault is reported at the line that called NewServer, the rest in this
-// package.
+// [WithInMemoryNetwork], in memory) and closes it ([Server.Close]) when the
+// test ends. Then it fails the test for each injected [Fault] with replies
+// left, as a mock reports an expected call that never came, at the line
+// that injected it: "plantstoretest: injected Fault #1 (Status 503) at
+// shop_test.go:42 was used 0 of 1 times". On Go 1.25 or later, these
+// reports and those of the server's goroutines (a [Fault.Match] or
+// [WithRule] rule that panicked, [WithLogging]'s lines) go through tb.Output
+// at the test's line; before, at the line that called NewServer.
 //
 // An invalid [Option] fails the test with tb.Fatalf, and so does a call
 // inside a testing/synctest bubble without [WithInMemoryNetwork], or with
@@ -199,27 +187,23 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	return s
 }
 
-// Client returns a new plantstore.Client for s: it uses s.URL, the token s
-// accepts and [Server.HTTPClient], and retries after a backoff of 1ms to
-// 10ms instead of the library's default, so tests of retries run fast in
-// real time ([Server.ProductionClient] keeps the default). It knows the
-// fake's answer to a repeated id (plantstore.WithAlreadyExists: 400 with
-// [CodeDuplicateID], or the [Profile]'s), so that its errors match
-// plantstore.ErrAlreadyExists and EnsurePlant works. opts apply after
-// these, so they win: a plantstore.WithHTTPClient replaces s's. If
-// the client cannot be built, Client fails the test with tb.Fatalf.
+// Client returns a new plantstore.Client for s: s.URL, s's token and
+// [Server.HTTPClient], with a backoff of 1ms to 10ms so that tests of
+// retries run fast ([Server.ProductionClient] keeps the default). Its
+// errors match plantstore.ErrAlreadyExists for the fake's answer to a
+// repeated id (400 with [CodeDuplicateID], or the [Profile]'s), so
+// EnsurePlant works. opts apply last and win. If the client cannot be
+// built, Client fails the test.
 func (s *Server) Client(opts ...plantstore.Option) *plantstore.Client {
 	s.tb.Helper()
 	backoff := plantstore.WithRetryBackoff(time.Millisecond, 10*time.Millisecond)
 	return s.client("Client", append([]plantstore.Option{backoff}, opts...))
 }
 
-// Close shuts s down before the test ends, for tests of a server that goes
-// away: it closes the Handler ([Handler.Close]), stops the listener and
-// drops every connection, so a request in progress fails as against a
-// server that died. It returns once every request's handler has returned.
-// Requests sent after Close fail to connect. Close may be called more than
-// once; the cleanup registered by [NewServer] calls it too.
+// Close shuts s down before the test ends, as a server that dies: it closes
+// the Handler ([Handler.Close]) and the listener and drops every
+// connection, then returns once every request's handler has returned.
+// Later requests fail to connect. Close may be called more than once.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.Handler.Close()
@@ -236,8 +220,8 @@ func (s *Server) Close() {
 	})
 }
 
-// tbWriter writes each line it is given to the test's log, at the test's
-// line that called NewServer (see [Handler.report]).
+// tbWriter writes each line to the test's log, at the test's line that
+// called NewServer.
 type tbWriter struct{ h *Handler }
 
 func (w tbWriter) Write(p []byte) (int, error) {
@@ -245,21 +229,18 @@ func (w tbWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// errLoopbackInBubble is why NewServer refuses a loopback server inside a
-// testing/synctest bubble.
+// errLoopbackInBubble and errHTTP2InBubble are why NewServer refuses to
+// start in a testing/synctest bubble.
 const errLoopbackInBubble = "plantstoretest: NewServer inside a testing/synctest bubble needs WithInMemoryNetwork(): " +
 	"a loopback socket never counts as durably blocked there, so the test would hang until go test's timeout " +
 	"once fake time must advance (a Retry-After, a backoff)"
 
-// errHTTP2InBubble is why NewServer refuses WithHTTP2 inside a bubble
-// before Go 1.26.
 const errHTTP2InBubble = "plantstoretest: WithHTTP2 inside a testing/synctest bubble needs Go 1.26 or later: " +
 	"before it, net/http's HTTP/2 servers share a pool of channels, and one made outside the bubble " +
 	"crashes the test binary; test HTTP/2 outside the bubble, or on Go 1.26"
 
-// startServer starts ts, with TLS when useTLS is set and HTTP/2 beside HTTP/1.1
-// when http2 is, and returns a copy of its client's transport, which
-// speaks HTTP/2 when http2 is set.
+// startServer starts ts, with TLS and HTTP/2 as asked, and returns a copy of
+// its client's transport, speaking HTTP/2 when http2 is set.
 func startServer(ts *httptest.Server, useTLS, http2 bool) *http.Transport {
 	switch {
 	case http2 && useTLS:
