@@ -12,83 +12,65 @@ import (
 // Request is a request as it reached the fake, and what became of it: an
 // entry of the journal that [Handler.Requests] returns.
 type Request struct {
-	// Seq numbers the requests of a Handler in the order they were
-	// recorded: 1, 2, 3… It is never reused: [Handler.Reset] and
-	// [Handler.ClearRequests] do not restart it. Pass the last Seq seen to
+	// Seq numbers a Handler's requests from 1 in the order recorded; Reset
+	// and ClearRequests do not restart it. Give the last Seq seen to
 	// [Handler.RequestsSince] to read only what came after.
 	Seq uint64
-	// Time is when the request arrived: when the fake began to serve it,
-	// before it read the body.
+	// Time is when the fake began to serve the request, before the body.
 	Time time.Time
 	// Method and Path are the request's method and URL path.
 	Method string
 	Path   string
-	// Proto is the protocol the request came on: "HTTP/1.1" (or
-	// "HTTP/1.0"), or "HTTP/2.0" over h2 and h2c ([WithHTTP2]).
+	// Proto is "HTTP/1.1" (or "HTTP/1.0"), or "HTTP/2.0" over h2 and h2c.
 	Proto string
-	// Header is a copy of the request headers with the credentials in
-	// Authorization and Proxy-Authorization replaced by "REDACTED", so
-	// "Bearer REDACTED".
+	// Header is a copy of the request headers, credentials (Authorization,
+	// Proxy-Authorization) replaced: "Bearer REDACTED".
 	Header http.Header
 	// Body is a copy of the request body, cut at [WithJournalBodyLimit].
 	Body []byte
-	// BodyTruncated reports that Body is shorter than the body that was
-	// sent: it was cut at the journal's body limit, or the body was over
-	// the 1 MiB the fake accepts.
+	// BodyTruncated reports that Body was cut at the journal's limit, or that
+	// the body was over the 1 MiB the fake accepts.
 	BodyTruncated bool
-	// Plant is the decoded body when the request passed every check
-	// (Invalid is nil), and the zero NewPlant otherwise. Its Name and Tag
-	// are cut like Body, on a character boundary.
+	// Plant is the decoded body if Invalid is nil, and otherwise zero. Its
+	// Name and Tag are cut like Body, on a character boundary.
 	Plant plantstore.NewPlant
-	// Invalid is the error the fake's checks found, or nil if the request
-	// passed them all: path, method, token, content type, body and the
-	// rules added with [WithRule]. The checks run for every request, those a
-	// [Fault] answers included, so a test can confirm its client sent valid
-	// requests even when the reply was scripted. A duplicate id or a full
-	// store is not a check failure: it depends on what was stored before.
+	// Invalid is the error the fake's checks found (path, method, token,
+	// content type, body, [WithRule]), or nil. The checks run for every
+	// request, those a [Fault] answers included, so a test can confirm its
+	// client sent valid requests whatever the reply. A duplicate id or a full
+	// store is no check failure: it depends on what was stored.
 	Invalid *ErrorBody
-	// Duplicate, for a create refused because its id was stored, says
-	// which request stored it and whether it stored the same plant; nil
-	// for every other request.
+	// Duplicate, for a create refused because its id was stored, says which
+	// request stored it and whether with the same plant; nil otherwise.
 	Duplicate *Duplicate
-
 	// Outcome is what became of the request so far: [OutcomeHeld] until a
 	// reply is written or the connection dropped.
 	Outcome Outcome
-	// Status is the status sent, or 0 when none was (Outcome is not
-	// [OutcomeSent]).
+	// Status is the status sent, or 0 when none was.
 	Status int
-	// Fault says what answered the request instead of the usual reply, or
-	// is "" when nothing did: an injected [Fault] as "#" followed by its
-	// [InjectedFault.ID] and what it does ("#3 Status 503, Header"); the rate
-	// limit of [WithRateLimit] as "rate limit"; a fault chosen by
-	// [WithChaos] as "chaos: " followed by what it does ("chaos: 502"); and
-	// a failure replayed from a [Profile]'s Traffic as "traffic: " followed
-	// by its outcome ("traffic: 503 Retry-After 2").
+	// Fault says what answered the request instead of the usual reply, or "":
+	// "#3 Status 503, Header" for an injected [Fault] (by its ID), "rate
+	// limit", "chaos: 502" for [WithChaos] and "traffic: 503 Retry-After 2"
+	// for a [Profile]'s Traffic.
 	Fault string
-	// Duration is how long the request took from Time until its reply
-	// began to be written (its status line; the body follows) or its
-	// connection dropped; 0 while Outcome is [OutcomeHeld].
+	// Duration is the time from Time until the reply's status line was
+	// written or the connection dropped; 0 while held.
 	Duration time.Duration
-	// RequestID is the X-Request-Id header, which clients send to tell
-	// their calls apart, or "" when there is none.
+	// RequestID is the X-Request-Id header, or "".
 	RequestID string
-	// RetryCount is the X-Retry-Count header, which says how many times a
-	// client has retried the call, or -1 when the header is missing or is
-	// not one non-negative decimal integer. Together with RequestID it
-	// groups a call's attempts.
+	// RetryCount is the X-Retry-Count header, the client's count of retries
+	// of the call, or -1 when it is missing or not a non-negative integer.
+	// With RequestID it groups a call's attempts.
 	RetryCount int
 }
 
-// Duplicate is what a create refused for its id found stored: so that a
-// test can tell a retry of its own create (the same plant) from another
-// writer's plant under the same id.
+// Duplicate is what a create refused for its id found stored, so that a
+// test can tell a retry of its own create from another writer's plant.
 type Duplicate struct {
-	// StoredBy is the [Request.Seq] of the create that stored the id, or 0
-	// when a seed stored it ([WithPlants], [Handler.Seed]).
+	// StoredBy is the [Request.Seq] of the create that stored the id, or 0 for
+	// a seed ([WithPlants], [Handler.Seed]).
 	StoredBy uint64
-	// Same reports whether the plant sent equals the one stored: the same
-	// id, name and tag.
+	// Same reports whether the plant sent equals the one stored.
 	Same bool
 }
 
@@ -97,42 +79,35 @@ type Outcome string
 
 // The outcomes of a [Request].
 const (
-	// OutcomeHeld means no reply has been sent yet: the request is still
-	// being served, or is held by a [Fault] with Hang or Delay.
+	// OutcomeHeld: no reply yet; the request is being served, or a [Fault]
+	// holds it.
 	OutcomeHeld Outcome = "held"
-	// OutcomeSent means a reply with [Request.Status] was written, or is
-	// being written: the entry says so before the reply goes out, so a
-	// client that has the response finds it here.
+	// OutcomeSent: a reply with [Request.Status] is written, or being written
+	// (the entry says so first, so a client that has the response finds it).
 	OutcomeSent Outcome = "sent"
-	// OutcomeDropped means the connection was closed without a reply: by a
-	// [Fault] with Drop, by [Handler.Close] or a client that gave up while
-	// the request was held, or by a panic in a [WithRule] rule or a
-	// [Fault]'s Match in a Handler from [NewHandler].
+	// OutcomeDropped: the connection was closed without a reply, by a [Fault]
+	// with Drop, by [Handler.Close] or a client that gave up while it was
+	// held, or by a panic in a [WithRule] rule or a Match under [NewHandler].
 	OutcomeDropped Outcome = "dropped"
 )
 
-// Requests returns the journal: every request that reached the fake, in
-// the order they arrived, whatever the reply, with what became of each so
-// far, within [WithJournalLimit]. The slice and the requests' headers and
-// bodies are copies that the caller may modify.
+// Requests returns the journal: each request that reached the fake, oldest
+// first, with what became of it so far, within [WithJournalLimit]. The
+// slice, headers and bodies are the caller's.
 func (h *Handler) Requests() []Request {
 	return h.RequestsSince(0)
 }
 
 // RequestsSince returns the recorded requests whose Seq is greater than
-// seq, oldest first, as [Handler.Requests] does: a test or a poller that
-// remembers the last Seq it saw reads only what is new. Requests that the
-// journal's limit ([WithJournalLimit]), [Handler.ClearRequests] or
-// [Handler.Reset] removed are not returned.
+// seq, as [Handler.Requests] does, so a poller reads only what is new.
 func (h *Handler) RequestsSince(seq uint64) []Request {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.journal.since(seq)
 }
 
-// ClearRequests empties the journal, leaving the plants and the faults as
-// they are. Seq goes on counting. A request held when ClearRequests runs is
-// not recorded again when it ends.
+// ClearRequests empties the journal; the plants and faults stay, Seq goes
+// on. A request held meanwhile is not recorded again when it ends.
 func (h *Handler) ClearRequests() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -181,18 +156,15 @@ func (j *journal) clear() {
 	j.release()
 }
 
-// entry returns the i-th oldest request in the journal, which holds more
-// than i. The journal's entries have consecutive Seqs.
+// entry returns the i-th oldest request; their Seqs are consecutive.
 func (j *journal) entry(i int) *Request {
 	return &j.requests[(j.head+i)%len(j.requests)]
 }
 
-// enter numbers req and returns it as the journal keeps it: a copy, for
-// Fault.Match sees the plant whole, with the plant's name and tag cut like
-// the body. It takes the room the entry needs in the Budget, less that of
-// the entry it pushes out of a full journal; if there is none, enter
-// returns the error, under errors.Is [ErrStoreFull], and req is not
-// numbered.
+// enter numbers a copy of req (Match saw the plant whole) with the plant's
+// name and tag cut like the body, and takes its room in the Budget, less
+// that of the entry it pushes out; with no room it returns the error
+// ([ErrStoreFull]) and numbers nothing.
 func (j *journal) enter(req Request) (Request, error) {
 	req.Plant.Name = cutText(req.Plant.Name, j.bodyLimit)
 	req.Plant.Tag = cutText(req.Plant.Tag, j.bodyLimit)
@@ -210,9 +182,8 @@ func (j *journal) enter(req Request) (Request, error) {
 	return req, nil
 }
 
-// record keeps req, which enter numbered, for [Handler.Requests]. Under
-// [WithJournalLimit] n, j.requests is a ring of at most n requests whose
-// oldest is at j.head.
+// record keeps req, which enter numbered. Under [WithJournalLimit] n,
+// requests is a ring of at most n whose oldest is at head.
 func (j *journal) record(req Request) {
 	req.Outcome = OutcomeHeld
 	switch {
@@ -226,9 +197,8 @@ func (j *journal) record(req Request) {
 	j.requests = append(j.requests, req)
 }
 
-// cutText returns s if it has at most n bytes, and otherwise a copy (not to
-// keep s alive) of its longest prefix of at most n bytes that ends on a
-// character boundary.
+// cutText returns s, or a copy (not to keep s alive) of its longest prefix
+// of at most n bytes that ends on a character boundary.
 func cutText(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -239,9 +209,9 @@ func cutText(s string, n int) string {
 	return strings.Clone(s[:n])
 }
 
-// dropped records that the request numbered seq was dropped, and returns
-// its Duration. A seq of 0 is a request that a [WithRule] rule's panic
-// kept from arriving: dropped records it first, if the [Budget] has room.
+// dropped records that request seq was dropped, and returns its Duration.
+// A seq of 0 is a request a [WithRule] rule's panic kept from arriving:
+// dropped records it first, if the [Budget] has room.
 func (h *Handler) dropped(req Request, seq uint64) time.Duration {
 	d := h.now().Sub(req.Time)
 	h.mu.Lock()
@@ -257,9 +227,8 @@ func (h *Handler) dropped(req Request, seq uint64) time.Duration {
 	return d
 }
 
-// complete records the outcome of the request numbered seq, if the journal
-// still holds it: status 0 means the connection was dropped, and dup, if
-// not nil, what a refused repeat found stored.
+// complete records the outcome of request seq, if still held: status 0 is
+// a dropped connection, and dup what a refused repeat found stored.
 func (j *journal) complete(seq uint64, status int, d time.Duration, dup *Duplicate) {
 	if len(j.requests) == 0 {
 		return

@@ -12,30 +12,28 @@ import (
 // WithInMemoryNetwork).
 const memoryAddr = "127.0.0.1:1"
 
-// WithInMemoryNetwork makes [NewServer] serve on an in-memory network of its
-// own, at 127.0.0.1:1 (loopback, which plantstore.NewClient takes without
-// WithInsecureHTTP; port 1, so that any other client fails to connect),
-// instead of a loopback socket, so that the fake works
-// inside a testing/synctest bubble, where time is fake (see the package
-// documentation) and a loopback socket would hang the test: there,
-// NewServer without this option fails the test instead. Only
-// [Server.Client], [Server.ProductionClient] and [Server.HTTPClient] reach
-// the in-memory network. Call NewServer inside the function given to
-// synctest.Test, so that its goroutines and timers belong to the bubble and
-// its cleanup leaves none behind. Every feature of the fake works there,
-// [WithTLS] included; the clock of [WithRateLimit] is the bubble's.
+// WithInMemoryNetwork makes [NewServer] serve on an in-memory network of
+// its own instead of a loopback socket, so that the fake works inside a
+// testing/synctest bubble, where time is fake and a socket would hang the
+// test (there, NewServer without it fails the test). The address is
+// 127.0.0.1:1: loopback, which plantstore.NewClient takes without
+// WithInsecureHTTP, at a port where nothing listens, so that other clients
+// fail to connect. Only the Server's clients ([Server.Client],
+// [Server.ProductionClient], [Server.HTTPClient]) reach it. Call NewServer
+// inside the function given to synctest.Test, so that its goroutines and
+// timers belong to the bubble. Every feature works there, [WithTLS]
+// included; [WithRateLimit]'s clock is the bubble's.
 //
 // Under the race detector on Go 1.25 and 1.26, a bubble whose goroutines
 // fire timers at the same instant on two threads can crash the runtime
 // (SIGSEGV in runtime.(*timer).maybeRunChan, or "ThreadSanitizer: CHECK
-// failed"), as a client retrying in many goroutines at once does: a Go bug,
-// fixed in Go 1.27. Run such tests with go test -race -cpu 1 there.
+// failed"), as a client retrying in many goroutines does: a Go bug, fixed
+// in Go 1.27. Run such tests with go test -race -cpu 1 there.
 //
-// Outside a bubble the option works in real time, with no port to allocate.
-// Keep the loopback default when something other than the Server's clients
-// must reach the fake: another process, a client whose transport cannot be
-// replaced, or a test of dialling, proxies or socket errors. [NewHandler]
-// refuses this option (see the package documentation for Go 1.27's way).
+// Outside a bubble it works in real time, with no port to allocate. Keep
+// the loopback default when more than the Server's clients must reach the
+// fake: another process, a transport that cannot be replaced, a test of
+// dialling or socket errors. [NewHandler] refuses it.
 func WithInMemoryNetwork() Option {
 	return func(c *config) {
 		c.inMemory = true
@@ -44,11 +42,10 @@ func WithInMemoryNetwork() Option {
 }
 
 // memListener is a net.Listener on an in-memory network: each connection
-// is a net.Pipe, which synctest counts as durably blocked and which buffers
-// nothing. Its dial method is the other side of Accept. Close drops the
-// connections itself: under TLS the http.Server would write a close_notify
-// first, which on a net.Pipe waits up to 5 seconds for a client that is not
-// reading.
+// is a net.Pipe, which synctest counts as durably blocked; dial is the
+// other side of Accept. Close drops the connections itself: under TLS the
+// http.Server would first write a close_notify, which on a net.Pipe waits
+// 5 seconds for a client that is not reading.
 type memListener struct {
 	conns     chan net.Conn // unbuffered: a dial returns once Accept has its end
 	done      chan struct{} // closed by Close
@@ -61,12 +58,12 @@ func newMemListener() *memListener {
 	return &memListener{conns: make(chan net.Conn), done: make(chan struct{}), open: map[*memConn]struct{}{}}
 }
 
-// errMemClosed is why a dial fails once the listener is closed: as a real
-// connection to a server that has gone away is refused.
+// errMemClosed fails a dial once the listener is closed, as a connection
+// to a server that has gone away is refused.
 var errMemClosed = errors.New("plantstoretest: connection refused: the in-memory server is closed")
 
-// Accept waits for the next dial and returns the server's end of its
-// connection; once l is closed it returns net.ErrClosed.
+// Accept returns the server's end of the next dial's connection, or
+// net.ErrClosed once l is closed.
 func (l *memListener) Accept() (net.Conn, error) {
 	select {
 	case c := <-l.conns:
@@ -76,8 +73,8 @@ func (l *memListener) Accept() (net.Conn, error) {
 	}
 }
 
-// Close stops l: Accept and later dials fail, and every connection made on
-// l is dropped, with no TLS close_notify (see memListener).
+// Close fails Accept and later dials, and drops every connection, with no
+// TLS close_notify.
 func (l *memListener) Close() error {
 	l.closeOnce.Do(func() { close(l.done) })
 	l.mu.Lock()
@@ -91,9 +88,8 @@ func (l *memListener) Close() error {
 // Addr returns memoryAddr.
 func (l *memListener) Addr() net.Addr { return memAddr(memoryAddr) }
 
-// dial connects to l, as a transport's DialContext: addr must be
-// memoryAddr, the only address on l's network. A failure is a
-// *net.OpError with Op "dial", as a real refused connection is, so that
+// dial connects to l, as a transport's DialContext, at memoryAddr only. A
+// failure is a *net.OpError with Op "dial", as a refused connection is, so
 // clients know nothing was sent.
 func (l *memListener) dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	fail := func(err error) error {
@@ -122,8 +118,7 @@ func (l *memListener) dial(ctx context.Context, network, addr string) (net.Conn,
 	return nil, fail(err)
 }
 
-// memConn is one end of a net.Pipe with the in-memory network's addresses
-// instead of net.Pipe's "pipe".
+// memConn is one end of a net.Pipe with the in-memory network's addresses.
 type memConn struct {
 	net.Conn
 	local, remote net.Addr

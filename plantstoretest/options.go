@@ -16,11 +16,10 @@ import (
 // chooses another.
 const DefaultToken = "plantstoretest-token"
 
-// An Option configures a [Server] or a [Handler]. Options apply in order, and
-// when two set the same thing the last one wins. An invalid option is
-// misuse: [NewServer] fails the test with tb.Fatalf, at the test's line that
-// called it, and [NewHandler] panics, each with a message that starts with
-// "plantstoretest:".
+// An Option configures a [Server] or a [Handler]. Options apply in order;
+// the last wins. An invalid option is misuse: [NewServer] fails the test
+// with tb.Fatalf at the test's line, and [NewHandler] panics, each with a
+// message that starts with "plantstoretest:".
 type Option func(*config)
 
 // config is what the options build.
@@ -104,9 +103,8 @@ func (c *config) check() error {
 	return nil
 }
 
-// WithToken sets the one bearer token the fake accepts. The default is
-// [DefaultToken]. The token must be non-empty visible ASCII, as
-// [plantstore.WithToken] requires.
+// WithToken sets the one bearer token the fake accepts, instead of
+// [DefaultToken]: non-empty visible ASCII, as [plantstore.WithToken] needs.
 func WithToken(token string) Option {
 	return func(c *config) { c.token = token }
 }
@@ -120,32 +118,30 @@ func WithTLS() Option {
 	}
 }
 
-// WithAllowDuplicateIDs makes the fake store a plant whose id is already
-// stored, next to the earlier one. By default the id is an idempotency key:
-// such a create gets [CodeDuplicateID] ("plant 7 already exists"), as does
-// the retry of a create that a [Fault] with Store and Drop stored.
+// WithAllowDuplicateIDs makes the fake store a plant whose id is stored,
+// next to the earlier one. By default the id is an idempotency key: such a
+// create gets [CodeDuplicateID], as does the retry of a create that a
+// [Fault] with Store and Drop stored.
 func WithAllowDuplicateIDs() Option {
 	return func(c *config) { c.allowDupIDs = true }
 }
 
 // WithJournalLimit keeps only the n most recent requests for
-// [Handler.Requests], so that a long-running fake, such as
-// cmd/plantstore-mock, holds bounded memory (each keeps its body up to
-// [WithJournalBodyLimit]). With n = 0 nothing is recorded; a negative n is
-// invalid. The default keeps every request.
+// [Handler.Requests], so that a long-running fake holds bounded memory
+// (with [WithJournalBodyLimit]). With n = 0 nothing is recorded; negative
+// is invalid. The default keeps every request.
 func WithJournalLimit(n int) Option {
 	return func(c *config) { c.maxRequests = &n }
 }
 
-// WithRule adds a domain rule, such as "tag must be one of …". Each rule is
-// called with every plant that passed the fake's own checks, before it is
-// stored; a non-nil *ErrorBody rejects the plant with 400 and that body, and
-// nothing is stored. Rules run in the order given and the first rejection
-// wins. A rule is called from the server's goroutines, possibly
-// concurrently, and must not call the Handler's methods. A nil rule is
-// ignored. A rule that panics fails the test under [NewServer], and the
-// request is answered with 500 and [CodeCallbackPanic]; in a Handler from
-// [NewHandler] the panic goes on out of ServeHTTP, as any handler's would.
+// WithRule adds a domain rule, such as "tag must be one of …", called with
+// each plant that passed the fake's own checks, before it is stored: a
+// non-nil *ErrorBody refuses it with 400 and that body. Rules run in order
+// and the first refusal wins. A rule is called from the server's
+// goroutines, possibly at once, and must not call the Handler. A nil rule
+// is ignored. A rule that panics fails the test under [NewServer], and the
+// request gets 500 with [CodeCallbackPanic]; under [NewHandler] the panic
+// goes on out of ServeHTTP, as any handler's would.
 func WithRule(rule func(plantstore.NewPlant) *ErrorBody) Option {
 	return func(c *config) {
 		if rule != nil {
@@ -155,17 +151,15 @@ func WithRule(rule func(plantstore.NewPlant) *ErrorBody) Option {
 }
 
 // WithLogger logs one line per request to l at debug level: method, path,
-// status, duration, and the kind of fault that answered it, if any. Headers
-// and bodies, and so the token, are never logged. The default, like a nil l,
-// logs nothing.
+// status, duration and the fault that answered it. Headers and bodies, and
+// so the token, are never logged. The default, like a nil l, logs nothing.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) { c.logger = l }
 }
 
-// WithLogging makes [NewServer] log one line per request to the test's log,
-// with the fields of [WithLogger], and the server's own errors (such as
-// failed TLS handshakes), at the test's line that called NewServer (see
-// [NewServer]). [NewHandler] refuses it; use WithLogger there.
+// WithLogging makes [NewServer] log those lines ([WithLogger]) and the
+// server's own errors (such as failed TLS handshakes) to the test's log.
+// [NewHandler] refuses it.
 func WithLogging() Option {
 	return func(c *config) {
 		c.logToTB = true
@@ -173,69 +167,58 @@ func WithLogging() Option {
 	}
 }
 
-// WithPlants makes the fake start with plants stored, in the order given,
-// each checked as [Handler.Seed] checks it, whatever the order of the
-// options; a plant that fails is an invalid option, named by its index.
-// Repeated WithPlants options add their plants after those of the earlier
-// ones. [Handler.Reset] forgets these plants too. The slice is copied.
+// WithPlants makes the fake start with plants stored, in order, each
+// checked as [Handler.Seed] checks it; a plant that fails is an invalid
+// option, named by its index. Repeated WithPlants add after the earlier.
+// [Handler.Reset] forgets them too. The slice is copied.
 func WithPlants(plants ...plantstore.NewPlant) Option {
 	return func(c *config) { c.plants = append(c.plants, plants...) }
 }
 
-// WithMaxPlants bounds how many plants the fake stores ([WithBudget] bounds
-// their bytes): a create past it is refused as the package documentation
-// says, and so are [Handler.Seed] and [WithPlants]. The default is
-// [DefaultMaxPlants]; with n = 0 every create is refused; a negative n is
-// invalid. Each stored plant costs at most about 100 bytes besides its
+// WithMaxPlants bounds how many plants the fake stores ([WithBudget]
+// bounds their bytes): a create, seed or [WithPlants] past it is refused
+// with [CodeStoreFull]. The default is [DefaultMaxPlants]; 0 refuses every
+// create; negative is invalid. A plant costs about 100 bytes besides its
 // name and tag.
 func WithMaxPlants(n int) Option {
 	return func(c *config) { c.maxPlants = n }
 }
 
-// WithJournalBodyLimit makes [Handler.Requests] keep at most n bytes of each
-// request's body (see [Request.BodyTruncated]). The default, 1 MiB, keeps
-// every body the fake accepts; with n = 0 no body is kept; a negative n is
-// invalid. Every body is still read and checked in full. With
-// [WithJournalLimit] it bounds the journal's bodies to their product;
-// headers are kept whole, within http.Server.MaxHeaderBytes.
+// WithJournalBodyLimit keeps at most n bytes of each request's body in the
+// journal ([Request.BodyTruncated]). The default, 1 MiB, keeps every body
+// the fake accepts; 0 keeps none; negative is invalid. Every body is still
+// read and checked in full. Headers are kept whole, within
+// http.Server.MaxHeaderBytes.
 func WithJournalBodyLimit(n int) Option {
 	return func(c *config) { c.bodyLimit = n }
 }
 
-// WithRateLimit answers requests beyond n per period per with 429 Too Many
-// Requests, a Retry-After header and [CodeRateLimited], before an injected
-// [Fault] is used (see the package documentation for the order); such a
-// request stores nothing. The limit is a token bucket shared by every
-// client of the Handler, whatever the path or method: it holds n tokens,
-// starts full and refills at n per per, so a burst of n requests passes at
-// once. Retry-After is the whole seconds, rounded up, until the next token:
-// a client that waits that long is not refused for the rate unless other
-// requests took the token first. By default there is no limit; n < 1,
-// per <= 0 and a rate over one request per nanosecond are invalid.
+// WithRateLimit answers requests beyond n per period per with 429, a
+// Retry-After header and [CodeRateLimited], storing nothing. The limit is
+// a token bucket shared by every client, whatever the path: it holds n
+// tokens, starts full and refills at n per per. Retry-After is the whole
+// seconds, rounded up, until the next token. By default there is no
+// limit; n < 1, per <= 0 and over one request per nanosecond are invalid.
 func WithRateLimit(n int, per time.Duration) Option {
 	return func(c *config) { c.rateN, c.ratePer = n, per }
 }
 
-// WithChaos answers about that fraction of requests, chosen at random, with
-// a random fault, for soak tests of a client's retries: a 503 with
-// "Retry-After: 1", a 502, a dropped connection, a plant stored and then the
-// connection dropped, or a delay of 10ms to 500ms before the usual reply.
-// Requests that something earlier answered take no part (see the package
-// documentation for the order). The choices are pseudo-random from seed,
-// which WithChaos sets as [WithChaosSeed] does (see there for replaying a
-// run). fraction 0 turns chaos off and 1 answers every request with a
-// fault; outside 0 to 1 (or NaN) is invalid.
+// WithChaos answers about that fraction of requests with a random fault,
+// for soak tests of a client's retries: a 503 with "Retry-After: 1", a
+// 502, a dropped connection, a plant stored and then the connection
+// dropped, or a delay of 10ms to 500ms before the usual reply. The choices
+// are pseudo-random from seed ([WithChaosSeed]). The fraction is 0 (off)
+// to 1 (every request); other values are invalid.
 func WithChaos(fraction float64, seed int64) Option {
 	return func(c *config) { c.chaos, c.chaosSeed = fraction, seed }
 }
 
-// WithChaosSeed seeds the pseudo-random choices of [WithChaos] and of the
-// replay of a [Profile]'s Traffic, as plantstore-mock -chaos-seed does: with
-// the same seed (and fraction), the i-th request to reach the choice gets
-// the same fate in every run, whatever the concurrency, so a failing soak
-// test can be replayed. The default seed is 0 (or WithChaos's), so a test
-// replays the same sequence every time; vary the seed to explore others.
-// Of WithChaos and WithChaosSeed, the last given wins.
+// WithChaosSeed seeds the pseudo-random choices of [WithChaos] and of a
+// [Profile]'s Traffic, as plantstore-mock -chaos-seed does: with the same
+// seed and fraction, the i-th request to reach the choice gets the same
+// fate in every run, whatever the concurrency, so a failing soak test can
+// be replayed. The default seed is 0. Of WithChaos and WithChaosSeed, the
+// last wins.
 func WithChaosSeed(seed int64) Option {
 	return func(c *config) { c.chaosSeed = seed }
 }
