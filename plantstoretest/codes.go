@@ -2,12 +2,11 @@ package plantstoretest
 
 import "github.com/plantstore/plantstore-go/internal/wire"
 
-// The codes the fake puts in the "error" field of its [ErrorBody] bodies, for
-// tests to check which rule the fake applied. They are the fake's own (the
-// specification does not say which values the real service uses), so code
-// under test must branch on the HTTP status, or on a code its deployment
-// documents, not on these. Their values never change. The package
-// documentation says which rule gives each, and with which status.
+// The codes the fake puts in the "error" field of an [ErrorBody], for tests
+// to check which rule it applied (the package documentation says which
+// gives each). They are the fake's own, and never change: the
+// specification gives no values, so code under test must branch on the
+// status, or on codes its deployment documents.
 const (
 	// CodeInvalidJSON means the body is not exactly one JSON object in valid
 	// UTF-8, with no repeated field name.
@@ -41,15 +40,13 @@ const (
 // the client reads a response with.
 const maxBodyBytes = wire.MaxBodyBytes
 
-// ErrorBody is the body of every response from the fake other than 200, in
-// the wire shape the specification gives: {"error": code, "message": text}.
-// Rules added with [WithRule] return one to reject a plant. It is not a Go
-// error; a [*SeedError] carries one.
+// ErrorBody is the body of each reply of the fake but a 200, in the
+// specification's shape: {"error": code, "message": text}. A [WithRule]
+// rule returns one to refuse a plant.
 type ErrorBody struct {
-	// Code is a machine-readable code: one of the Code constants, or the
-	// value a rule chose.
+	// Code is one of the Code constants, or a rule's.
 	Code int32 `json:"error"`
-	// Message says what was wrong, for people. It names the field or header
-	// at fault and never contains the token.
+	// Message says what was wrong, naming the field or header, never the
+	// token.
 	Message string `json:"message"`
 }

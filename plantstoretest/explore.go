@@ -73,27 +73,21 @@ func ExploreServer(opts ...Option) ExploreOption {
 
 // Explore runs scenario many times, each against a fresh fake on the
 // in-memory network in a testing/synctest bubble (fake time: a minute's
-// wait costs nothing), each time under another schedule of faults placed
-// on its requests ([WithSchedule] lists the kinds): first with none, then
-// every single fault on each request the fault-free run sent and two more,
-// then random schedules of two and three faults. The scenario states what
-// must hold with t.Error and t.Fatal, as in any test: for example, that
-// what the code under test reports created equals srv.Plants(), each once.
+// wait costs nothing) under another schedule of faults ([WithSchedule]):
+// first none, then each single fault on each request the fault-free run
+// sent and two more, then random schedules of two and three. The scenario
+// states what must hold with t.Error and t.Fatal, as any test does: say,
+// that what the code under test reports created equals srv.Plants(), once.
 //
-// Each run is a subtest of t, named by its schedule. On the first
-// schedule that fails, Explore shrinks it, removing one fault at a time
-// while the scenario still fails, to a schedule from which removing any
-// one fault makes it pass, and fails t with a line that reproduces it in
-// an ordinary test: NewServer(t, WithSchedule("2:store-drop,3:503")). The
-// runs that failed on the way report the scenario's own messages. When no
-// schedule fails, Explore passes and logs how many it ran. The same code
-// and options explore the same schedules; a scenario is deterministic
-// when its goroutines are (fake time makes waits so).
-//
-// A run fails when it sends more than 1,000 requests past its schedule's
-// last fault, as every test under WithSchedule does. Explore needs Go 1.25
-// or later (testing/synctest); before that it fails t, at the caller's
-// line. Its runs are not parallel.
+// Each run is a subtest of t, named by its schedule. Explore shrinks the
+// first schedule that fails, removing one fault at a time while the
+// scenario still fails, until removing any one makes it pass, and fails t
+// with the line that reproduces it: NewServer(t,
+// WithSchedule("2:store-drop,3:503")). When none fails, it logs how many
+// ran. The same code and options explore the same schedules. A run fails
+// past 1,000 requests after its last fault, as under WithSchedule. Explore
+// needs Go 1.25 (testing/synctest); before, it fails t. Its runs are not
+// parallel.
 func Explore(t *testing.T, scenario func(t *testing.T, srv *Server), opts ...ExploreOption) {
 	t.Helper()
 	c := exploreConfig{runs: 1000, seed: 1, kinds: scheduleKinds}

@@ -99,31 +99,24 @@ func (h *Handler) sent() uint64 {
 	return h.journal.seq
 }
 
-// WithSchedule places faults on the fake's requests by their number, as
-// [Explore] found them: its text lists one fault per item, "N:kind",
-// items separated by commas, where N counts the requests from 1 (the
-// [Request.Seq] of a new fake) and kind is one of:
+// WithSchedule places faults on the fake's requests by number, as
+// [Explore] finds them: items "N:kind" separated by commas, N counting the
+// requests from 1 ([Request.Seq] of a new fake), kind one of:
 //
 //   - "503", "429": that status with "Retry-After: 1" and an [ErrorBody];
-//   - "drop": the connection dropped before anything is stored (on HTTP/2,
-//     the stream reset);
+//   - "drop": the connection dropped (on HTTP/2, the stream reset) before
+//     anything is stored;
 //   - "store-drop": the plant stored, then the connection dropped;
 //   - "delay": the reply held for a minute, longer than any attempt
 //     timeout; if the client gives up first, nothing is stored;
 //   - "store-delay": the plant stored, then the reply held for a minute;
-//   - "goaway": the usual reply, and the connection takes no more requests
-//     (GOAWAY on HTTP/2, "Connection: close" on HTTP/1.1).
+//   - "goaway": the usual reply, and the connection takes no more requests.
 //
-// So WithSchedule("1:store-drop,2:503") stores the first create and drops
-// its connection, then answers the next request 503. A schedule's fault
-// comes after [WithRateLimit] and an injected [Fault], before [WithChaos]
-// and a profile's Traffic; the journal names it ("schedule: 2:503"). A text
-// that does not parse is misuse, as an invalid [Option] is.
-//
-// Under a schedule, a test whose clients (those of [Server.Client] and
-// [Server.HTTPClient]) send more than 1,000 requests past its last fault
-// fails, with t.FailNow on the goroutine that sends one more: a loop that
-// asks again for ever ends, as in [Explore].
+// A schedule's fault comes after [WithRateLimit] and an injected [Fault],
+// before [WithChaos] and Traffic; the journal names it ("schedule: 2:503").
+// A text that does not parse is misuse. Under a schedule, a test whose
+// Server's clients send over 1,000 requests past the last fault fails with
+// t.FailNow: a loop that asks again for ever ends.
 func WithSchedule(text string) Option {
 	return func(c *config) {
 		s, err := parseSchedule(text)

@@ -13,17 +13,16 @@ import (
 // first plant that failed its checks, and what POST /plants would have
 // answered for it. Nothing was stored.
 type SeedError struct {
-	// Index is the 0-based index of the first bad plant, or -1 when the
-	// input as a whole is malformed (SeedJSON's input is not a JSON array).
+	// Index is the index of the first bad plant, from 0, or -1 when SeedJSON's
+	// input is not a JSON array.
 	Index int
-	// Body is the error body POST /plants would have answered the plant
-	// with, such as [CodeDuplicateID] for an id already stored or repeated
-	// in the batch.
+	// Body is what POST /plants would have answered, such as
+	// [CodeDuplicateID] for an id stored or repeated in the batch.
 	Body ErrorBody
 }
 
-// Error returns "plantstoretest: seed: plant 3: ", where 3 is the Index
-// (or only "plantstoretest: seed: " for -1), followed by Body's message.
+// Error returns "plantstoretest: seed: plant 3: " (no "plant 3: " for
+// Index -1) and Body's message.
 func (e *SeedError) Error() string {
 	if e.Index < 0 {
 		return "plantstoretest: seed: " + e.Body.Message
@@ -31,24 +30,20 @@ func (e *SeedError) Error() string {
 	return fmt.Sprintf("plantstoretest: seed: plant %d: %s", e.Index, e.Body.Message)
 }
 
-// Seed stores plants after those already stored, in order: all of them or,
-// when one fails the checks POST /plants makes of a decoded plant, none.
-// A plant's name must be non-empty and, like its tag, valid UTF-8; the
-// [WithRule] rules must accept it; its id must be neither stored already
-// nor repeated within plants, unless [WithAllowDuplicateIDs] is set; and
-// the store must have room for it ([WithMaxPlants], [WithBudget]). The
-// error is a [*SeedError] naming the first plant that failed. Seeding
-// records no requests and uses up no faults; it is safe for concurrent
-// use, and atomic with respect to requests being served. The plants are
-// copied.
+// Seed stores plants after those stored, in order: all of them or, when
+// one fails the checks POST /plants makes of a decoded plant, none: a
+// non-empty name and valid UTF-8, the [WithRule] rules, an id neither
+// stored nor repeated (unless [WithAllowDuplicateIDs]) and room in the
+// store ([WithMaxPlants], [WithBudget]). The error is a [*SeedError].
+// Seeding records no requests, uses up no faults, and is atomic with
+// respect to requests being served. The plants are copied.
 func (h *Handler) Seed(plants []plantstore.NewPlant) error {
 	return h.seed(plants, false)
 }
 
-// SeedJSON is [Handler.Seed] for a JSON array of plants, such as the file
-// given to cmd/plantstore-mock -seed, each decoded as a POST /plants body
-// is; it returns how many it stored. The [*SeedError] has Index -1 when
-// data is not a JSON array in UTF-8.
+// SeedJSON is [Handler.Seed] for a JSON array of plants, such as
+// plantstore-mock -seed's file, each decoded as a POST /plants body; it
+// returns how many it stored.
 func (h *Handler) SeedJSON(data []byte) (int, error) {
 	plants, err := decodeSeed(data)
 	if err != nil {
@@ -60,9 +55,9 @@ func (h *Handler) SeedJSON(data []byte) (int, error) {
 	return len(plants), nil
 }
 
-// decodeSeed decodes a JSON array of plants, each element as a POST /plants
-// body. It checks every element before it allocates the plants, which it
-// decodes in place, so its memory follows what it keeps.
+// decodeSeed decodes a JSON array of plants, each as a POST /plants body,
+// checking them all before it allocates, so its memory follows what it
+// keeps.
 func decodeSeed(data []byte) ([]plantstore.NewPlant, error) {
 	if err := strictjson.Valid(data, (*[]json.RawMessage)(nil)); err != nil {
 		return nil, &SeedError{Index: -1, Body: ErrorBody{Code: CodeInvalidJSON, Message: err.Error()}}
@@ -110,9 +105,8 @@ func eachElement(data []byte, start int, f func(i int, elem []byte) error) error
 	return nil
 }
 
-// skipElement steps over the array element that starts at b[i]: as
-// skipValue, but a number, true, false or null in an array may also end at
-// its closing bracket.
+// skipElement steps over the array element at b[i]: as skipValue, but a
+// number, true, false or null may also end at the closing bracket.
 func skipElement(b []byte, i int) int {
 	switch b[i] {
 	case '"', '{', '[':
@@ -146,8 +140,8 @@ func (h *Handler) checkPlant(p plantstore.NewPlant) *ErrorBody {
 	return nil
 }
 
-// seed stores plants, all or none. An empty store keeps plants itself when
-// owned says no one else holds them, rather than a copy.
+// seed stores plants, all or none; an empty store keeps plants itself, not
+// a copy, when owned says no one else holds them.
 func (h *Handler) seed(plants []plantstore.NewPlant, owned bool) error {
 	for i, p := range plants {
 		if e := h.checkPlant(p); e != nil {
