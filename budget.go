@@ -39,10 +39,8 @@ const (
 	maxBudgetMinPerSecond = 1_000_000
 )
 
-// budgetConfig is what [WithRetryBudget] and [WithoutRetryBudget] set. Its
-// zero value is the default budget.
+// budgetConfig is what [WithRetryBudget] and [WithoutRetryBudget] set.
 type budgetConfig struct {
-	set          bool // WithRetryBudget was given; otherwise the defaults
 	off          bool
 	ratio        float64
 	minPerSecond int
@@ -67,7 +65,7 @@ func WithRetryBudget(ratio float64, minPerSecond int) Option {
 		if ratio == 0 && minPerSecond == 0 {
 			return errors.New("plantstore: a retry budget of zero allows no retry: use WithMaxRetries(0), or WithoutRetryBudget for no budget")
 		}
-		c.budget = budgetConfig{set: true, ratio: ratio, minPerSecond: minPerSecond}
+		c.budget = budgetConfig{ratio: ratio, minPerSecond: minPerSecond}
 		return nil
 	}
 }
@@ -119,14 +117,10 @@ func newRetryBudget(cfg budgetConfig) *retryBudget {
 	if cfg.off {
 		return nil
 	}
-	ratio, minPerSecond := cfg.ratio, cfg.minPerSecond
-	if !cfg.set {
-		ratio, minPerSecond = defaultBudgetRatio, defaultBudgetMinPerSecond
-	}
 	start := time.Now()
 	b := &retryBudget{
-		deposit: uint64(math.Round(ratio * budgetUnit)),
-		floor:   uint64(minPerSecond) * budgetSlots * budgetUnit,
+		deposit: uint64(math.Round(cfg.ratio * budgetUnit)),
+		floor:   uint64(cfg.minPerSecond) * budgetSlots * budgetUnit,
 		now:     func() time.Duration { return time.Since(start) },
 	}
 	for i := range b.slots {

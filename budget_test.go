@@ -56,15 +56,15 @@ func TestRetryBudgetLimit(t *testing.T) {
 		calls int
 		want  int // retries allowed out of 10,000 asked
 	}{
-		{"default, no calls: the floor", budgetConfig{}, 0, 100},
-		{"default, 499 calls: the floor", budgetConfig{}, 499, 100},
-		{"default, 1000 calls: 20 %", budgetConfig{}, 1000, 200},
-		{"default, 1004 calls: 20 %, rounded down", budgetConfig{}, 1004, 200},
-		{"default, 10000 calls: 20 %", budgetConfig{}, 10000, 2000},
-		{"ratio only", budgetConfig{set: true, ratio: 0.5}, 100, 50},
-		{"floor only", budgetConfig{set: true, minPerSecond: 3}, 1000, 30},
-		{"ratio 0.001", budgetConfig{set: true, ratio: 0.001}, 5000, 5},
-		{"ratio above 1", budgetConfig{set: true, ratio: 2.5}, 100, 250},
+		{"default, no calls: the floor", defaultConfig().budget, 0, 100},
+		{"default, 499 calls: the floor", defaultConfig().budget, 499, 100},
+		{"default, 1000 calls: 20 %", defaultConfig().budget, 1000, 200},
+		{"default, 1004 calls: 20 %, rounded down", defaultConfig().budget, 1004, 200},
+		{"default, 10000 calls: 20 %", defaultConfig().budget, 10000, 2000},
+		{"ratio only", budgetConfig{ratio: 0.5}, 100, 50},
+		{"floor only", budgetConfig{minPerSecond: 3}, 1000, 30},
+		{"ratio 0.001", budgetConfig{ratio: 0.001}, 5000, 5},
+		{"ratio above 1", budgetConfig{ratio: 2.5}, 100, 250},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,7 +81,7 @@ func TestRetryBudgetLimit(t *testing.T) {
 // after they were made, to the second: a budget that never refills would
 // deny retries to a recovered service for ever (aws-sdk-go-v2#3550).
 func TestRetryBudgetRefills(t *testing.T) {
-	b, clk := testBudget(t, budgetConfig{})
+	b, clk := testBudget(t, defaultConfig().budget)
 	callN(b, 1000)
 	clk.advance(500 * time.Millisecond)
 	if got := allowN(b, 300); got != 200 {
@@ -100,7 +100,7 @@ func TestRetryBudgetRefills(t *testing.T) {
 // TestRetryBudgetSlidingWindow spreads calls and retries over seconds and
 // checks the window slides one second at a time.
 func TestRetryBudgetSlidingWindow(t *testing.T) {
-	b, clk := testBudget(t, budgetConfig{set: true, ratio: 0.1})
+	b, clk := testBudget(t, budgetConfig{ratio: 0.1})
 	var got []int
 	// Each second: 100 calls, then as many retries as allowed.
 	for range 12 {
@@ -121,7 +121,7 @@ func TestRetryBudgetSlidingWindow(t *testing.T) {
 // TestRetryBudgetQuietSpell checks that calls made while no retry was
 // considered, long ago, do not fund the retries of an outage now.
 func TestRetryBudgetQuietSpell(t *testing.T) {
-	b, clk := testBudget(t, budgetConfig{})
+	b, clk := testBudget(t, defaultConfig().budget)
 	callN(b, 100000) // a busy hour without failures
 	clk.advance(time.Hour)
 	if got := allowN(b, 1000); got != 100 {
@@ -132,7 +132,7 @@ func TestRetryBudgetQuietSpell(t *testing.T) {
 // TestRetryBudgetConcurrent runs calls and retries from many goroutines at
 // once (run it with -race) and checks the budget's bound holds exactly.
 func TestRetryBudgetConcurrent(t *testing.T) {
-	b, _ := testBudget(t, budgetConfig{})
+	b, _ := testBudget(t, defaultConfig().budget)
 	var (
 		wg      sync.WaitGroup
 		allowed atomic.Int64
@@ -300,7 +300,7 @@ func TestWithRetryBudgetErrors(t *testing.T) {
 func nan() float64 { z := 0.0; return z / z }
 
 func BenchmarkRetryBudgetCalled(b *testing.B) {
-	budget := newRetryBudget(budgetConfig{})
+	budget := newRetryBudget(defaultConfig().budget)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			budget.called()

@@ -14,8 +14,7 @@ import (
 // or one given an invalid value, fails the call before anything is sent.
 type CallOption func(*callConfig) error
 
-// callConfig is what the call options build. It exists only for calls that
-// were given options, so a call without any allocates nothing for them.
+// callConfig is what the call options build, only for calls given some.
 type callConfig struct {
 	header         http.Header
 	maxRetries     int // negative: the Client's
@@ -27,8 +26,8 @@ type callConfig struct {
 // maxHeaderValueBytes is the longest value [WithHeader] accepts.
 const maxHeaderValueBytes = 4096
 
-// ownedHeaders are the request headers the client sets or the transport
-// manages, with the option to use instead where there is one.
+// ownedHeaders are the headers the client or the transport sets, with the
+// option to use instead, if any.
 var ownedHeaders = map[string]string{
 	"Authorization":       "WithToken or WithTokenFunc",
 	"Content-Type":        "",
@@ -50,16 +49,13 @@ var ownedHeaders = map[string]string{
 }
 
 // WithHeader sends the header key: value on every attempt of the call, for
-// what the API does not model but a gateway in front of it may want (a
-// tenant, a feature flag); a second WithHeader with the same key, in any
-// case, replaces the first. Values are never logged nor put in an error.
-// It is an error to name a header the client sends (Authorization,
-// Content-Type, Accept, User-Agent, X-Request-Id, X-Retry-Count: see
-// [WithToken], [WithUserAgent], [WithRequestID]) or the transport manages
-// (Host, Content-Length, Accept-Encoding, Connection, Keep-Alive,
-// Proxy-Authorization, Proxy-Connection, TE, Trailer, Transfer-Encoding,
-// Upgrade), an invalid header name, or a value over 4096 bytes or with a
-// control character other than tab.
+// what a gateway in front of the API may want (a tenant, a feature flag); a
+// later WithHeader with the same key, in any case, replaces it. Values are
+// never logged nor put in an error. It is an error to name a header the
+// client sets (Authorization, Content-Type, Accept, User-Agent,
+// X-Request-Id, X-Retry-Count) or the transport manages (Host,
+// Content-Length, Connection, TE, …), an invalid name, or a value over 4096
+// bytes or with a control character other than tab.
 func WithHeader(key, value string) CallOption {
 	return func(cc *callConfig) error {
 		if !wire.ValidHeaderName(key) {

@@ -47,6 +47,7 @@ func defaultConfig() config {
 		retryWaitMin:  defaultRetryWaitMin,
 		retryWaitMax:  defaultRetryWaitMax,
 		maxRetryAfter: defaultMaxRetryAfter,
+		budget:        budgetConfig{ratio: defaultBudgetRatio, minPerSecond: defaultBudgetMinPerSecond},
 	}
 }
 
