@@ -40,21 +40,12 @@ func (c *Client) logAttempt(ctx context.Context, st *callState, a Attempt) {
 	if a.Err == nil {
 		reason = "status " + strconv.Itoa(a.StatusCode)
 	}
+	// The records below begin as the attempt's does, in attrs' own array.
+	head := attrs[:4] // method, url, request_id, attempt
 	if a.RetryDenied {
-		c.logger.LogAttrs(ctx, slog.LevelWarn, "plantstore: retry budget exhausted",
-			slog.String("method", st.info.Method),
-			slog.String("url", st.info.URL),
-			slog.String("request_id", st.info.RequestID),
-			slog.Int("attempt", a.Number),
-			slog.String("reason", reason))
+		c.logger.LogAttrs(ctx, slog.LevelWarn, "plantstore: retry budget exhausted", append(head, slog.String("reason", reason))...)
 		return
 	}
-	c.logger.LogAttrs(ctx, slog.LevelInfo, "plantstore: retrying",
-		slog.String("method", st.info.Method),
-		slog.String("url", st.info.URL),
-		slog.String("request_id", st.info.RequestID),
-		slog.Int("attempt", a.Number),
-		slog.String("reason", reason),
-		slog.Duration("wait", a.Wait),
-		slog.Duration("retry_after", a.RetryAfter))
+	c.logger.LogAttrs(ctx, slog.LevelInfo, "plantstore: retrying", append(head, slog.String("reason", reason),
+		slog.Duration("wait", a.Wait), slog.Duration("retry_after", a.RetryAfter))...)
 }
