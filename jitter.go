@@ -44,11 +44,11 @@ func (j *jitter) n(d time.Duration) time.Duration {
 	return time.Duration(j.r.Int64N(int64(d)))
 }
 
-// backoff is [backoff] with c's backoff window (see [WithRetryBackoff])
-// and c's jitter source, if it has one.
+// backoff is [backoff] with c's window ([WithRetryBackoff]) and jitter.
 func (c *Client) backoff(attempt int, ra time.Duration) time.Duration {
-	if c.jitter == nil {
-		return backoff(c.retryWaitMin, c.retryWaitMax, attempt, ra)
+	n := rand.N[time.Duration]
+	if c.jitter != nil {
+		n = c.jitter.n
 	}
-	return backoffDrawn(c.retryWaitMin, c.retryWaitMax, attempt, ra, c.jitter.n)
+	return backoff(c.retryWaitMin, c.retryWaitMax, attempt, ra, n)
 }

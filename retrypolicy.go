@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -95,16 +94,10 @@ func timeLeft(ctx context.Context) time.Duration {
 }
 
 // backoff returns an exponential wait with jitter, a random point in the
-// upper half of min(limit, base·2^attempt), so that many clients failing at
-// once spread out; or the response's Retry-After, ra, if that is longer (the
-// retry policy has already checked it against the cap).
-func backoff(base, limit time.Duration, attempt int, ra time.Duration) time.Duration {
-	return backoffDrawn(base, limit, attempt, ra, rand.N[time.Duration])
-}
-
-// backoffDrawn is [backoff] with the random point drawn by n, which returns
-// a duration in [0, d).
-func backoffDrawn(base, limit time.Duration, attempt int, ra time.Duration, n func(d time.Duration) time.Duration) time.Duration {
+// upper half of min(limit, base·2^attempt) drawn by n (a duration in [0,
+// d)), so that many clients failing at once spread out; or the response's
+// Retry-After, ra, if that is longer (judge checked it against the cap).
+func backoff(base, limit time.Duration, attempt int, ra time.Duration, n func(d time.Duration) time.Duration) time.Duration {
 	d := backoffCeiling(base, limit, attempt)
 	return max(d/2+n(d-d/2+1), ra)
 }

@@ -1,6 +1,7 @@
 package plantstore
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -40,7 +41,7 @@ func TestBackoff(t *testing.T) {
 		ceiling *= time.Millisecond
 		distinct := map[time.Duration]bool{}
 		for i := 0; i < 200; i++ {
-			d := backoff(base, limit, attempt, 0)
+			d := backoff(base, limit, attempt, 0, rand.N[time.Duration])
 			if d < ceiling/2 || d > ceiling {
 				t.Fatalf("backoff(%v, %v, %d) = %v, want within [%v, %v]", base, limit, attempt, d, ceiling/2, ceiling)
 			}
@@ -50,17 +51,17 @@ func TestBackoff(t *testing.T) {
 			t.Errorf("backoff(%v, %v, %d) gave %d distinct waits in 200 draws, want jitter", base, limit, attempt, len(distinct))
 		}
 	}
-	if d := backoff(base, limit, 1000, 0); d < limit/2 || d > limit {
+	if d := backoff(base, limit, 1000, 0, rand.N[time.Duration]); d < limit/2 || d > limit {
 		t.Errorf("backoff(%v, %v, 1000) = %v, want within [%v, %v] (no overflow)", base, limit, d, limit/2, limit)
 	}
 	// WithRetryBackoff promises that a base of zero retries at once, however
 	// many retries there are: 0·2^k is 0 even once limit>>k is.
 	for _, attempt := range []int{0, 33, 40, 62, 63, 1000} {
-		if d := backoff(0, limit, attempt, 0); d != 0 {
+		if d := backoff(0, limit, attempt, 0, rand.N[time.Duration]); d != 0 {
 			t.Errorf("backoff(0, %v, %d) = %v, want 0", limit, attempt, d)
 		}
 	}
-	if d := backoff(base, limit, 0, 7*time.Second); d != 7*time.Second {
+	if d := backoff(base, limit, 0, 7*time.Second, rand.N[time.Duration]); d != 7*time.Second {
 		t.Errorf("backoff with Retry-After: 7 = %v, want 7s", d)
 	}
 }
