@@ -4,8 +4,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // TestREADMEGoIsCompiled checks that every Go block of README.md is cut
@@ -84,4 +87,83 @@ func isCut(lines, src []string) bool {
 		}
 	}
 	return i == len(lines)
+}
+
+// TestGuidesLinksResolve checks every relative link of the user's prose:
+// the file or directory it names exists, and its #anchor is a heading of
+// a markdown file, as
+// GitHub makes anchors of headings. A section renamed without its links
+// fails here, not on a reader's click.
+func TestGuidesLinksResolve(t *testing.T) {
+	guides := []string{"README.md", "CHANGELOG.md", "RELEASING.md", "bench/BENCHMARKS.md",
+		"cmd/plantstore-mock/README.md", "cmd/plantstore-mock/NAMESPACES.md", "plantstoretest/TRAFFIC.md"}
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for _, guide := range guides {
+		data, err := os.ReadFile(guide)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(stripCode(string(data)), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			file, anchor, _ := strings.Cut(target, "#")
+			if file == "" {
+				file = guide
+			} else {
+				file = filepath.Join(filepath.Dir(guide), file)
+			}
+			if _, err := os.Stat(file); err != nil {
+				t.Errorf("%s: link %s: %v", guide, target, err)
+				continue
+			}
+			if !strings.HasSuffix(file, ".md") || anchor == "" {
+				continue
+			}
+			if body, _ := os.ReadFile(file); !slices.Contains(anchors(string(body)), anchor) {
+				t.Errorf("%s: link %s: %s has no heading with that anchor", guide, target, file)
+			}
+		}
+	}
+}
+
+// stripCode returns markdown without its fenced blocks, whose text is no
+// link.
+func stripCode(md string) string {
+	var b strings.Builder
+	fenced := false
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "```") {
+			fenced = !fenced
+			continue
+		}
+		if !fenced {
+			b.WriteString(line + "\n")
+		}
+	}
+	return b.String()
+}
+
+// anchors returns the anchors GitHub gives the headings of md: lower case,
+// punctuation but hyphens dropped, spaces made hyphens.
+func anchors(md string) []string {
+	var out []string
+	for _, line := range strings.Split(stripCode(md), "\n") {
+		if !strings.HasPrefix(line, "#") {
+			continue
+		}
+		title := strings.ToLower(strings.TrimSpace(strings.TrimLeft(line, "#")))
+		var b strings.Builder
+		for _, r := range title {
+			switch {
+			case r == ' ':
+				b.WriteByte('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
 }

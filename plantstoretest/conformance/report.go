@@ -239,7 +239,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	b.WriteString("\n")
 	if status, code, ok := r.duplicate(); ok {
-		fmt.Fprintf(&b, "repeated id: status %d, error code %d (for the README's \"settle a maybe-created plant\" pattern)\n", status, code)
+		fmt.Fprintf(&b, "repeated id: status %d, error code %d (plantstore.WithAlreadyExists(%d, %d))\n", status, code, status, code)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
