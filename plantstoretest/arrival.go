@@ -22,8 +22,8 @@ func retryCount(header http.Header) int {
 	return n
 }
 
-// arrival returns the journal's entry for r as it arrives, not yet
-// numbered, and r's body as [readBody] reads it.
+// arrival returns r's journal entry as it arrives, not yet numbered, and
+// r's body as [readBody] reads it.
 func (h *Handler) arrival(r *http.Request) (req Request, body []byte, readErr error) {
 	req = Request{
 		Time:       h.now(),
@@ -37,11 +37,10 @@ func (h *Handler) arrival(r *http.Request) (req Request, body []byte, readErr er
 	if h.journal.max == 0 {
 		return req, body, readErr
 	}
-	// The journal keeps a copy of the body, cut at its limit, unless body's
-	// buffer has no more room than the byte readBody keeps to spare, so that
-	// it holds no more than it shows. With methodAndPath's strings, that
-	// saves 3 of the 37 allocations of a create that copies all three
-	// (BenchmarkHandler/create: 34, 7,498 B), though no time to measure.
+	// The journal keeps a copy of the body, cut at its limit, unless the
+	// buffer has no more room than the byte readBody spares, so it holds no
+	// more than it shows: with methodAndPath's strings, 3 of 37 allocations a
+	// create (BenchmarkHandler/create: 34, 7,498 B), though no time measured.
 	req.BodyTruncated = errors.Is(readErr, wire.ErrBodyTooLarge)
 	switch {
 	case len(body) > h.journal.bodyLimit:
@@ -54,8 +53,8 @@ func (h *Handler) arrival(r *http.Request) (req Request, body []byte, readErr er
 	return req, body, readErr
 }
 
-// protoOf returns r's protocol as a constant, which keeps nothing of the
-// request alive.
+// protoOf returns r's protocol as a constant, which keeps nothing of r
+// alive.
 func protoOf(r *http.Request) string {
 	switch {
 	case r.ProtoMajor == 2:
@@ -68,10 +67,10 @@ func protoOf(r *http.Request) string {
 	return strings.Clone(r.Proto)
 }
 
-// methodAndPath returns r's method and URL path as the journal keeps them:
-// not cut from the request line, which they would keep alive, but a
-// route's own strings where those are equal (no allocation for the
-// requests the fake serves), and copies otherwise.
+// methodAndPath returns r's method and path as the journal keeps them: a
+// route's own strings where equal (no allocation for the requests the fake
+// serves), copies otherwise, never cuts of the request line it would keep
+// alive.
 func (h *Handler) methodAndPath(r *http.Request) (method, path string) {
 	for _, rt := range h.routes {
 		if rt.method == r.Method {
@@ -90,12 +89,11 @@ func (h *Handler) methodAndPath(r *http.Request) (method, path string) {
 	return method, path
 }
 
-// readBody reads at most [wire.MaxBodyBytes] of r's body, and
-// [wire.ErrBodyTooLarge] if there was more, with a buffer that grows with
-// the bytes that arrive (see [wire.ReadBody]); a short announced length
-// makes the first buffer smaller, with a byte to spare for reading the end.
-// Unlike http.MaxBytesReader, it lets net/http keep the connection after a
-// body a little too long.
+// readBody reads at most [wire.MaxBodyBytes] of r's body, or
+// [wire.ErrBodyTooLarge], with a buffer that grows as bytes arrive ([wire.ReadBody]);
+// a short announced length makes it smaller, with a byte to spare. Unlike
+// http.MaxBytesReader, it lets net/http keep the connection after a body a
+// little too long.
 func readBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
@@ -107,9 +105,8 @@ func readBody(r *http.Request) ([]byte, error) {
 	return wire.ReadBody(buf, r.Body)
 }
 
-// redact returns a copy of header in which the credentials of each
-// Authorization and Proxy-Authorization value are replaced by "REDACTED",
-// keeping the scheme.
+// redact returns a copy of header with the credentials of Authorization and
+// Proxy-Authorization replaced by "REDACTED", the scheme kept.
 func redact(header http.Header) http.Header {
 	out := header.Clone()
 	if out == nil {

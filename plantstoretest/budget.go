@@ -8,13 +8,11 @@ import (
 	"sync/atomic"
 )
 
-// A Budget bounds the bytes that the Handlers sharing it keep, all
-// together: their stored plants, their journals and their injected faults,
-// so that a process that serves many Handlers, such as cmd/plantstore-mock
-// with its namespaces, has one bound on its memory. Give it to each Handler
-// with [WithBudget]. It is safe for concurrent use.
-//
-// A Handler counts, exactly and without looking at the runtime:
+// A Budget bounds the bytes that the Handlers sharing it keep all
+// together (their plants, journals and injected faults), so that a process
+// that serves many, such as cmd/plantstore-mock with its namespaces, has
+// one bound on its memory. Give it to each Handler with [WithBudget]. It is
+// safe for concurrent use. A Handler counts, exactly, without the runtime:
 //
 //   - a plant as 128 bytes, plus its name and tag;
 //   - a journal entry ([Request]) as 512 bytes, plus its method, path,
@@ -26,14 +24,13 @@ import (
 //     plus the value.
 //
 // That is at least what the Go heap holds for them (0.25 to 0.7 of it,
-// measured), so a full Budget bounds the live heap; the process's memory
-// adds the garbage collector's headroom, up to as much again. A create, a
-// [Handler.Seed], a fault or a request's journal entry that would take the
-// Budget past its limit is refused with [CodeStoreFull] (or [ErrStoreFull]
-// from [Handler.AddFault]). Room comes back when the plants, requests or
-// faults go: [Handler.Reset], [Handler.ClearRequests], [Handler.ClearFaults],
-// a journal entry pushed out by [WithJournalLimit], a fault used up, and
-// [Handler.Close], which gives back all a Handler holds.
+// measured), so a full Budget bounds the live heap, to which the garbage
+// collector's headroom adds up to as much again. A create, seed, fault or
+// journal entry that would go past the limit is refused with
+// [CodeStoreFull] ([ErrStoreFull] from [Handler.AddFault]). Room comes back
+// as they go: [Handler.Reset], [Handler.ClearRequests],
+// [Handler.ClearFaults], an entry pushed out by [WithJournalLimit], a fault
+// used up, and [Handler.Close], which gives back all a Handler holds.
 type Budget struct {
 	limit int64
 	used  atomic.Int64
@@ -47,7 +44,7 @@ func NewBudget(limit int64) *Budget {
 // Used returns how many bytes of b the Handlers hold now.
 func (b *Budget) Used() int64 { return b.used.Load() }
 
-// take takes n bytes of b, or gives back -n, and reports whether it did: a
+// take takes n bytes of b, or gives back -n, and reports whether it did; a
 // positive n that does not fit is not taken.
 func (b *Budget) take(n int64) bool {
 	for {
@@ -62,8 +59,7 @@ func (b *Budget) take(n int64) bool {
 }
 
 // WithBudget makes the Handler keep its plants, journal and faults within
-// b, which other Handlers may share; see [Budget]. The default is no
-// Budget, and a nil b is none.
+// b, which others may share. The default, like a nil b, is none.
 func WithBudget(b *Budget) Option {
 	return func(c *config) { c.budget = b }
 }

@@ -5,15 +5,13 @@ import (
 	"time"
 )
 
-// chaos makes the random choices of [WithChaos]. The Handler's mutex guards
-// it.
+// chaos makes [WithChaos]'s choices, guarded by the Handler's mutex.
 type chaos struct {
 	fraction float64
 	draws    draws
 }
 
-// The faults chaos chooses from, other than delays. They are shared, and
-// never modified.
+// The faults chaos chooses, but delays: shared, never modified.
 var (
 	chaos503 = &Fault{
 		Status: http.StatusServiceUnavailable,
@@ -55,10 +53,9 @@ func (c *chaos) next() (*Fault, string) {
 	}
 }
 
-// draws are the pseudo-random numbers that [chaos] and [replay] decide
-// by: the i-th decision's depend on the seed and i only, so that
-// concurrent requests take the seed's sequence of fates in the order they
-// reach the decision.
+// draws are the pseudo-random numbers [chaos] and [replay] decide by: the
+// i-th decision's depend on the seed and i only, so concurrent requests
+// take the seed's fates in the order they reach the decision.
 type draws struct {
 	seed uint64
 	n    uint64 // decisions made

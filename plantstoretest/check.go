@@ -12,10 +12,9 @@ import (
 	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
-// check runs the stateless checks of the package documentation, in order,
-// on a request routed to op: the credentials, then the body. It returns the
-// plant the body carries (the zero NewPlant for an operation without one),
-// or the refusal of the first check that failed.
+// check runs the stateless checks of the package documentation on a
+// request routed to op, in order, and returns the plant its body carries
+// (zero for an operation without one), or the first refusal.
 func (h *Handler) check(op *operation, r *http.Request, body []byte, readErr error) (p plantstore.NewPlant, rej *reply) {
 	if rej = h.authorize(r.Header); rej != nil {
 		return p, rej
@@ -41,7 +40,7 @@ func (h *Handler) check(op *operation, r *http.Request, body []byte, readErr err
 	return p, nil
 }
 
-// refuse is the refusal of kind k with body e, which it holds in the same
+// refuse is the refusal of kind k with body e, held in the same
 // allocation: one fewer per refusal (BenchmarkHandler).
 func refuse(k kind, e ErrorBody) *reply {
 	r := &struct {
@@ -65,8 +64,8 @@ func bodyError(readErr error) *reply {
 	return refusef(malformed, CodeInvalidJSON, "reading body: %v", readErr)
 }
 
-// checkNoBody refuses a request to an operation that takes no body if it
-// has one, or a Content-Type that announces one.
+// checkNoBody refuses a body, or a Content-Type, sent to an operation that
+// takes none.
 func checkNoBody(r *http.Request, body []byte, readErr error) *reply {
 	switch {
 	case len(r.Header.Values("Content-Type")) > 0:
@@ -79,8 +78,7 @@ func checkNoBody(r *http.Request, body []byte, readErr error) *reply {
 	return nil
 }
 
-// applyRule runs a [WithRule] rule; a panic in it is answered with 500 (see
-// [Handler.callback]).
+// applyRule runs a [WithRule] rule; a panic in it is a 500.
 func (h *Handler) applyRule(rule func(plantstore.NewPlant) *ErrorBody, p plantstore.NewPlant) *reply {
 	var e *ErrorBody
 	what := func() string { return fmt.Sprintf("a WithRule rule panicked on %+v", p) }
@@ -93,8 +91,8 @@ func (h *Handler) applyRule(rule func(plantstore.NewPlant) *ErrorBody, p plantst
 	return nil
 }
 
-// authorize returns the 401 for the request's credentials, or nil if they
-// carry the configured token. The message never contains a token.
+// authorize returns the 401 for the request's credentials, or nil for the
+// fake's token. The message never holds a token.
 func (h *Handler) authorize(header http.Header) *reply {
 	token, problem := wire.ParseBearer(header)
 	switch problem {
@@ -112,7 +110,7 @@ func (h *Handler) authorize(header http.Header) *reply {
 }
 
 // unauthorized is a 401 of kind k whose challenge carries the RFC 6750
-// error code oauthErr, or none when the request sent no credentials at all.
+// error oauthErr, or none when no credentials were sent.
 func unauthorized(k kind, oauthErr, msg string) *reply {
 	rep := refuse(k, ErrorBody{Code: CodeUnauthorized, Message: msg})
 	rep.challenge = wire.Challenge("plantstore", oauthErr)

@@ -14,12 +14,12 @@ import (
 )
 
 // Profile makes the fake answer like a given deployment where the
-// specification leaves the answer open: the reply to a repeated id and the
-// replies to missing, malformed and wrong credentials. The conformance kit
-// (package plantstoretest/conformance, or plantstore-mock conformance)
-// writes one from what it observed of a deployment; [WithProfile] and
-// plantstore-mock -profile give it to the fake. A nil field keeps the fake's
-// own reply. The JSON form is the one [ParseProfile] reads:
+// specification leaves the answer open: a repeated id, and missing,
+// malformed and wrong credentials. The conformance kit (package
+// plantstoretest/conformance, or plantstore-mock conformance) writes one
+// from a deployment; [WithProfile] and plantstore-mock -profile give it to
+// the fake. A nil field keeps the fake's own reply. Its JSON, which
+// [ParseProfile] reads:
 //
 //	{
 //	  "source": "https://plants.example.com",
@@ -30,59 +30,54 @@ import (
 //	                   "challenge": "Bearer"}
 //	}
 //
-// A profile changes replies only; the checks, and the order they run in,
-// stay the fake's, and [Request.Invalid] keeps the fake's own [ErrorBody].
-// It may also hold the traffic a deployment answered (see Traffic).
-//
-// Source, and a reply's ContentType and Challenge, hold at most 1 KiB; a
-// reply's Body 16 KiB. A DuplicateID reply, with the id and the escaped
-// name put in for its placeholders, holds at most 16 KiB plus twice the
-// length of the id and of the name, and never over 1 MiB, the most the
-// client reads: so what it holds follows the bytes received, however many
-// placeholders it has. A repeated create whose reply would be longer gets
-// the fake's own reply (400 with [CodeDuplicateID]), whose message says so.
+// A profile changes replies only: the checks and their order stay the
+// fake's, and [Request.Invalid] keeps the fake's [ErrorBody]. Source, and a
+// reply's ContentType and Challenge, hold at most 1 KiB; a Body 16 KiB. A
+// DuplicateID reply with its placeholders put in holds at most 16 KiB plus
+// twice the length of the id and of the escaped name, and never over 1
+// MiB, so what it holds follows the bytes received; a repeated create whose
+// reply would be longer gets the fake's own (400, [CodeDuplicateID]), whose
+// message says so.
 type Profile struct {
 	// Source says where the profile was observed, for people.
 	Source string `json:"source,omitempty"`
-	// DuplicateID is the reply to a create whose id is already stored. Its
-	// body may hold [IDPlaceholder] and [NamePlaceholder], which are
-	// replaced by the id and by the name of the plant sent (escaped as in a
-	// JSON string).
+	// DuplicateID is the reply to a create whose id is stored. Its body may
+	// hold [IDPlaceholder] and [NamePlaceholder], for the id and the name sent
+	// (escaped as in a JSON string).
 	DuplicateID *ProfileReply `json:"duplicate_id,omitempty"`
 	// AuthMissing is the reply to a request without an Authorization
 	// header.
 	AuthMissing *ProfileReply `json:"auth_missing,omitempty"`
 	// AuthMalformed is the reply to an Authorization header that is not
-	// "Bearer <token>" (another scheme, or more than one header).
+	// "Bearer <token>", or to more than one.
 	AuthMalformed *ProfileReply `json:"auth_malformed,omitempty"`
 	// AuthInvalid is the reply to a bearer token other than the fake's.
 	AuthInvalid *ProfileReply `json:"auth_invalid,omitempty"`
 
-	// Traffic, if not nil, makes the fake answer with a deployment's
-	// recorded mix (package traffic), deterministic for the seed of
-	// [WithChaosSeed]: a request that no [Fault], rate limit or chaos took
-	// fails at the recorded rates, in runs of the recorded mean length, and
-	// waits a latency drawn from its outcome's histogram. 4xx are not
-	// replayed. [Request.Fault] reads "traffic: 503 Retry-After 3". What
-	// each outcome replays as is in TRAFFIC.md, beside this package.
+	// Traffic, if not nil, makes the fake answer with a deployment's recorded
+	// mix (package traffic), deterministic for [WithChaosSeed]'s seed: a
+	// request no [Fault], rate limit or chaos took fails at the recorded rates,
+	// in runs of the recorded mean length, after a latency drawn from its
+	// outcome's histogram; 4xx are not replayed. [Request.Fault] reads
+	// "traffic: 503 Retry-After 3". TRAFFIC.md, beside this package, has the
+	// details.
 	Traffic *traffic.Recording `json:"traffic,omitempty"`
 }
 
 // ProfileReply is one reply of a [Profile], sent exactly as given.
 type ProfileReply struct {
-	// Status is the HTTP status, from 400 to 499: a profile describes how a
-	// request is refused.
+	// Status is the HTTP status, 400 to 499: a profile says how a request is
+	// refused.
 	Status int `json:"status"`
 	// ContentType is the Content-Type header; "" sends none.
 	ContentType string `json:"content_type,omitempty"`
-	// Body is the body, sent as it is; it need not be JSON, but it is
-	// UTF-8 text, as JSON holds no other.
+	// Body is sent as it is: any UTF-8 text, JSON or not.
 	Body string `json:"body"`
 	// Challenge is the WWW-Authenticate header; "" sends none.
 	Challenge string `json:"challenge,omitempty"`
 }
 
-// The bounds of a [Profile], in bytes, stated in its doc.
+// The bounds of a [Profile], in bytes, as its doc states.
 const (
 	maxProfileBody  = 16 << 10
 	maxProfileField = 1 << 10
@@ -102,9 +97,8 @@ const (
 	NamePlaceholder = "{name}"
 )
 
-// WithProfile makes the fake answer a repeated id and refused credentials
-// as p says. A p that [Profile.Check] refuses is an invalid [Option]. p is
-// copied.
+// WithProfile makes the fake answer as p says; a p that [Profile.Check]
+// refuses is an invalid [Option]. p is copied.
 func WithProfile(p Profile) Option {
 	p = p.clone()
 	return func(c *config) { c.profile = &p }
@@ -137,14 +131,12 @@ func (p Profile) clone() Profile {
 	return p
 }
 
-// ParseProfile decodes a [Profile] from JSON, strictly, by the rule every
-// body the module reads follows (internal/strictjson): a document over
-// [MaxProfileSize] bytes, anything but one JSON object in UTF-8, a field
-// name that is unknown (names match exactly, case included) or repeated in
-// its object, more than traffic.MaxDocumentValues JSON values (refused
-// before anything is decoded), and a reply that [Profile.Check] refuses are
-// errors that say where: the field, or the offset of the byte at fault,
-// from 0.
+// ParseProfile decodes a [Profile] from JSON as strictly as every body the
+// module reads: a document over [MaxProfileSize] bytes or of more than
+// traffic.MaxDocumentValues JSON values, anything but one JSON object in
+// UTF-8, an unknown or repeated field (names match exactly), and a reply
+// [Profile.Check] refuses are errors that name the field or the byte
+// offset at fault.
 func ParseProfile(data []byte) (Profile, error) {
 	var p Profile
 	if len(data) > MaxProfileSize {
@@ -159,9 +151,9 @@ func ParseProfile(data []byte) (Profile, error) {
 	return p, nil
 }
 
-// Check reports what makes p unusable, or nil: a status outside 400 to 499,
-// text over its limit or not UTF-8, a header value with a control character,
-// traffic that (*traffic.Recording).Check refuses.
+// Check reports what makes p unusable, or nil: a status outside 400 to
+// 499, text over its bound or not UTF-8, a header value with a control
+// character, traffic that (*traffic.Recording).Check refuses.
 func (p *Profile) Check() error {
 	if p.Traffic != nil {
 		if err := p.Traffic.Check(); err != nil {
@@ -213,8 +205,8 @@ func (r *ProfileReply) check() error {
 	return nil
 }
 
-// checkText reports, as the end of a sentence that names s, whether s is
-// longer than limit bytes or not UTF-8, which JSON cannot hold.
+// checkText ends a sentence that names s, if s is over limit bytes or not
+// UTF-8.
 func checkText(s string, limit int) error {
 	switch {
 	case len(s) > limit:
@@ -225,10 +217,9 @@ func checkText(s string, limit int) error {
 	return nil
 }
 
-// DuplicateIDError returns the status and the "error" code with which the
-// profiled deployment refuses a repeated id, for a production client's
-// plantstore.WithAlreadyExists: ok is false when the profile has no
-// DuplicateID, or its body is not an Error with an integer code.
+// DuplicateIDError returns the status and "error" code with which the
+// profiled deployment refuses a repeated id, for plantstore.WithAlreadyExists;
+// ok is false without a DuplicateID, or for a body that is not an Error.
 func (p *Profile) DuplicateIDError() (status int, code int32, ok bool) {
 	if p.DuplicateID == nil {
 		return 0, 0, false
@@ -247,10 +238,9 @@ func (p *Profile) DuplicateIDError() (status int, code int32, ok bool) {
 }
 
 // expand returns body, a DuplicateID body, with p's id and name put in for
-// its placeholders, and ok true; or, when that would be over the limit
-// [Profile] states, ok false, a length the reply would at least
-// have and the limit. It works the length out first, so that memory follows
-// the bytes received however many placeholders body has.
+// its placeholders, and ok; or, over the bound [Profile] states, ok false,
+// a length the reply would at least have and the bound. It works the
+// length out first, so memory follows the bytes received.
 func expand(body string, p *plantstore.NewPlant) (_ string, n, limit int64, ok bool) {
 	id := strconv.FormatInt(p.ID, 10)
 	ids := int64(strings.Count(body, IDPlaceholder))
@@ -292,9 +282,9 @@ func expand(body string, p *plantstore.NewPlant) (_ string, n, limit int64, ok b
 	}
 }
 
-// escapeName passes name, escaped as encoding/json escapes a string and
-// without the quotes, to emit, a piece at a time: pieces of a few KiB cut
-// where a character starts, so that escaping holds no copy of a long name.
+// escapeName passes name to emit escaped as encoding/json does, without
+// quotes, in pieces of a few KiB cut where a character starts, so escaping
+// holds no copy of a long name.
 func escapeName(name string, emit func([]byte)) {
 	const piece = 4 << 10
 	for name != "" {
@@ -311,9 +301,9 @@ func escapeName(name string, emit func([]byte)) {
 	}
 }
 
-// apply returns rep, or in its place the reply p gives for rep's kind,
-// with its placeholders put in for a duplicate id. A nil p gives none.
-// Only [Handler.send], where replies are written, calls it.
+// apply returns rep, or in its place p's reply of rep's kind, with the
+// placeholders put in for a duplicate id; a nil p has none. Only
+// [Handler.send] calls it.
 func (p *Profile) apply(rep reply) reply {
 	if p == nil {
 		return rep

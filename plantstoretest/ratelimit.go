@@ -6,11 +6,10 @@ import (
 	"time"
 )
 
-// rateLimiter is the token bucket of [WithRateLimit], in the form of the
-// generic cell rate algorithm: instead of counting tokens it keeps the
-// theoretical arrival time tat of the next request, which a full bucket
-// lets run up to burst ahead of the clock. Integer durations keep it exact.
-// The Handler's mutex guards it.
+// rateLimiter is [WithRateLimit]'s token bucket as the generic cell rate
+// algorithm: it keeps the theoretical arrival time tat of the next
+// request, which a full bucket lets run up to burst ahead of the clock, in
+// exact integer durations. The Handler's mutex guards it.
 type rateLimiter struct {
 	n        int
 	per      time.Duration
@@ -19,10 +18,9 @@ type rateLimiter struct {
 	tat      time.Time
 }
 
-// newRateLimiter returns the bucket for n requests per per. Rounding the
-// interval up keeps the rate at or under n per per, and the burst at
-// exactly n, when per is not a multiple of n. A burst too long for a
-// time.Duration (hundreds of years) is cut to the longest one.
+// newRateLimiter returns the bucket for n requests per per. The interval
+// rounds up, keeping the rate at most n per per and the burst exactly n;
+// a burst too long for a Duration is cut to the longest.
 func newRateLimiter(n int, per time.Duration) *rateLimiter {
 	interval := per / time.Duration(n)
 	if per%time.Duration(n) != 0 {

@@ -9,7 +9,7 @@ import (
 )
 
 // reply is the fake's answer to a request, worked out before it is
-// written: a plant created, or a refusal, which names its kind.
+// written: a plant created, or a refusal of a kind.
 type reply struct {
 	kind       kind
 	status     int
@@ -24,9 +24,8 @@ type reply struct {
 	profiled   *ProfileReply       // the profile's reply in its place, set by send only
 }
 
-// kind names what a reply says: a plant created, or the rule that refused
-// the request. send tells replies apart by it (a [Profile] replaces some
-// kinds), so that the checks need know nothing of what becomes of them.
+// kind names what a reply says, so that send can tell replies apart (a
+// [Profile] replaces some) and the checks need not know.
 type kind uint8
 
 const (
@@ -50,10 +49,10 @@ var statuses = [...]int{created: 200, notFound: 404, methodNotAllowed: 405,
 	authMissing: 401, authMalformed: 401, authInvalid: 401, malformed: 400, ruleRefused: 400,
 	rulePanicked: 500, duplicateID: 400, storeFull: 400, rateLimited: 429}
 
-// send writes rep, the reply to the request numbered seq, which arrived at
-// start, with extra headers added, or in its place the profile's reply of
-// its kind: send is the one place that applies the profile. The journal has
-// the status before the reply goes out; send returns it, and the Duration.
+// send writes rep, the reply to request seq that arrived at start, with
+// extra headers, or in its place the profile's reply of its kind: the one
+// place that applies the profile. The journal has the status before the
+// reply goes out; send returns it, and the Duration.
 func (h *Handler) send(w http.ResponseWriter, rep reply, extra http.Header, seq uint64, start time.Time) (int, time.Duration) {
 	rep = h.profile.apply(rep)
 	d := h.now().Sub(start)
@@ -96,8 +95,8 @@ func (h *Handler) send(w http.ResponseWriter, rep reply, extra http.Header, seq 
 	return writeRaw(w, rep.status, extra, b), d
 }
 
-// writeRaw sends status, the headers in extra, and body, as JSON unless
-// extra says otherwise, and returns status.
+// writeRaw sends status, extra headers and body, as JSON unless extra says
+// otherwise, and returns status.
 func writeRaw(w http.ResponseWriter, status int, extra http.Header, body []byte) int {
 	addHeaders(w, extra)
 	if w.Header().Get("Content-Type") == "" {

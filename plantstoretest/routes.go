@@ -9,17 +9,16 @@ import (
 	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
-// routes is the fake's route table: each operation of the API it serves, by
-// method and path pattern, with its code beside it. Routing, the 404 and
-// the 405 with its Allow header all come from it, and every request goes
-// through the same pipeline whatever its operation, so
-// adding an operation is an entry here and the function that serves it.
+// routes is the fake's route table: each operation of the API, by method
+// and path pattern. Routing, the 404 and the 405 with its Allow come from
+// it, and every request takes the same pipeline, so an operation is an
+// entry here and the function that serves it.
 var routes = []route{
 	{http.MethodPost, "/plants", &operation{decode: decodePlant, serve: createPlant}},
 }
 
-// createPlant does POST /plants: it stores the plant, unless its id is
-// taken or the store is full, and returns the reply.
+// createPlant does POST /plants: it stores the plant, unless the id is
+// taken or the store is full.
 func createPlant(h *Handler, in input, commit bool) reply {
 	p := in.plant
 	ok := reply{kind: created, status: http.StatusOK, result: &plantstore.Plant{Name: p.Name, Tag: p.Tag}}
@@ -32,25 +31,23 @@ func createPlant(h *Handler, in input, commit bool) reply {
 	return ok
 }
 
-// route sends the requests with method and a path that matches pattern
-// (see [wire.MatchPath]) to op.
+// route sends the requests of method whose path matches pattern
+// ([wire.MatchPath]) to op.
 type route struct {
 	method, pattern string
 	op              *operation
 }
 
-// operation is what the fake does for one operation of the API, once the
-// request is routed and its token accepted.
+// operation is what the fake does for an operation, once the request is
+// routed and its token accepted.
 type operation struct {
-	// decode decodes the body of a request that passed the header checks
-	// into the plant it carries. nil means the operation takes no body: a
-	// request to it with a body or a Content-Type is then a 400.
-	// [WithRule]'s rules judge the plant of an operation with a body.
+	// decode decodes the body of a request that passed the header checks into
+	// its plant, which [WithRule]'s rules judge. nil: the operation takes no
+	// body, and one sent, or a Content-Type, is a 400.
 	decode func(body []byte) (plantstore.NewPlant, *ErrorBody)
 	// serve does the operation for a request that passed every check, with
-	// h.mu held, and returns the reply. With commit false it changes
-	// nothing and answers as it would have: the request was held across a
-	// [Handler.Reset], and must leave no trace in the state after it.
+	// h.mu held. With commit false it changes nothing and answers as it would:
+	// the request was held across a [Handler.Reset].
 	serve func(h *Handler, in input, commit bool) reply
 }
 
@@ -61,8 +58,8 @@ type input struct {
 	seq    uint64              // the request's Seq, once the journal numbered it
 }
 
-// route finds the operation for r in h's table, with the values of its
-// path, or returns the 404 or 405 that answers r.
+// route finds r's operation in h's table, with its path's values, or
+// returns the 404 or 405.
 func (h *Handler) route(r *http.Request) (*operation, input, *reply) {
 	var allow []string
 	for _, rt := range h.routes {

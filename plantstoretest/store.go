@@ -7,8 +7,8 @@ import (
 	"github.com/plantstore/plantstore-go"
 )
 
-// store is the Handler's plants, and their share of its Budget. The
-// Handler's mu guards it.
+// store is the Handler's plants and their share of its Budget, guarded by
+// the Handler's mu.
 type store struct {
 	plants []plantstore.NewPlant
 	ids    map[int64]stored // the ids in plants; nil under WithAllowDuplicateIDs
@@ -24,15 +24,15 @@ func newStore(max int, allowDupIDs bool, b *Budget) store {
 	return s
 }
 
-// stored is where a plant's id is stored: the Seq of the create that
-// stored it (0 for a seed), and the plant's index in plants.
+// stored is where an id is stored: the Seq of the create (0 for a seed)
+// and the plant's index in plants.
 type stored struct {
 	seq uint64
 	i   int
 }
 
-// add stores p, sent by the request numbered seq, or returns the refusal
-// of a create of p: its id is taken, or the store or the Budget is full.
+// add stores p, sent by request seq, or returns the refusal: the id is
+// taken, or the store or the Budget is full.
 func (s *store) add(p plantstore.NewPlant, seq uint64) *reply {
 	if s.ids != nil {
 		if at, dup := s.ids[p.ID]; dup {
@@ -55,10 +55,9 @@ func (s *store) add(p plantstore.NewPlant, seq uint64) *reply {
 	return nil
 }
 
-// seed stores plants, which passed the checks of a create, all or none,
-// or returns the [*SeedError] of the first that a create would be refused.
-// An empty store keeps plants itself when owned says no one else holds
-// them, rather than a copy.
+// seed stores plants, which passed a create's checks, all or none, or
+// returns the [*SeedError] of the first a create would refuse. An empty
+// store keeps plants itself, not a copy, when owned says no one else does.
 func (s *store) seed(plants []plantstore.NewPlant, owned bool) error {
 	cost, err := s.seedCheck(plants)
 	for err == nil && s.take(cost) != nil {
@@ -103,9 +102,9 @@ func (s *store) fullMessage() string {
 		"(plantstore-mock: -max-plants) allows", s.max)
 }
 
-// seedCheck returns the error for the first of plants that an id already
-// stored or earlier in plants, or the room in the store or its [Budget],
-// refuses; or else what plants cost of the Budget (0 without one).
+// seedCheck returns the error for the first of plants that a stored or
+// repeated id, or the room in the store or its [Budget], refuses; or else
+// what plants cost of the Budget (0 without one).
 func (s *store) seedCheck(plants []plantstore.NewPlant) (cost int64, err error) {
 	n := max(s.max-len(s.plants), 0) // how many fit
 	full := s.fullMessage()
@@ -130,8 +129,8 @@ func (s *store) seedCheck(plants []plantstore.NewPlant) (cost int64, err error) 
 }
 
 // seedCheckIDs returns the error for the first of plants whose id is
-// stored already or appears earlier in plants, or nil. It costs 8 bytes a
-// plant, not a map: seeds may be large.
+// stored or repeated, or nil, at 8 bytes a plant, not a map: seeds may be
+// large.
 func (s *store) seedCheckIDs(plants []plantstore.NewPlant) error {
 	if s.ids == nil {
 		return nil
