@@ -11,12 +11,11 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 )
 
-// newRetryClient returns the go-retryablehttp client that runs the
-// attempts of every call of c over hc. Its hooks are the steps of a call:
-// each finds the call's state with [stateOf] and hands it on.
-// go-retryablehttp's request keeps the call's context throughout, so its
-// loop checks retries and waits by the call's context; an attempt's own
-// context is applied below it, by [attemptTransport].
+// newRetryClient returns the go-retryablehttp client that runs every
+// call's attempts over hc. Its hooks are the steps of a call, each finding
+// the call's state with [stateOf]. Its request keeps the call's context,
+// by which its loop checks retries and waits; an attempt's own context is
+// applied below, by [attemptTransport].
 func (c *Client) newRetryClient(hc *http.Client) *retryablehttp.Client {
 	return &retryablehttp.Client{
 		HTTPClient: hc,
@@ -36,17 +35,14 @@ func (c *Client) newRetryClient(hc *http.Client) *retryablehttp.Client {
 	}
 }
 
-// checkRetry runs after every attempt, with ctx, the call's context, and
-// the attempt's outcome, resp or err. It has [Client.judge] decide, records
-// the outcome in st, and returns go-retryablehttp's answer: whether to
-// retry and, when not, the error that ends the call (none after an
-// answer; else the attempt's error, or the call context's when that ended
-// first). An attempt that is retried is closed here (its response drained,
-// its hooks told, its context released), and the wait before the retry is
-// taken here too, so that the wait the hooks are told is the wait taken;
-// go-retryablehttp's Backoff, which cannot see the call, adds nothing. The
-// last attempt is left open for [Client.send] to close once the answer's
-// body is read.
+// checkRetry runs after each attempt, with the call's context and the
+// attempt's outcome. [Client.judge] decides; checkRetry records the outcome
+// in st and returns go-retryablehttp's answer: whether to retry, and else
+// the error that ends the call (none after an answer). A retried attempt is
+// closed here (drained, its hooks told, its context released) and its wait
+// taken here, so that the wait the hooks are told is the wait taken. The
+// last attempt stays open for [Client.send] to close once its body is
+// read.
 func (c *Client) checkRetry(ctx context.Context, st *callState, resp *http.Response, err error) (bool, error) {
 	if err != nil && st.attemptTimedOut(ctx) {
 		err = &attemptTimeoutError{d: st.attemptTimeout, err: err}
@@ -78,10 +74,9 @@ func (c *Client) checkRetry(ctx context.Context, st *callState, resp *http.Respo
 // noBackoff is go-retryablehttp's Backoff: checkRetry has already waited.
 func noBackoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return 0 }
 
-// keepLastResponse replaces go-retryablehttp's default ErrorHandler, which
-// discards the last response and returns a bare "giving up" error. The
-// call gets the error that ended it, and the last response, from which
-// send makes an *APIError.
+// keepLastResponse replaces go-retryablehttp's ErrorHandler, which drops
+// the last response for a bare "giving up": the call gets its own error,
+// and the response send makes an *APIError of.
 func keepLastResponse(resp *http.Response, err error, _ int) (*http.Response, error) {
 	return resp, err
 }
@@ -101,15 +96,14 @@ func wait(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// drainBytes is how much of a retried response's body is read so that its
-// connection can be reused; a longer body costs the connection instead.
+// drainBytes is how much of a retried response's body is read to reuse its
+// connection; a longer body costs the connection instead.
 const drainBytes = 4096
 
-// prepareRetry readies req, go-retryablehttp's copy of the last
-// attempt's request (the transport may still be closing the original's
-// body), for the next attempt of the call whose context is ctx: a fresh
-// body, its own header map with the retry's number, and a fresh token when
-// a token func supplies them.
+// prepareRetry readies req, go-retryablehttp's copy of the last request
+// (the transport may still be closing the original's body), for the next
+// attempt: a fresh body, its own header map with the retry's number, and a
+// fresh token from a token func.
 func (c *Client) prepareRetry(ctx context.Context, st *callState, req *http.Request) error {
 	if req.GetBody != nil {
 		body, err := req.GetBody()

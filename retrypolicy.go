@@ -13,23 +13,22 @@ import (
 	"time"
 )
 
-// A verdict is what the retry policy makes of an attempt: the Attempt as
-// its hooks and the log are told it (Err with the call's tokens redacted),
-// and what only the call needs to know.
+// A verdict is the retry policy's reading of an attempt: the Attempt its
+// hooks and the log are told (Err redacted), and what only the call needs.
 type verdict struct {
 	Attempt
 	// maybeStored says whether the attempt may have stored something.
 	maybeStored bool
-	// stop is a reason to end the call other than the attempt's own
-	// outcome: the call's context ended while the attempt failed.
+	// stop ends the call for another reason than the attempt's outcome: the
+	// call's context ended while it failed.
 	stop error
 }
 
-// judge is the retry policy: it says what an attempt's outcome, resp or
-// err, means for the call whose context is ctx. A retry whose wait, at its
-// longest, would reach ctx's deadline is not made, nor one the Client's
-// retry budget refuses. judge is also where the budget learns of the
-// call: its first attempt counts as a call, each retry allowed as a retry.
+// judge is the retry policy: what an attempt's outcome, resp or err, means
+// for the call whose context is ctx. A retry whose longest wait would
+// reach ctx's deadline is not made, nor one the retry budget refuses. The
+// budget learns of the call here: a first attempt is a call, each retry
+// allowed a retry.
 func (c *Client) judge(ctx context.Context, st *callState, resp *http.Response, err error) verdict {
 	if st.attempts == 1 {
 		c.budget.called()
@@ -48,6 +47,10 @@ func (c *Client) judge(ctx context.Context, st *callState, resp *http.Response, 
 			redirErr *redirectError
 			unsent   *notProcessedError
 		)
+		// A redirect not followed stored nothing, nor did a request the server
+		// said it did not process (an HTTP/2 REFUSED_STREAM or GOAWAY). Else a
+		// request that got a connection may have been written; without trace
+		// events (a transport without httptrace) the error says.
 		if !errors.As(err, &redirErr) && !errors.As(err, &unsent) &&
 			(gotConn || !askedConn && !certainlyNotSent(err)) {
 			v.maybeStored = true
@@ -65,10 +68,8 @@ func (c *Client) judge(ctx context.Context, st *callState, resp *http.Response, 
 		}
 		switch resp.StatusCode {
 		case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-			// Keep this response rather than sleep when the wait would
-			// outlast what the caller allows: the caller can reschedule
-			// with the server's figure. A cancelled context keeps it too;
-			// it is the best answer there is.
+			// Keep this response rather than sleep past what the caller allows: it
+			// can reschedule with the server's figure.
 			v.WillRetry = v.RetryAfter <= c.maxRetryAfter && ctx.Err() == nil
 		}
 	}
@@ -113,8 +114,8 @@ func backoffCeiling(base, limit time.Duration, attempt int) time.Duration {
 	return limit
 }
 
-// parseRetryAfter reads a Retry-After value in either of its forms: a number
-// of seconds or an HTTP date. A date in the past means no wait.
+// parseRetryAfter reads a Retry-After of seconds or an HTTP date; a date
+// in the past is no wait.
 func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	if v == "" {
 		return 0, false
@@ -133,9 +134,9 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	return max(t.Sub(now), 0), true
 }
 
-// retryableError reports whether a transport error may go away on its own.
-// Certificate problems, redirect loops, response headers over the
-// transport's limit and other protocol errors will not.
+// retryableError reports whether a transport error may go away on its own:
+// not certificate problems, redirect loops, headers over the transport's
+// limit, other protocol errors.
 func retryableError(err error) bool {
 	if refusedAnswer(err) {
 		return false
@@ -157,12 +158,11 @@ func retryableError(err error) bool {
 }
 
 // refusedAnswer reports whether err is the transport's refusal of an
-// answer the server sent: over HTTP/2 a *refusedAnswerError (see
-// [h2Signal]), over HTTP/1.1 response headers over the transport's limit
-// (http.Transport.MaxResponseHeaderBytes), whose error net/http gives no
-// type, only its text, unchanged since Go 1.7. The server would answer a
-// retry the same way. The text is matched as the transport's error begins,
-// never as a part, so that no text a server chooses can match.
+// answer the server sent, which a retry would get again: over HTTP/2 a
+// *refusedAnswerError ([h2Signal]), over HTTP/1.1 response headers over
+// http.Transport.MaxResponseHeaderBytes, whose error has no type, only a
+// text unchanged since Go 1.7, matched as it begins so that no text a
+// server chooses can match.
 func refusedAnswer(err error) bool {
 	var refused *refusedAnswerError
 	if errors.As(err, &refused) {
@@ -176,17 +176,16 @@ func refusedAnswer(err error) bool {
 	return strings.HasPrefix(msg, h1HeadersTooLongText) || strings.HasPrefix(msg, h1BrokenText+h1HeadersTooLongText)
 }
 
-// The HTTP/1.1 transport's error for response headers over its limit, as
-// it begins, and the prefix it comes with from a connection's read loop.
+// The HTTP/1.1 transport's error for response headers over its limit, and
+// the prefix a connection's read loop gives it.
 const (
 	h1HeadersTooLongText = "net/http: server response headers exceeded "
 	h1BrokenText         = "net/http: HTTP/1.x transport connection broken: "
 )
 
-// certainlyNotSent reports whether err proves that the request never reached
-// the server: no connection was made or the TLS handshake failed. The
-// retry policy asks only when the transport gave no trace events to go by,
-// and not of a redirect it did not follow (see judge).
+// certainlyNotSent reports whether err proves that the request never
+// reached the server (no connection, a failed TLS handshake), for a
+// transport without trace events.
 func certainlyNotSent(err error) bool {
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		switch e := e.(type) {

@@ -12,9 +12,9 @@ import (
 )
 
 // newHTTPClient returns the client that carries the attempts: a copy of
-// base, or of a client with a pooled transport, with two changes. Its
-// transport is an [attemptTransport] around base's. And redirects to
-// another origin lose the Authorization header.
+// base (or of one with a pooled transport) whose transport is an
+// [attemptTransport] around base's, and whose redirects to another origin
+// lose the Authorization header.
 func newHTTPClient(base *http.Client) *http.Client {
 	var hc http.Client
 	if base != nil {
@@ -32,36 +32,28 @@ func newHTTPClient(base *http.Client) *http.Client {
 }
 
 // attemptTransport is the transport every attempt goes through, rt doing
-// the work. It sends each round trip of an attempt (the redirects it
-// follows too) with the attempt's context, which go-retryablehttp never
-// sees: its request keeps the call's context, by which it decides on
-// retries and waits. And it has no CloseIdleConnections, which
-// go-retryablehttp calls after every failed call and which would tear down
-// the pool every other goroutine is using.
+// the work. It sends each round trip of an attempt, redirects included,
+// with the attempt's context, which go-retryablehttp never sees: its
+// request keeps the call's, by which it decides retries and waits. It has
+// no CloseIdleConnections, which go-retryablehttp calls after each failed
+// call and which would tear down the pool other goroutines use.
 //
-// The request's context is replaced only when the attempt has one of its
-// own (a hook's, WithAttemptTimeout's): otherwise it is the call's, or one
-// net/http derived from it for WithHTTPClient's Timeout, and stays. When
-// it is replaced, a deadline net/http put on the request (the Timeout) is
-// carried over onto the attempt's context, so that a transport that heeds
-// only the context, not the deprecated Request.Cancel, still ends the
-// attempt at the Timeout.
+// The request's context is replaced only when the attempt has its own (a
+// hook's, WithAttemptTimeout's); a deadline net/http put on the request
+// (WithHTTPClient's Timeout) is then carried over, so that a transport
+// that heeds only the context still ends the attempt at the Timeout.
 //
-// The transport below never sees the request's GetBody, which it would use
-// to re-send the request on its own: over HTTP/2 Go's transport re-sends a
-// request whose stream the server refused or, before Go 1.27, reset with
-// PROTOCOL_ERROR, even after the whole body was sent, and up to 6 times.
-// Each such re-send would be a create on the wire that the call did not
-// count, with the same X-Retry-Count, outside the retry policy and the
-// budget. Without GetBody the transport re-sends only a request it has
-// not begun to send (an HTTP/2 connection found unusable before the stream
-// opened), and returns the rest: the retry policy decides, and a retry is
-// the call's own attempt (prepareRetry rewinds the body). Over HTTP/1.1 a
-// request the transport could not write on a reused connection is returned
-// too: the call retries it, and the verdict, unable to tell whether it
-// went out, says maybe created.
-// http.Client keeps GetBody, to follow a 307 or 308. And an HTTP/2
-// error is made the server's signal it stands for ([h2Signal]).
+// The transport below never sees the request's GetBody, with which it
+// would re-send a request on its own: over HTTP/2 Go's transport re-sends
+// a request whose stream the server refused or, before Go 1.27, reset
+// with PROTOCOL_ERROR, even after the whole body went, up to 6 times: each
+// a create the call did not count, outside the retry policy and budget.
+// Without GetBody it re-sends only a request it has not begun to send,
+// and returns the rest for the retry policy to judge (prepareRetry
+// rewinds the body); over HTTP/1.1, a request it could not write on a
+// reused connection is returned too, and counts as maybe created.
+// http.Client keeps GetBody, to follow a 307 or 308. An HTTP/2 error is
+// made the server's signal it stands for ([h2Signal]).
 type attemptTransport struct{ rt http.RoundTripper }
 
 func (t attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -112,14 +104,13 @@ func (b *cancelOnClose) Close() error {
 }
 
 // maxResponseHeaderBytes bounds the response headers the default transport
-// reads (net/http's own default is 10 MiB). A Plant Store response has a few
-// hundred bytes of headers; proxies and CDNs add cookies and trace headers,
-// but their own limits are lower than this.
+// reads (net/http's default is 10 MiB): a Plant Store response has a few
+// hundred bytes, and proxies that add more have lower limits than this.
 const maxResponseHeaderBytes = 64 << 10
 
-// newTransport is the default transport: enough idle connections for many
-// goroutines sharing one Client, and a bound on every phase before the
-// response headers. The caller's context bounds the rest.
+// newTransport is the default transport: idle connections for many
+// goroutines sharing one Client, and a bound on each phase before the
+// response headers; the caller's context bounds the rest.
 func newTransport() *http.Transport {
 	return &http.Transport{
 		Proxy: http.ProxyFromEnvironment,
@@ -138,10 +129,9 @@ func newTransport() *http.Transport {
 	}
 }
 
-// CloseIdleConnections closes the connections the Client keeps open for
-// reuse (those of [WithHTTPClient]'s transport, if given), as
-// http.Client.CloseIdleConnections does, so that a Client you are done with
-// releases its pool before the 90s idle timeout.
+// CloseIdleConnections closes the connections the Client keeps for reuse
+// (those of [WithHTTPClient]'s transport too), so that a Client you are
+// done with releases its pool before the 90s idle timeout.
 func (c *Client) CloseIdleConnections() {
 	if t, ok := c.retry.HTTPClient.Transport.(attemptTransport).rt.(interface{ CloseIdleConnections() }); ok {
 		t.CloseIdleConnections()
@@ -174,11 +164,11 @@ func (e *redirectError) Error() string { return e.err.Error() }
 func (e *redirectError) Unwrap() error { return e.err }
 
 // stripAuthOnRedirect wraps next, a CheckRedirect function or nil, so that
-// the token is never sent to an origin (scheme, host and port) other than
-// the one the call was made to. Go's client forwards Authorization to the
-// same host on any port, and on a downgrade from https to http. A redirect
-// that would change the method (a 301, 302 or 303 turns POST into GET) is
-// not followed: the caller gets the redirect itself as an *APIError.
+// the token never goes to another origin (scheme, host and port): Go's
+// client forwards Authorization to the same host on any port, and on a
+// downgrade to http. A redirect that would change the method (a 301, 302
+// or 303 turns POST into GET) is not followed: the caller gets it as an
+// *APIError.
 func stripAuthOnRedirect(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		if req.Method != via[0].Method {
