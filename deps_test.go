@@ -52,9 +52,7 @@ func TestLayers(t *testing.T) {
 	const mod = "github.com/plantstore/plantstore-go"
 	layer := func(path string) int {
 		switch path = strings.TrimPrefix(path, mod); {
-		case strings.HasPrefix(path, "/internal/wire"), strings.HasPrefix(path, "/internal/strictjson"), strings.HasPrefix(path, "/internal/syncbuf"),
-			strings.HasPrefix(path, "/internal/bubble"), strings.HasPrefix(path, "/internal/testenv"), strings.HasPrefix(path, "/internal/h2c"),
-			strings.HasPrefix(path, "/internal/latency"):
+		case strings.HasPrefix(path, "/internal/") && path != "/internal/mockserver":
 			return 0
 		case path == "":
 			return 1

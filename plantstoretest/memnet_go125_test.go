@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/memnet"
 )
 
 // TestInMemoryConnectionsEnd checks, plain and with TLS, inside a synctest
@@ -58,7 +59,7 @@ func TestInMemoryConnectionsEnd(t *testing.T) {
 		{"a stalled body until Close", func(t *testing.T, s *Server) {
 			// A connection of its own, as in TestServerCloseDoesNotWaitForStalledBody:
 			// an http.Client would wait for its body's reader instead.
-			conn, err := s.transport.DialContext(context.Background(), "tcp", memoryAddr)
+			conn, err := s.transport.DialContext(context.Background(), "tcp", memnet.Addr)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -89,6 +89,7 @@ import (
 	"github.com/plantstore/plantstore-go"
 	"github.com/plantstore/plantstore-go/internal/bubble"
 	"github.com/plantstore/plantstore-go/internal/h2c"
+	"github.com/plantstore/plantstore-go/internal/memnet"
 )
 
 // Server is a running fake Plant Store: a [Handler] served by an
@@ -153,10 +154,10 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 		errorLog = log.New(tbWriter{h}, "plantstoretest: ", 0)
 	}
 	var ts *httptest.Server
-	var mem *memListener
+	var mem *memnet.Listener
 	if c.inMemory {
 		// httptest.NewUnstartedServer would open a socket.
-		mem = newMemListener()
+		mem = memnet.Listen()
 		ts = &httptest.Server{Listener: mem, Config: &http.Server{Handler: served}}
 	} else {
 		ts = httptest.NewUnstartedServer(served)
@@ -164,7 +165,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	ts.Config.ErrorLog = errorLog
 	transport := startServer(ts, c.tls, c.http2)
 	if mem != nil {
-		mem.wire(transport)
+		mem.Wire(transport)
 	} else {
 		// httptest's own client keeps 2 idle connections per host, so tests
 		// that create from many goroutines would mostly measure dialling.
@@ -208,7 +209,7 @@ func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.Handler.Close()
 		// The listener first: on the in-memory network its Close drops the
-		// connections (see memListener).
+		// connections (see memnet.Listener).
 		s.ts.Listener.Close()
 		// httptest.Server.Close waits for active connections, and one whose
 		// body has stalled never finishes on its own.

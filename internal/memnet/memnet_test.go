@@ -1,4 +1,4 @@
-package plantstoretest
+package memnet
 
 import (
 	"context"
@@ -14,9 +14,9 @@ import (
 // closed, Accept and dial fail, and a connection still open is dropped.
 func TestMemListener(t *testing.T) {
 	t.Parallel()
-	l := newMemListener()
-	if got := l.Addr(); got.Network() != "memory" || got.String() != memoryAddr {
-		t.Errorf("Addr() = %s %s, want memory %s", got.Network(), got, memoryAddr)
+	l := Listen()
+	if got := l.Addr(); got.Network() != "memory" || got.String() != Addr {
+		t.Errorf("Addr() = %s %s, want memory %s", got.Network(), got, Addr)
 	}
 
 	accepted := make(chan net.Conn, 1)
@@ -27,12 +27,12 @@ func TestMemListener(t *testing.T) {
 		}
 		accepted <- c
 	}()
-	client, err := l.dial(context.Background(), "tcp", memoryAddr)
+	client, err := l.Dial(context.Background(), "tcp", Addr)
 	if err != nil {
 		t.Fatalf("dial: %v", err)
 	}
 	server := <-accepted
-	if client.RemoteAddr().String() != memoryAddr || server.LocalAddr().String() != memoryAddr ||
+	if client.RemoteAddr().String() != Addr || server.LocalAddr().String() != Addr ||
 		client.LocalAddr().String() != "memory-client" || server.RemoteAddr().String() != "memory-client" {
 		t.Errorf("addresses: client %v -> %v, server %v <- %v", client.LocalAddr(), client.RemoteAddr(), server.LocalAddr(), server.RemoteAddr())
 	}
@@ -48,7 +48,7 @@ func TestMemListener(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var opErr *net.OpError
-	if _, err := l.dial(ctx, "tcp", memoryAddr); !errors.Is(err, context.Canceled) || !errors.As(err, &opErr) || opErr.Op != "dial" {
+	if _, err := l.Dial(ctx, "tcp", Addr); !errors.Is(err, context.Canceled) || !errors.As(err, &opErr) || opErr.Op != "dial" {
 		t.Errorf("dial with a cancelled context, nobody accepting: %v, want a dial *net.OpError wrapping context.Canceled", err)
 	}
 
@@ -59,7 +59,7 @@ func TestMemListener(t *testing.T) {
 		}
 		accepted <- c
 	}()
-	open, err := l.dial(context.Background(), "tcp", memoryAddr)
+	open, err := l.Dial(context.Background(), "tcp", Addr)
 	if err != nil {
 		t.Fatalf("dial: %v", err)
 	}
@@ -73,7 +73,7 @@ func TestMemListener(t *testing.T) {
 	if _, err := l.Accept(); !errors.Is(err, net.ErrClosed) {
 		t.Errorf("Accept after Close: %v, want net.ErrClosed", err)
 	}
-	if _, err := l.dial(context.Background(), "tcp", memoryAddr); !errors.Is(err, errMemClosed) {
-		t.Errorf("dial after Close: %v, want %v", err, errMemClosed)
+	if _, err := l.Dial(context.Background(), "tcp", Addr); !errors.Is(err, ErrRefused) {
+		t.Errorf("dial after Close: %v, want %v", err, ErrRefused)
 	}
 }
