@@ -22,7 +22,7 @@ import (
 // option to use; and that the option, or the same call outside a bubble,
 // is accepted.
 func TestNewServerRefusesLoopbackInBubble(t *testing.T) {
-	oneProcForRaceBubbles(t)
+	bubble.OneProcUnderRace(t)
 	tests := []struct {
 		name     string
 		opts     []Option
@@ -72,7 +72,7 @@ func TestHelperChildBubble(t *testing.T) {
 	if os.Getenv(helperChildEnv) == "" {
 		t.Skip("run by TestFailuresPointAtTheTest")
 	}
-	oneProcForRaceBubbles(t)
+	bubble.OneProcUnderRace(t)
 	synctest.Test(t, func(t *testing.T) {
 		s := NewServer(t, WithInMemoryNetwork())
 		want(t)
@@ -91,7 +91,7 @@ func TestLoopbackInBubbleChild(t *testing.T) {
 	if os.Getenv(bubbleChildEnv) == "" {
 		t.Skip("run by TestLoopbackInBubbleFailsAtOnce")
 	}
-	oneProcForRaceBubbles(t)
+	bubble.OneProcUnderRace(t)
 	synctest.Test(t, func(t *testing.T) {
 		srv := NewServer(t)
 		srv.Inject(Fault{Status: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {"30"}}})

@@ -29,7 +29,7 @@ import (
 // again, every plant is stored exactly once.
 func TestExactlyOnceSoak(t *testing.T) {
 	testenv.Long(t) // 160,000 creates
-	oneProcForRaceBubbles(t)
+	bubble.OneProcUnderRace(t)
 	const writers, each = 8, 10_000
 	tests := []struct {
 		name string
@@ -165,7 +165,7 @@ func TestScheduleOnHTTP2(t *testing.T) {
 	if !bubble.HTTP2 {
 		t.Skip("HTTP/2 serves in a bubble from Go 1.26")
 	}
-	oneProcForRaceBubbles(t)
+	bubble.OneProcUnderRace(t)
 	synctest.Test(t, func(t *testing.T) {
 		srv := NewServer(t, WithInMemoryNetwork(), WithHTTP2(), WithSchedule("1:drop,2:goaway"))
 		c := srv.Client(plantstore.WithMaxRetries(0))

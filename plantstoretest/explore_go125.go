@@ -5,13 +5,15 @@ package plantstoretest
 import (
 	"testing"
 	"testing/synctest"
+
+	"github.com/plantstore/plantstore-go/internal/bubble"
 )
 
 // exploreSupported reports whether Explore can run: from Go 1.25 it can,
 // with one process under the race detector of Go 1.25 and 1.26 (see
-// oneProcForRaceBubbles).
+// bubble.OneProcUnderRace).
 func exploreSupported(t *testing.T) bool {
-	oneProcForRaceBubbles(t)
+	bubble.OneProcUnderRace(t)
 	return true
 }
 

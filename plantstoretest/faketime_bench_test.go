@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/bubble"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
@@ -25,11 +26,11 @@ import (
 // inBubbles runs op b.N times, each in a bubble of its own, and reports the
 // fake time an op covers (the same for every op, or the last one's). Under
 // -race on Go 1.25 and 1.26 the ops run with GOMAXPROCS 1, which a runtime
-// crash there needs (see OneProcForRaceBubbles).
+// crash there needs (see bubble.OneProcUnderRace).
 func inBubbles(b *testing.B, name string, op func(t *testing.T) time.Duration) {
 	b.Helper()
 	var fake time.Duration
-	plantstoretest.OneProcForRaceBubbles(b)
+	bubble.OneProcUnderRace(b)
 	b.ResetTimer()
 	ok := asTest(name, func(t *testing.T) {
 		for range b.N {

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/plantstore/plantstore-go/internal/bubble"
 )
 
 // TestChaosOnTheWire checks that each kind of chaos fault does what the
@@ -22,7 +24,7 @@ import (
 // journal says.
 func TestChaosOnTheWire(t *testing.T) {
 	t.Parallel()
-	oneProcForRaceBubbles(t)
+	bubble.OneProcUnderRace(t)
 	synctest.Test(t, testChaosOnTheWire)
 }
 
@@ -88,7 +90,7 @@ func TestFaultDelay(t *testing.T) {
 		{"slow success", Fault{Delay: delay}, http.StatusOK, true},
 		{"slow failure", Fault{Delay: delay, Status: http.StatusGatewayTimeout}, http.StatusGatewayTimeout, false},
 	}
-	oneProcForRaceBubbles(t)
+	bubble.OneProcUnderRace(t)
 	for _, tt := range tests {
 		synctest.Test(t, func(t *testing.T) {
 			s := NewServer(t, WithInMemoryNetwork())
@@ -113,7 +115,7 @@ func TestFaultDelay(t *testing.T) {
 // journal.
 func TestResetDuringDelayLeavesNoTrace(t *testing.T) {
 	t.Parallel()
-	oneProcForRaceBubbles(t)
+	bubble.OneProcUnderRace(t)
 	synctest.Test(t, testResetDuringDelayLeavesNoTrace)
 }
 

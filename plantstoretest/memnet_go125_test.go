@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/bubble"
 	"github.com/plantstore/plantstore-go/internal/memnet"
 )
 
@@ -27,7 +28,7 @@ import (
 // would wait 5 seconds for a close_notify to be read (see memListener).
 func TestInMemoryConnectionsEnd(t *testing.T) {
 	t.Parallel()
-	oneProcForRaceBubbles(t)
+	bubble.OneProcUnderRace(t)
 	for _, tt := range []struct {
 		name string
 		test func(t *testing.T, s *Server)

@@ -23,6 +23,7 @@ import (
 
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/bubble"
 	"github.com/plantstore/plantstore-go/internal/testenv"
 	"github.com/plantstore/plantstore-go/traffic"
 )
@@ -257,7 +258,7 @@ func recordAndReplay(t *testing.T, m mix, calls int, mixSeed uint64, replaySeed 
 func TestReplayFidelity(t *testing.T) {
 	testenv.Long(t) // 10,000 calls each way: a measurement, about 20 s under -race
 	t.Parallel()
-	oneProcForRaceBubbles(t)
+	bubble.OneProcUnderRace(t)
 	const calls = 10_000
 	for _, tt := range []struct {
 		name string
@@ -292,7 +293,7 @@ func TestReplayFidelity(t *testing.T) {
 func TestReplayFidelitySeeds(t *testing.T) {
 	testenv.Long(t)
 	t.Parallel()
-	oneProcForRaceBubbles(t)
+	bubble.OneProcUnderRace(t)
 	const calls, seeds = 10_000, 10
 	rateMisses, drifts := 0, 0
 	var sum [4]float64
@@ -330,7 +331,7 @@ func TestReplayFidelitySeeds(t *testing.T) {
 func TestReplayIsItsFaults(t *testing.T) {
 	testenv.Long(t) // 10,000 calls each way: a measurement, about 20 s under -race
 	t.Parallel()
-	oneProcForRaceBubbles(t)
+	bubble.OneProcUnderRace(t)
 	rec := testRecording(t)
 	const calls = 10_000
 	var replayed, scripted []Request
@@ -381,7 +382,7 @@ var updateTraffic = flag.Bool("update", false, "rewrite testdata/traffic.json fr
 func TestTrafficTestdata(t *testing.T) {
 	testenv.Long(t) // 10,000 calls: about 11 s under -race
 	t.Parallel()
-	oneProcForRaceBubbles(t)
+	bubble.OneProcUnderRace(t)
 	var doc []byte
 	synctest.Test(t, func(t *testing.T) {
 		doc, _ = runCalls(t, 10_000, knownMix.faults(11_000, 1))

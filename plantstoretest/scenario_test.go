@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/internal/bubble"
 	"github.com/plantstore/plantstore-go/internal/testenv"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
@@ -62,7 +63,7 @@ func TestScenarioS(t *testing.T) {
 	case testenv.Race:
 		runs = 20
 	}
-	plantstoretest.OneProcForRaceBubbles(t)
+	bubble.OneProcUnderRace(t)
 	var first string
 	for i := range runs {
 		var journal string

@@ -22,7 +22,7 @@ import (
 // production settings, inside a synctest bubble, where the minute is fake;
 // on HTTP/1.1, and on HTTP/2 over TLS and as h2c.
 func TestInMemoryRetryAfterInFakeTime(t *testing.T) {
-	plantstoretest.OneProcForRaceBubbles(t)
+	bubble.OneProcUnderRace(t)
 	for _, tt := range []struct {
 		name string
 		opts []plantstoretest.Option
@@ -70,7 +70,7 @@ const memoryAddr = "127.0.0.1:1"
 // network reaches nothing but the Server's address, and that once the
 // Server is closed a dial fails as a refused connection does.
 func TestInMemoryDialsOnlyItsAddress(t *testing.T) {
-	plantstoretest.OneProcForRaceBubbles(t)
+	bubble.OneProcUnderRace(t)
 	synctest.Test(t, func(t *testing.T) {
 		srv := plantstoretest.NewServer(t, plantstoretest.WithInMemoryNetwork())
 		if srv.URL != "http://"+memoryAddr {
@@ -99,7 +99,7 @@ func TestInMemoryDialsOnlyItsAddress(t *testing.T) {
 // TestInMemoryWithTLS checks that WithTLS works on the in-memory network:
 // the Server speaks TLS there, and its clients trust its certificate.
 func TestInMemoryWithTLS(t *testing.T) {
-	plantstoretest.OneProcForRaceBubbles(t)
+	bubble.OneProcUnderRace(t)
 	synctest.Test(t, func(t *testing.T) {
 		srv := plantstoretest.NewServer(t, plantstoretest.WithInMemoryNetwork(), plantstoretest.WithTLS())
 		if want := "https://" + memoryAddr; srv.URL != want {

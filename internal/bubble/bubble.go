@@ -1,8 +1,8 @@
 // Package bubble tells whether the calling goroutine runs inside a
 // testing/synctest bubble, for the fake and the conformance kit, which
-// must refuse there what would hang or panic. It builds on every Go the
-// module supports: before Go 1.25 there are no bubbles, and it reports
-// false.
+// must refuse there what would hang or panic, and works around a crash of
+// bubbles under the race detector ([OneProcUnderRace]). It builds on every
+// Go the module supports: before Go 1.25 there are no bubbles.
 package bubble
 
 import (

@@ -1,6 +1,6 @@
 //go:build go1.25 && race && !go1.27
 
-package plantstoretest
+package bubble
 
 import (
 	"runtime"
@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// oneProcForRaceBubbles sets GOMAXPROCS to 1 until tb and every other test
+// OneProcUnderRace sets GOMAXPROCS to 1 until tb and every other test
 // that called it have ended, so that no two goroutines run at once. It
 // works around a crash of the Go 1.25 and 1.26 runtime under the race
 // detector (this file's build tags): inside a testing/synctest bubble,
@@ -22,7 +22,7 @@ import (
 // runs many goroutines in a bubble calls it before synctest.Test. It costs
 // the bubble nothing measurable (bench/BENCHMARKS.md), but slows tests
 // running beside it in parallel, so only those tests call it.
-func oneProcForRaceBubbles(tb testing.TB) {
+func OneProcUnderRace(tb testing.TB) {
 	oneProc.mu.Lock()
 	if oneProc.users == 0 {
 		oneProc.prev = runtime.GOMAXPROCS(1)

@@ -1,6 +1,6 @@
 //go:build go1.25
 
-package plantstoretest
+package bubble
 
 import (
 	"context"
@@ -10,16 +10,16 @@ import (
 	"time"
 )
 
-// TestOneProcForRaceBubbles runs, in bubbles, what crashes the Go 1.25 and
-// 1.26 runtime under the race detector without oneProcForRaceBubbles:
+// TestOneProcUnderRace runs, in bubbles, what crashes the Go 1.25 and
+// 1.26 runtime under the race detector without OneProcUnderRace:
 // many goroutines of one bubble selecting on expired timers at once, the
 // way go-retryablehttp waits between attempts. On those versions without
 // the workaround the test binary dies within a few bubbles (SIGSEGV or
 // "ThreadSanitizer: CHECK failed"); with it, or without -race, or on Go
 // 1.27, every timer fires and the test passes.
-func TestOneProcForRaceBubbles(t *testing.T) {
+func TestOneProcUnderRace(t *testing.T) {
 	t.Parallel()
-	oneProcForRaceBubbles(t)
+	OneProcUnderRace(t)
 	const bubbles, goroutines, timers = 40, 200, 20
 	for range bubbles {
 		synctest.Test(t, func(t *testing.T) {
