@@ -13,6 +13,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/plantstore/plantstore-go/internal/bubble"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 	"github.com/plantstore/plantstore-go/plantstoretest/conformance"
 )
@@ -22,7 +23,7 @@ import (
 // consumer's fake-time test would: the same answers as on loopback, and
 // the kit's timeouts and the faults' Retry-After cost no real time.
 func TestNewServerInFakeTime(t *testing.T) {
-	oneProcForRaceBubble(t)
+	bubble.OneProcUnderRace(t)
 	synctest.Test(t, func(t *testing.T) {
 		srv := plantstoretest.NewServer(t, plantstoretest.WithInMemoryNetwork())
 		// Run's subtests cannot start inside a bubble (t.Run panics
@@ -55,7 +56,7 @@ func TestRunInBubbleChild(t *testing.T) {
 	if os.Getenv(bubbleChildEnv) != "1" {
 		t.Skip("runs only as TestRunInBubbleFails's child")
 	}
-	oneProcForRaceBubble(t)
+	bubble.OneProcUnderRace(t)
 	synctest.Test(t, func(t *testing.T) {
 		srv := plantstoretest.NewServer(t, plantstoretest.WithInMemoryNetwork())
 		_, file, line, _ := runtime.Caller(0)
