@@ -79,7 +79,7 @@ func objectFields(body []byte, start int) (plantFields, *ErrorBody) {
 			return plantFields{}, &ErrorBody{Code: CodeInvalidJSON, Message: "body: " + strictjson.RepeatedName(i, name).Error()}
 		}
 		i = strictjson.SkipSpace(body, strictjson.SkipSpace(body, end)+1) // after the colon
-		end = skipValue(body, i)
+		end = strictjson.SkipValue(body, i)
 		switch string(name) {
 		case "id":
 			fields.id = body[i:end]
@@ -93,46 +93,6 @@ func objectFields(body []byte, start int) (plantFields, *ErrorBody) {
 			return fields, nil
 		}
 		i = strictjson.SkipSpace(body, i+1) // after the comma
-	}
-}
-
-// skipValue and skipElement (seed.go) step over parts of JSON text that
-// json.Valid accepted, as strictjson.SkipString does, and so check nothing.
-// Each takes the index where a part starts and returns the index just past it.
-
-// skipValue steps over the value that starts at b[i], a field value in an
-// object, however deeply nested.
-func skipValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return strictjson.SkipString(b, i)
-	case '{', '[':
-		depth := 0
-		for {
-			switch b[i] {
-			case '"':
-				i = strictjson.SkipString(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-	default:
-		// A number, true, false or null, which in an object ends at a
-		// comma, the closing brace or whitespace.
-		for {
-			switch b[i] {
-			case ',', '}', ' ', '\t', '\r', '\n':
-				return i
-			}
-			i++
-		}
 	}
 }
 

@@ -93,7 +93,7 @@ func decodeSeed(data []byte) ([]plantstore.NewPlant, error) {
 func eachElement(data []byte, start int, f func(i int, elem []byte) error) error {
 	i := strictjson.SkipSpace(data, start+1) // after the opening bracket
 	for n := 0; data[i] != ']'; n++ {
-		end := skipElement(data, i)
+		end := strictjson.SkipValue(data, i)
 		if err := f(n, data[i:end]); err != nil {
 			return err
 		}
@@ -103,22 +103,6 @@ func eachElement(data []byte, start int, f func(i int, elem []byte) error) error
 		}
 	}
 	return nil
-}
-
-// skipElement steps over the array element at b[i]: as skipValue, but a
-// number, true, false or null may also end at the closing bracket.
-func skipElement(b []byte, i int) int {
-	switch b[i] {
-	case '"', '{', '[':
-		return skipValue(b, i)
-	}
-	for {
-		switch b[i] {
-		case ',', ']', ' ', '\t', '\r', '\n':
-			return i
-		}
-		i++
-	}
 }
 
 // checkPlant runs the stateless checks of POST /plants on a plant that did

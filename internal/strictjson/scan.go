@@ -9,8 +9,8 @@ import (
 )
 
 // The functions below step over and read parts of JSON text without
-// allocating (but for a string with escapes): the walk of [Check] and
-// plantstoretest's POST /plants, which share them. They check nothing, but
+// allocating (but for a string with escapes), for [Valid]'s walk and
+// plantstoretest's decoders of a plant and a seed. They check nothing, but
 // do not read past the end of text that json.Valid would reject.
 
 // SkipSpace returns the index of the first byte at or after i that is not
@@ -31,6 +31,39 @@ func SkipString(b []byte, i int) int {
 			i++ // the escaped character, which may be a quote
 		case '"':
 			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// SkipValue returns the index just past the value that starts at b[i], an
+// object's field or an array's element, however deeply nested: a number,
+// true, false or null ends at a comma, a closing bracket or brace, or
+// whitespace.
+func SkipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return SkipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = SkipString(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return i
 		}
 	}
 	return len(b)

@@ -200,3 +200,28 @@ func TestErrorText(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipValue checks that SkipValue steps over each kind of value, in an
+// object and in an array, to the byte that follows it, and stops at the
+// end of text cut short.
+func TestSkipValue(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		text string // the value, then what follows it
+		want int    // the length of the value
+	}{
+		{`"a\"}" ,`, 6},
+		{`12.5e3}`, 6},
+		{`-1]`, 2},
+		{`true ,`, 4},
+		{`null` + "\n", 4},
+		{`{"a": [1, "]}", {"b": {}}]} ,`, 27},
+		{`[[], {}, "[", 3]]`, 16},
+		{`{"a": [1, 2`, 11}, // cut short: the end
+		{`"open`, 5},
+	} {
+		if got := SkipValue([]byte(tt.text), 0); got != tt.want {
+			t.Errorf("SkipValue(%q) = %d, want %d", tt.text, got, tt.want)
+		}
+	}
+}
