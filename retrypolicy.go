@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/plantstore/plantstore-go/internal/h2signal"
 )
 
 // A verdict is the retry policy's reading of an attempt: the Attempt its
@@ -45,7 +47,7 @@ func (c *Client) judge(ctx context.Context, st *callState, resp *http.Response, 
 		// fall back to what the error says.
 		var (
 			redirErr *redirectError
-			unsent   *notProcessedError
+			unsent   *h2signal.NotProcessedError
 		)
 		// A redirect not followed stored nothing, nor did a request the server
 		// said it did not process (an HTTP/2 REFUSED_STREAM or GOAWAY). Else a
@@ -159,12 +161,12 @@ func retryableError(err error) bool {
 
 // refusedAnswer reports whether err is the transport's refusal of an
 // answer the server sent, which a retry would get again: over HTTP/2 a
-// *refusedAnswerError ([h2Signal]), over HTTP/1.1 response headers over
+// *h2signal.RefusedAnswerError, over HTTP/1.1 response headers over
 // http.Transport.MaxResponseHeaderBytes, whose error has no type, only a
 // text unchanged since Go 1.7, matched as it begins so that no text a
 // server chooses can match.
 func refusedAnswer(err error) bool {
-	var refused *refusedAnswerError
+	var refused *h2signal.RefusedAnswerError
 	if errors.As(err, &refused) {
 		return true
 	}

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/plantstore/plantstore-go/internal/h2signal"
 )
 
 // newHTTPClient returns the client that carries the attempts: a copy of
@@ -53,7 +55,7 @@ func newHTTPClient(base *http.Client) *http.Client {
 // rewinds the body); over HTTP/1.1, a request it could not write on a
 // reused connection is returned too, and counts as maybe created.
 // http.Client keeps GetBody, to follow a 307 or 308. An HTTP/2 error is
-// made the server's signal it stands for ([h2Signal]).
+// made the server's signal it stands for ([h2signal.Of]).
 type attemptTransport struct{ rt http.RoundTripper }
 
 func (t attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -63,7 +65,7 @@ func (t attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := t.roundTrip(req)
 	if err != nil {
-		err = h2Signal(err)
+		err = h2signal.Of(err)
 	}
 	return resp, err
 }

@@ -1,4 +1,16 @@
-package plantstore
+// Package h2signal reads what net/http's HTTP/2 errors mean: a signal
+// that the server did not process a request (RFC 9113 §8.7), a reset of
+// its stream, or the client's refusal of the server's frames. What the
+// client makes of them is told on plantstore.Client.
+//
+// net/http gives these errors no exported type. Its stream error has an
+// As method (since Go 1.20) that copies it into any struct with the same
+// fields, [StreamError] here; the GOAWAY, and a signal its HTTP/2
+// transport would have re-sent the request on had the request had a
+// GetBody, come only as text, unchanged since the transport's first
+// release; wiretest's fault matrix holds this package to every Go version
+// the module supports.
+package h2signal
 
 import (
 	"errors"
@@ -7,42 +19,30 @@ import (
 	"strings"
 )
 
-// What the client makes of HTTP/2's signals that the server did not
-// process a request (RFC 9113 §8.7), and of its other resets, is told on
-// [Client]; this file reads them.
-//
-// net/http gives these signals no exported type. Its stream error has an
-// As method (since Go 1.20) that copies it into any struct with the same
-// fields, h2StreamError here; the GOAWAY, and a signal its HTTP/2
-// transport would have re-sent the request on had the request had a
-// GetBody (see attemptTransport), come only as text, unchanged since the
-// transport's first release; wiretest's fault matrix holds this file to
-// every Go version the module supports.
-
-// h2StreamError receives net/http's (unexported) HTTP/2 stream error.
-type h2StreamError struct {
+// StreamError receives net/http's (unexported) HTTP/2 stream error.
+type StreamError struct {
 	StreamID uint32
-	Code     h2ErrCode
+	Code     ErrCode
 	Cause    error
 }
 
-func (e h2StreamError) Error() string { return "stream error: " + e.Code.String() }
+func (e StreamError) Error() string { return "stream error: " + e.Code.String() }
 
-// h2ErrCode is an HTTP/2 error code (RFC 9113 §7).
-type h2ErrCode uint32
+// ErrCode is an HTTP/2 error code (RFC 9113 §7).
+type ErrCode uint32
 
-const h2RefusedStream h2ErrCode = 0x7
+const refusedStream ErrCode = 0x7
 
-var h2ErrCodeNames = [...]string{
+var codeNames = [...]string{
 	"NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR",
 	"SETTINGS_TIMEOUT", "STREAM_CLOSED", "FRAME_SIZE_ERROR", "REFUSED_STREAM",
 	"CANCEL", "COMPRESSION_ERROR", "CONNECT_ERROR", "ENHANCE_YOUR_CALM",
 	"INADEQUATE_SECURITY", "HTTP_1_1_REQUIRED",
 }
 
-func (c h2ErrCode) String() string {
-	if int(c) < len(h2ErrCodeNames) {
-		return h2ErrCodeNames[c]
+func (c ErrCode) String() string {
+	if int(c) < len(codeNames) {
+		return codeNames[c]
 	}
 	return "error code 0x" + strconv.FormatUint(uint64(c), 16)
 }
@@ -67,50 +67,50 @@ const (
 	h2ConnText = "connection error: "
 )
 
-// notProcessedError is an attempt the server said it did not process.
-type notProcessedError struct {
+// NotProcessedError is an attempt the server said it did not process.
+type NotProcessedError struct {
 	signal string // "REFUSED_STREAM" or "GOAWAY"
 	err    error
 }
 
-func (e *notProcessedError) Error() string {
+func (e *NotProcessedError) Error() string {
 	return "the server did not process the request (HTTP/2 " + e.signal + ")"
 }
-func (e *notProcessedError) Unwrap() error { return e.err }
+func (e *NotProcessedError) Unwrap() error { return e.err }
 
-// streamResetError is an attempt whose stream the server reset.
-type streamResetError struct {
-	code h2ErrCode
+// StreamResetError is an attempt whose stream the server reset.
+type StreamResetError struct {
+	code ErrCode
 	err  error
 }
 
-func (e *streamResetError) Error() string {
+func (e *StreamResetError) Error() string {
 	return "the server reset the request (HTTP/2 " + e.code.String() + ")"
 }
-func (e *streamResetError) Unwrap() error { return e.err }
+func (e *StreamResetError) Unwrap() error { return e.err }
 
-// refusedAnswerError is an answer the transport refused: over HTTP/2, a
+// RefusedAnswerError is an answer the transport refused: over HTTP/2, a
 // connection error the client raised, which is how a header value
 // (COMPRESSION_ERROR) or header list (PROTOCOL_ERROR) over the transport's
 // limit shows, and how any other breach of the protocol by the server
 // does. The server would answer a retry the same way. Its text is the
 // transport's.
-type refusedAnswerError struct{ err error }
+type RefusedAnswerError struct{ err error }
 
-func (e *refusedAnswerError) Error() string { return e.err.Error() }
-func (e *refusedAnswerError) Unwrap() error { return e.err }
+func (e *RefusedAnswerError) Error() string { return e.err.Error() }
+func (e *RefusedAnswerError) Unwrap() error { return e.err }
 
-// h2Signal returns err, a transport's error, as a *notProcessedError or
-// a *streamResetError when it is the server's HTTP/2 signal, as a
-// *refusedAnswerError when the client refused the server's frames, and
+// Of returns err, a transport's error, as a *NotProcessedError or
+// a *StreamResetError when it is the server's HTTP/2 signal, as a
+// *RefusedAnswerError when the client refused the server's frames, and
 // else unchanged.
-func h2Signal(err error) error {
-	var se h2StreamError
+func Of(err error) error {
+	var se StreamError
 	if errors.As(err, &se) {
 		if se.Cause == nil || se.Cause.Error() != h2FromPeerText {
 			return err // the client's own verdict on the stream
 		}
-		return h2Reset(se.Code, err)
+		return reset(se.Code, err)
 	}
 	// The texts are matched whole or as a prefix, never as a part: the
 	// error of a stream at or below a GOAWAY quotes the GOAWAY's debug
@@ -128,9 +128,9 @@ func h2Signal(err error) error {
 	}
 	switch {
 	case is(h2GoAwayText), strings.HasPrefix(quoted, h2GoAwayCodeText):
-		return &notProcessedError{signal: "GOAWAY", err: err}
+		return &NotProcessedError{signal: "GOAWAY", err: err}
 	case is(h2ConnText + "PROTOCOL_ERROR"), is(h2ConnText + "COMPRESSION_ERROR"):
-		return &refusedAnswerError{err: err}
+		return &RefusedAnswerError{err: err}
 	}
 	// "stream error: stream ID 1; REFUSED_STREAM; received from peer":
 	// x/net's transport's stream error, which has no As method, or one the
@@ -143,16 +143,16 @@ func h2Signal(err error) error {
 	if len(fields) < 3 || !(fields[2] == h2FromPeerText || noResend && strings.HasPrefix(fields[2], h2FromPeerText+"]")) {
 		return err
 	}
-	if c := slices.Index(h2ErrCodeNames[:], fields[1]); c >= 0 {
-		return h2Reset(h2ErrCode(c), err)
+	if c := slices.Index(codeNames[:], fields[1]); c >= 0 {
+		return reset(ErrCode(c), err)
 	}
 	return err
 }
 
-// h2Reset is the meaning of a reset with code that the server sent.
-func h2Reset(code h2ErrCode, err error) error {
-	if code == h2RefusedStream {
-		return &notProcessedError{signal: code.String(), err: err}
+// reset is the meaning of a reset with code that the server sent.
+func reset(code ErrCode, err error) error {
+	if code == refusedStream {
+		return &NotProcessedError{signal: code.String(), err: err}
 	}
-	return &streamResetError{code: code, err: err}
+	return &StreamResetError{code: code, err: err}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/plantstore/plantstore-go/internal/h2signal"
 )
 
 // TestH2Signal reads the HTTP/2 errors as net/http words them; wiretest
@@ -36,13 +37,13 @@ func TestH2Signal(t *testing.T) {
 			"the server reset the request (HTTP/2 PROTOCOL_ERROR)"},
 		{"the client's own PROTOCOL_ERROR", noResend("stream error: stream ID 1; PROTOCOL_ERROR"), ""},
 		{"a code from the future", noResend("stream error: stream ID 1; unknown error code 0x77; received from peer"), ""},
-		{"a stream error from the server", h2StreamError{StreamID: 1, Code: 0x8, Cause: errors.New("received from peer")},
+		{"a stream error from the server", h2signal.StreamError{StreamID: 1, Code: 0x8, Cause: errors.New("received from peer")},
 			"the server reset the request (HTTP/2 CANCEL)"},
-		{"a refusal from the server", h2StreamError{StreamID: 1, Code: 0x7, Cause: errors.New("received from peer")},
+		{"a refusal from the server", h2signal.StreamError{StreamID: 1, Code: 0x7, Cause: errors.New("received from peer")},
 			"the server did not process the request (HTTP/2 REFUSED_STREAM)"},
-		{"a code from the future, from the server", h2StreamError{StreamID: 1, Code: 0x77, Cause: errors.New("received from peer")},
+		{"a code from the future, from the server", h2signal.StreamError{StreamID: 1, Code: 0x77, Cause: errors.New("received from peer")},
 			"the server reset the request (HTTP/2 error code 0x77)"},
-		{"the client's own stream error", h2StreamError{StreamID: 1, Code: 0x1}, ""},
+		{"the client's own stream error", h2signal.StreamError{StreamID: 1, Code: 0x1}, ""},
 		// x/net's transport's stream error, which has no As method.
 		{"a stream error's text alone", errors.New("stream error: stream ID 1; REFUSED_STREAM; received from peer"),
 			"the server did not process the request (HTTP/2 REFUSED_STREAM)"},
@@ -61,21 +62,21 @@ func TestH2Signal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := h2Signal(tt.err)
+			got := h2signal.Of(tt.err)
 			want := tt.want
 			if want == "" {
 				want = tt.err.Error()
 			}
 			if got.Error() != want {
-				t.Errorf("h2Signal(%q) reads %q, want %q", tt.err, got, want)
+				t.Errorf("h2signal.Of(%q) reads %q, want %q", tt.err, got, want)
 			}
 			// The client's connection errors are final; nothing else is.
 			wantFinal := strings.Contains(tt.name, "the client's connection error")
 			if final := !retryableError(got); final != wantFinal {
-				t.Errorf("h2Signal(%q) is final: %v, want %v", tt.err, final, wantFinal)
+				t.Errorf("h2signal.Of(%q) is final: %v, want %v", tt.err, final, wantFinal)
 			}
 			if !errors.Is(got, tt.err) {
-				t.Errorf("h2Signal(%q) does not wrap it", tt.err)
+				t.Errorf("h2signal.Of(%q) does not wrap it", tt.err)
 			}
 		})
 	}
