@@ -8,50 +8,31 @@
 //	plantstore-mock conformance -url URL [flags]
 //	plantstore-mock drift BEFORE AFTER
 //
-// The second form runs the conformance kit against the Plant Store API at
-// URL and prints a report (see conformance.go). The third compares two
-// recordings of package traffic and prints what moved (see drift.go).
+// The second form runs the conformance kit against the API at URL and
+// prints a report; the third compares two recordings of package traffic and
+// prints what moved.
 //
 // It serves POST /plants as plantstoretest's Handler does, and the control
-// API under /__plantstore/ on the same port: health, the stored plants,
-// seeding, the journal of API requests, scripted faults, reset, and the
-// OpenAPI documents of both. Run with -h for the flags; README.md beside
-// this file is the full guide: each flag, the control API, the container
-// image, the limits and the conformance command.
-//
-// With -max-namespaces above 0 (the default is 1000), POST
-// /__plantstore/namespaces makes a namespace: a fake of its own, with its
-// own token and base URL, for parallel test jobs on one mock
-// (NAMESPACES.md).
+// API under /__plantstore/ on the same port (health, plants, seeding, the
+// journal, faults, reset, namespaces for parallel test jobs, the OpenAPI
+// documents). README.md beside this file is the full guide: each flag, the
+// control API, the container image and the limits.
 //
 // It prints "listening on URL" on standard output once it accepts
-// connections, with a URL a client on this machine can use (with -addr
-// 127.0.0.1:0 the port is chosen for it; an unspecified host, as in :0,
-// listens on every address and becomes 127.0.0.1 or localhost in the URL).
-// On standard error it logs, in slog's text format (time=… level=… msg=…,
-// one handler for every line), start-up lines at every -log-level: whether
-// the control API is open, needs the admin token, or is off (on a
-// non-loopback address without an admin token), the seed it picked for
-// -chaos or -profile's traffic, and the -profile in force (its file, its
-// source without a password or query, which replies it sets and the rates of
-// the failures its traffic replays; never a secret). At -log-level debug
-// only, it logs one line per request (method, path, status and duration;
-// never a token); at info, also its shutdown. A mock that cannot start
-// logs nothing: it says why in plain lines, as the flag package does.
+// connections, with a URL a client on this machine can use (an unspecified
+// host, as in :0, becomes 127.0.0.1 or localhost). On standard error it
+// logs, as slog text, start-up lines at every -log-level (the control API's
+// access, the seed it picked for -chaos or -profile's traffic, the -profile
+// in force, never a secret), one line per request at debug, and its
+// shutdown at info; a mock that cannot start says why in plain lines, as the
+// flag package does. With -healthcheck it serves nothing: it asks the mock
+// at -addr for /__plantstore/health and exits 0 if healthy, else 1.
 //
-// With -healthcheck it serves nothing: it asks the mock at -addr for
-// /__plantstore/health and exits 0 if it is healthy, 1 if not, within a
-// second, for a container's health check.
-//
-// The token defaults to $PLANTSTORE_TOKEN, or to plantstoretest.DefaultToken
-// when that is unset; the admin token to $PLANTSTORE_ADMIN_TOKEN. The two
-// must differ.
-//
-// It shuts down gracefully on SIGINT or SIGTERM, exiting with status 0.
-// Requests still running 10s later are cut off and the status is 1; a second
-// signal ends it at once. Bad flags or a bad -seed file stop it before it
-// listens, with status 2. Everything lives in memory, within the bounds the
-// flags set, and is lost when it exits.
+// The token defaults to $PLANTSTORE_TOKEN, else plantstoretest.DefaultToken;
+// the admin token to $PLANTSTORE_ADMIN_TOKEN; the two must differ. It shuts
+// down gracefully on SIGINT or SIGTERM (status 0; requests still running
+// 10s later are cut off, status 1; a second signal ends it at once). Bad
+// flags or a bad -seed file stop it before it listens, with status 2.
 package main
 
 import (
