@@ -106,10 +106,10 @@ func WithProfile(p Profile) Option {
 
 // clone returns a copy of p that shares no reply or traffic with it.
 func (p Profile) clone() Profile {
-	for _, r := range []**ProfileReply{&p.DuplicateID, &p.AuthMissing, &p.AuthMalformed, &p.AuthInvalid} {
-		if *r != nil {
-			c := **r
-			*r = &c
+	for _, r := range p.replies() {
+		if *r.reply != nil {
+			c := **r.reply
+			*r.reply = &c
 		}
 	}
 	if t := p.Traffic; t != nil {
@@ -163,23 +163,27 @@ func (p *Profile) Check() error {
 	if err := checkText(p.Source, maxProfileField); err != nil {
 		return fmt.Errorf("plantstoretest: profile: source %v", err)
 	}
-	for _, r := range []struct {
-		name  string
-		reply *ProfileReply
-	}{
-		{"duplicate_id", p.DuplicateID},
-		{"auth_missing", p.AuthMissing},
-		{"auth_malformed", p.AuthMalformed},
-		{"auth_invalid", p.AuthInvalid},
-	} {
-		if r.reply == nil {
+	for _, r := range p.replies() {
+		if *r.reply == nil {
 			continue
 		}
-		if err := r.reply.check(); err != nil {
+		if err := (*r.reply).check(); err != nil {
 			return fmt.Errorf("plantstoretest: profile: %s: %v", r.name, err)
 		}
 	}
 	return nil
+}
+
+// namedReply is a reply field of a Profile and its JSON name.
+type namedReply struct {
+	name  string
+	reply **ProfileReply
+}
+
+// replies returns p's reply fields, in order.
+func (p *Profile) replies() []namedReply {
+	return []namedReply{{"duplicate_id", &p.DuplicateID}, {"auth_missing", &p.AuthMissing},
+		{"auth_malformed", &p.AuthMalformed}, {"auth_invalid", &p.AuthInvalid}}
 }
 
 func (r *ProfileReply) check() error {
