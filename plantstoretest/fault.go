@@ -13,20 +13,20 @@ import (
 // the failures a real deployment produces. Inject one with [Handler.Inject].
 // A matching request is still checked and recorded ([Request.Invalid]);
 // then the Fault acts, in this order: Store, Hang, Delay, Drop, Status,
-// GoAway. Without Status the request gets its usual reply,
-// with Header added, so a Fault with only Delay and Header is a slow
-// server.
+// GoAway. Without Status the request gets its usual reply, with Header
+// added, worked out after the delay unless Store worked it out first: a
+// Fault with only Delay and Header is a slow server.
 //
 // The fake sees a client give up only once it has read the whole body, so
 // a request held by Hang or Delay whose body was over 1 MiB waits until the
 // Handler is closed or the delay ends.
 type Fault struct {
-	// Match selects the requests the Fault answers; nil matches every request.
-	// It sees the whole [Request]: Method and Path select an operation, Plant
-	// a create, RetryCount an attempt. It runs under the Handler's lock: it
-	// must be quick and must not call the Handler. A panic in it fails the
-	// test and counts as no match; in a Handler from [NewHandler] it goes on
-	// out of ServeHTTP.
+	// Match selects the requests the Fault answers; nil matches every
+	// request. It sees the whole [Request], its Plant not cut: Method and
+	// Path select an operation, Plant a create, RetryCount an attempt. It
+	// runs under the Handler's lock: it must be quick and must not call the
+	// Handler. A panic in it fails the test and counts as no match; in a
+	// Handler from [NewHandler] it goes on out of ServeHTTP.
 	Match func(Request) bool
 	// Times is how many matching requests the Fault answers; 0 means one,
 	// and less is an error.
@@ -53,12 +53,13 @@ type Fault struct {
 	Drop bool
 	// GoAway makes the connection take no more requests once this one is
 	// answered, as a deployment that drains does: on HTTP/2 net/http sends
-	// GOAWAY(NO_ERROR) with the reply and closes the connection once its
-	// streams are answered; on HTTP/1.1 the reply says "Connection: close".
+	// GOAWAY(NO_ERROR) with the reply, its last-stream-id at or above this
+	// stream, and closes the connection once its streams are answered; on HTTP/1.1 the reply says "Connection: close".
 	// It needs a reply, so it is an error with Hang or Drop.
 	GoAway bool
 	// Store processes the request as usual, storing a valid plant, before the
-	// scripted outcome, which it needs: Store alone is an error.
+	// scripted outcome, which it needs: Store with no Status, Delay, Hang,
+	// Drop, GoAway or Header value is an error.
 	Store bool
 	// Note is the caller's own, given back by [Handler.Faults].
 	Note string

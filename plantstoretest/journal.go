@@ -50,8 +50,8 @@ type Request struct {
 	Status int
 	// Fault says what answered the request instead of the usual reply, or "":
 	// "#3 Status 503, Header" for an injected [Fault] (by its ID), "rate
-	// limit", "chaos: 502" for [WithChaos] and "traffic: 503 Retry-After 2"
-	// for a [Profile]'s Traffic.
+	// limit", "schedule: 2:503" for [WithSchedule], "chaos: 502" for
+	// [WithChaos] and "traffic: 503 Retry-After 2" for a [Profile]'s Traffic.
 	Fault string
 	// Duration is the time from Time until the reply's status line was
 	// written or the connection dropped; 0 while held.
