@@ -54,8 +54,10 @@ var ownedHeaders = map[string]string{
 // never logged nor put in an error. It is an error to name a header the
 // client sets (Authorization, Content-Type, Accept, User-Agent,
 // X-Request-Id, X-Retry-Count) or the transport manages (Host,
-// Content-Length, Connection, TE, …), an invalid name, or a value over 4096
-// bytes or with a control character other than tab.
+// Content-Length, Accept-Encoding, Connection, Keep-Alive,
+// Proxy-Authorization, Proxy-Connection, TE, Trailer, Transfer-Encoding,
+// Upgrade), an invalid name, or a value over 4096 bytes or with a control
+// character other than tab.
 func WithHeader(key, value string) CallOption {
 	return func(cc *callConfig) error {
 		if !wire.ValidHeaderName(key) {
