@@ -226,7 +226,10 @@ func (h *Handler) decide(ans *answer, req Request, op *operation, in input, rej 
 	}
 	if sf := h.faults.next(req, h.matches); sf != nil {
 		ans.scripted, ans.fault = &sf.Fault, sf.describe()
-	} else if ans.scripted, ans.fault = h.schedule.fault(entry.Seq - h.schedFrom); ans.scripted == nil && h.chaos != nil {
+	} else {
+		ans.scripted, ans.fault = h.schedule.fault(entry.Seq - h.schedFrom)
+	}
+	if ans.scripted == nil && h.chaos != nil {
 		ans.scripted, ans.fault = h.chaos.next()
 	}
 	if ans.scripted == nil && h.replay != nil {
