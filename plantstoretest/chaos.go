@@ -13,11 +13,7 @@ type chaos struct {
 
 // The faults chaos chooses, but delays: shared, never modified.
 var (
-	chaos503 = &Fault{
-		Status: http.StatusServiceUnavailable,
-		Header: http.Header{"Retry-After": {"1"}},
-		Body:   faultBody("chaos", http.StatusServiceUnavailable),
-	}
+	chaos503       = retryAfterFault("chaos", http.StatusServiceUnavailable)
 	chaos502       = &Fault{Status: http.StatusBadGateway, Body: faultBody("chaos", http.StatusBadGateway)}
 	chaosDrop      = &Fault{Drop: true}
 	chaosStoreDrop = &Fault{Store: true, Drop: true}

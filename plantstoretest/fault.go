@@ -192,6 +192,12 @@ func faultBody(what string, status int) []byte {
 	return b
 }
 
+// retryAfterFault is a reply of status that what scripted, with
+// "Retry-After: 1": the 503 and 429 of chaos and schedules.
+func retryAfterFault(what string, status int) *Fault {
+	return &Fault{Status: status, Header: http.Header{"Retry-After": {"1"}}, Body: faultBody(what, status)}
+}
+
 // scriptedFault is an injected Fault and how many replies it has left.
 type scriptedFault struct {
 	Fault

@@ -16,8 +16,8 @@ var scheduleKinds = []string{"503", "429", "drop", "store-drop", "delay", "store
 
 // scheduleFaults are the Faults of scheduleKinds, by name.
 var scheduleFaults = map[string]Fault{
-	"503":         {Status: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {"1"}}, Body: faultBody("schedule", 503)},
-	"429":         {Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"1"}}, Body: faultBody("schedule", 429)},
+	"503":         *retryAfterFault("schedule", http.StatusServiceUnavailable),
+	"429":         *retryAfterFault("schedule", http.StatusTooManyRequests),
 	"drop":        {Drop: true},
 	"store-drop":  {Store: true, Drop: true},
 	"delay":       {Delay: time.Minute},
