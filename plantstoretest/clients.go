@@ -21,7 +21,7 @@ func (s *Server) ProductionClient(opts ...plantstore.Option) *plantstore.Client 
 // answer to a repeated id, then opts.
 func (s *Server) client(method string, opts []plantstore.Option) *plantstore.Client {
 	s.tb.Helper()
-	all := append([]plantstore.Option{plantstore.WithToken(s.token), plantstore.WithHTTPClient(s.HTTPClient())}, s.alreadyExists()...)
+	all := append([]plantstore.Option{plantstore.WithToken(string(s.token)), plantstore.WithHTTPClient(s.HTTPClient())}, s.alreadyExists()...)
 	all = append(all, opts...)
 	c, err := plantstore.NewClient(s.URL, all...)
 	if err != nil {

@@ -63,7 +63,7 @@ func TestJournalOutcomes(t *testing.T) {
 			}
 			header := tt.header
 			if header == nil {
-				header = validHeader(s.token)
+				header = validHeader(string(s.token))
 			}
 			req, err := http.NewRequest(http.MethodPost, s.URL+"/plants", strings.NewReader(`{"id":1,"name":"Fern"}`))
 			if err != nil {
@@ -520,7 +520,7 @@ func TestJournalSentBeforeBodyIsRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header = validHeader(s.token)
+	req.Header = validHeader(string(s.token))
 	resp, err := s.ts.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)

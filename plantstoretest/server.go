@@ -104,7 +104,6 @@ type Server struct {
 	*Handler // the fake served
 
 	tb        testing.TB
-	token     string
 	ts        *httptest.Server
 	transport *http.Transport // shared by the clients Client returns
 	// beforeRoundTrip, if set, runs ahead of each round trip of HTTPClient's
@@ -142,7 +141,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	}
 	c.tb, c.site = tb, callSite()
 	h := newHandler(c)
-	s := &Server{Handler: h, tb: tb, token: c.token}
+	s := &Server{Handler: h, tb: tb}
 	served := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.serving.RLock()
 		defer s.serving.RUnlock()
