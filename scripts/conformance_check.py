@@ -193,7 +193,7 @@ def check_calibration(exe, workdir):
         check(all(again[k] == v for k, v in calibrated.items()),
               "the mock started with -profile gives the stand-in's answers to the calibrated checks")
         text = kit(exe, "-url", url, "-token", TOKEN)
-        check("repeated id: status 409, error code 1009" in text.stdout,
+        check("repeated id: status 409, error code 1009 (plantstore.WithAlreadyExists(409, 1009))" in text.stdout,
               "the text report of the calibrated mock gives the stand-in's duplicate code")
     finally:
         proc.terminate()

@@ -125,7 +125,7 @@ func TestConformanceText(t *testing.T) {
 	if status != 0 {
 		t.Fatalf("status %d; stderr:\n%s", status, errOut)
 	}
-	for _, want := range []string{"conformance of " + m.url, "PASS     spec     create ", "SAME     observed duplicate-id", "0 spec failed, 0 observed differ", "repeated id: status 400, error code 5"} {
+	for _, want := range []string{"conformance of " + m.url, "PASS     spec     create ", "SAME     observed duplicate-id", "0 spec failed, 0 observed differ", "repeated id: status 400, error code 5 (plantstore.WithAlreadyExists(400, 5))"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the text report lacks %q:\n%s", want, out)
 		}
