@@ -69,18 +69,38 @@ const maxSettles = 3
 //
 // It returns nil when p is stored; an error that matches ErrMaybeCreated
 // when that is still not known (call EnsurePlant again with the same p to
-// settle it); and otherwise the error that says why p is not stored. It
-// returns an error at once for a Client without a WithAlreadyExists rule.
+// settle it); and otherwise the error that says why p is not stored. Once
+// any of its creates may have stored p, the error matches ErrMaybeCreated
+// however the last one ended (a 429, a refused connection): a refusal of a
+// settle does not say that p is not stored. It returns an error at once
+// for a Client without a WithAlreadyExists rule.
 func (c *Client) EnsurePlant(ctx context.Context, p NewPlant, opts ...CallOption) error {
 	if c.exists == nil {
 		return errors.New("plantstore: EnsurePlant needs the deployment's answer to a repeated id: give the Client WithAlreadyExists")
 	}
 	_, err := c.CreatePlant(ctx, p, opts...)
+	maybe := errors.Is(err, ErrMaybeCreated)
 	for n := 0; n < maxSettles && errors.Is(err, ErrMaybeCreated) && !errors.Is(err, ErrAlreadyExists) && ctx.Err() == nil; n++ {
 		_, err = c.CreatePlant(ctx, p, opts...)
 	}
-	if errors.Is(err, ErrAlreadyExists) {
+	switch {
+	case errors.Is(err, ErrAlreadyExists):
 		return nil
+	case maybe && !errors.Is(err, ErrMaybeCreated):
+		return maybeCreated(err)
 	}
 	return err
+}
+
+// maybeCreated returns a settle's error err, which does not match
+// [ErrMaybeCreated], as one that does: an earlier create of the same plant
+// may have stored it.
+func maybeCreated(err error) error {
+	var ce *CallError
+	if !errors.As(err, &ce) {
+		return err // unreachable: every create's error is a *CallError
+	}
+	settle := *ce
+	settle.maybeCreated = true
+	return &settle
 }

@@ -3,8 +3,11 @@ package plantstore_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/plantstore/plantstore-go"
@@ -155,4 +158,70 @@ func TestEnsurePlant(t *testing.T) {
 		}
 		srv.ClearFaults()
 	})
+}
+
+// TestEnsurePlantKeepsAnUnknownOutcome checks issue 41's first defect:
+// once an attempt may have stored the plant, EnsurePlant returns nil or an
+// error that matches ErrMaybeCreated, however the last settle ends.
+func TestEnsurePlantKeepsAnUnknownOutcome(t *testing.T) {
+	t.Parallel()
+	storeThenDrop := plantstoretest.Fault{Store: true, Drop: true}
+	tests := []struct {
+		name   string
+		faults []plantstoretest.Fault // after the first create's store-drop
+		refuse bool                   // every dial after the first is refused
+		budget bool                   // a retry budget that refuses every retry
+	}{
+		{"the last settle answered 429", []plantstoretest.Fault{{Status: 503, Times: 2}, {Status: 429}}, false, false},
+		{"a settle answered 401", []plantstoretest.Fault{{Status: 401}}, false, false},
+		{"a settle answered 400 for the plant", []plantstoretest.Fault{{Status: 400}}, false, false},
+		{"a settle's connection refused", nil, true, false},
+		{"a settle's retry refused by the budget", []plantstoretest.Fault{{Status: 429}}, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := plantstoretest.NewServer(t)
+			srv.Inject(storeThenDrop)
+			for _, f := range tt.faults {
+				srv.Inject(f)
+			}
+			opts := []plantstore.Option{plantstore.WithMaxRetries(0)}
+			if tt.refuse {
+				opts = append(opts, plantstore.WithHTTPClient(refusingAfterFirstDial(srv)))
+			}
+			if tt.budget {
+				opts = []plantstore.Option{plantstore.WithMaxRetries(1), plantstore.WithRetryBudget(0.001, 0)}
+			}
+			err := srv.Client(opts...).EnsurePlant(context.Background(), plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"})
+			if len(srv.Plants()) != 1 {
+				t.Fatalf("%d plants stored, want the first create's", len(srv.Plants()))
+			}
+			if err != nil && !errors.Is(err, plantstore.ErrMaybeCreated) {
+				t.Errorf("EnsurePlant of a stored plant: %v, want nil or an error matching ErrMaybeCreated", err)
+			}
+			if err != nil && !strings.HasSuffix(err.Error(), "(the plant may have been created)") {
+				t.Errorf("EnsurePlant's error %q does not say the plant may have been created", err)
+			}
+		})
+	}
+}
+
+// refusingAfterFirstDial returns an HTTP client of srv's whose every dial
+// after the first is refused, as a server's port is once it went down.
+func refusingAfterFirstDial(srv *plantstoretest.Server) *http.Client {
+	base := srv.HTTPClient().Transport.(*http.Transport).Clone()
+	dial := base.DialContext
+	var dials atomic.Int32
+	base.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if dials.Add(1) > 1 {
+			return nil, &net.OpError{Op: "dial", Net: network, Err: syscall.ECONNREFUSED}
+		}
+		if dial == nil {
+			var d net.Dialer
+			return d.DialContext(ctx, network, addr)
+		}
+		return dial(ctx, network, addr)
+	}
+	return &http.Client{Transport: base}
 }
