@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -187,4 +188,60 @@ func TestScheduleOnHTTP2(t *testing.T) {
 			t.Errorf("the journal (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// TestEnsurePlantUnderEverySchedule is issue 41's figure for EnsurePlant's
+// promise: under every schedule of up to 8 faults on one plant's requests
+// (each request from the first faulted until EnsurePlant stops asking), a
+// stored plant is never reported with a plain error, nor stored twice, and
+// a plant reported stored is stored. The client retries once, so that 8
+// requests reach all four of EnsurePlant's creates. A prefix after which
+// EnsurePlant sent no more requests is not extended: every longer schedule
+// would run the same. Up to 8 faults, the kinds are the three that differ
+// for EnsurePlant's decisions: an answer that may have stored ("503"), one
+// that did not ("429"), and a plant stored without an answer
+// ("store-drop"); "drop" and the delays end an attempt as a 503 or a
+// store-drop does, less quickly, and every kind runs up to 4 faults.
+func TestEnsurePlantUnderEverySchedule(t *testing.T) {
+	testenv.Long(t)
+	bubble.OneProcUnderRace(t)
+	tests := []struct {
+		kinds []string
+		depth int
+	}{
+		{[]string{"503", "429", "store-drop"}, 8},
+		{scheduleKinds, 4},
+	}
+	for _, tt := range tests {
+		ran := 0
+		var grow func(prefix schedule)
+		grow = func(prefix schedule) {
+			ran++
+			var sent uint64
+			synctest.Test(t, func(t *testing.T) {
+				srv := NewServer(t, WithInMemoryNetwork(), WithSchedule(prefix.String()))
+				c := srv.Client(plantstore.WithMaxRetries(1))
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+				defer cancel()
+				err := c.EnsurePlant(ctx, plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"}, plantstore.WithAttemptTimeout(5*time.Second))
+				switch n := len(srv.Plants()); {
+				case n > 1:
+					t.Errorf("schedule %q: stored %d times", prefix, n)
+				case err == nil && n == 0:
+					t.Errorf("schedule %q: EnsurePlant returned nil, and nothing is stored", prefix)
+				case err != nil && n == 1 && !errors.Is(err, plantstore.ErrMaybeCreated):
+					t.Errorf("schedule %q: the plant is stored, and EnsurePlant says %v", prefix, err)
+				}
+				sent = srv.sent()
+			})
+			if t.Failed() || len(prefix) == tt.depth || sent <= uint64(len(prefix)) {
+				return
+			}
+			for _, k := range tt.kinds {
+				grow(append(slices.Clip(prefix), scheduleItem{at: uint64(len(prefix) + 1), kind: k}))
+			}
+		}
+		grow(nil)
+		t.Logf("%d kinds, up to %d faults: %d schedules", len(tt.kinds), tt.depth, ran)
+	}
 }
