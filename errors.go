@@ -2,7 +2,6 @@ package plantstore
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -51,12 +50,14 @@ func (e *ValidationError) Error() string {
 type APIError struct {
 	// StatusCode is the HTTP status of the last response.
 	StatusCode int
-	// Code is the Error body's "error" field; zero when the body was not
-	// an Error.
+	// Code is the Error body's "error" field, read even when "message" is
+	// missing or null; zero when the body was not an Error (a JSON object
+	// whose "error" is an integer).
 	Code int32
-	// Message is the "message" field of the Error body. When the body was not
-	// an Error (an HTML page from a proxy, a problem+json document, nothing),
-	// it holds the first bytes of the body instead, as valid UTF-8.
+	// Message is the "message" field of the Error body. When the body had
+	// no message string (an HTML page from a proxy, a problem+json
+	// document, nothing, {"error":1009}), it holds the first bytes of the
+	// body instead, as valid UTF-8.
 	Message string
 	// RetryAfter is the wait the Retry-After header asked for, or zero.
 	RetryAfter time.Duration
@@ -166,22 +167,21 @@ const (
 )
 
 // newAPIError describes a non-2xx response, the last of a call that sent
-// tokens over its attempts, which asked for a wait of retryAfter. The body
-// is used when it is an Error document, and quoted otherwise; a redirect
-// without a body names its target.
+// tokens over its attempts, which asked for a wait of retryAfter. Code is
+// the body's as [wire.ReadError] reads an Error; Message is the Error's
+// message, or else the body quoted; a redirect without a body names its
+// target.
 func newAPIError(resp *http.Response, data []byte, tokens []string, retryAfter time.Duration) *APIError {
 	e := &APIError{StatusCode: resp.StatusCode, RetryAfter: retryAfter}
-	var body struct {
-		Code    *int32  `json:"error"`
-		Message *string `json:"message"`
-	}
 	// The token is redacted from the body as the server wrote it, and from
 	// the message as JSON decoded it: decoding can turn a form wire.Redact
 	// knows (an HTML escape written into JSON by hand, say) into one it
 	// does not.
 	data = wire.Redact(data, tokens)
-	if json.Unmarshal(data, &body) == nil && body.Code != nil && body.Message != nil {
-		e.Code, e.Message = *body.Code, printable(wire.Redact(*body.Message, tokens), messageBytes)
+	code, message, hasMessage := wire.ReadError(data)
+	e.Code = code
+	if hasMessage {
+		e.Message = printable(wire.Redact(message, tokens), messageBytes)
 	} else {
 		e.Message = snippet(data)
 	}

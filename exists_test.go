@@ -36,8 +36,16 @@ func TestAlreadyExists(t *testing.T) {
 		{"the fake's clients know its answer", nil, serverClient, plantstore.NewPlant{ID: 1, Name: "Fern"}, true},
 		{"another 400 is not it", []plantstoretest.Option{tooShort}, serverClient, plantstore.NewPlant{ID: 2, Name: "Iv"}, false},
 		{"a profile's answer", []plantstoretest.Option{plantstoretest.WithProfile(profile)}, serverClient, plantstore.NewPlant{ID: 1, Name: "Fern"}, true},
-		{"a profile's answer without an Error code: no rule", []plantstoretest.Option{plantstoretest.WithProfile(plantstoretest.Profile{
-			DuplicateID: &plantstoretest.ProfileReply{Status: 409, Body: "taken"}})}, serverClient, plantstore.NewPlant{ID: 1, Name: "Fern"}, false},
+		{"a profile's answer without an Error body", []plantstoretest.Option{plantstoretest.WithProfile(plantstoretest.Profile{
+			DuplicateID: &plantstoretest.ProfileReply{Status: 409, ContentType: "text/html", Body: "<h1>taken</h1>"}})}, serverClient, plantstore.NewPlant{ID: 1, Name: "Fern"}, true},
+		{"a profile's empty answer", []plantstoretest.Option{plantstoretest.WithProfile(plantstoretest.Profile{
+			DuplicateID: &plantstoretest.ProfileReply{Status: 409}})}, serverClient, plantstore.NewPlant{ID: 1, Name: "Fern"}, true},
+		{"a profile's answer with a code and no message", []plantstoretest.Option{plantstoretest.WithProfile(plantstoretest.Profile{
+			DuplicateID: &plantstoretest.ProfileReply{Status: 409, ContentType: "application/json", Body: `{"error":1009}`}})}, serverClient, plantstore.NewPlant{ID: 1, Name: "Fern"}, true},
+		{"a profile's answer with a null message", []plantstoretest.Option{plantstoretest.WithProfile(plantstoretest.Profile{
+			DuplicateID: &plantstoretest.ProfileReply{Status: 409, ContentType: "application/json", Body: `{"error":1009,"message":null}`}})}, serverClient, plantstore.NewPlant{ID: 1, Name: "Fern"}, true},
+		{"another answer with the profile's status is not it", []plantstoretest.Option{plantstoretest.WithProfile(plantstoretest.Profile{
+			DuplicateID: &plantstoretest.ProfileReply{Status: 400, ContentType: "text/html", Body: "<h1>taken</h1>"}}), tooShort}, serverClient, plantstore.NewPlant{ID: 2, Name: "Iv"}, false},
 		{"a client without the rule", nil, bareClient, plantstore.NewPlant{ID: 1, Name: "Fern"}, false},
 		{"a rule with another code", nil, func(s *plantstoretest.Server) *plantstore.Client {
 			return s.Client(plantstore.WithAlreadyExists(http.StatusBadRequest, plantstoretest.CodeDuplicateID+1))

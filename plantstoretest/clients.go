@@ -58,20 +58,16 @@ func (g guardedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // alreadyExists returns the client's rule for the fake's answer to a
 // repeated id (plantstore.WithAlreadyExists): 400 with [CodeDuplicateID],
 // or the profile's DuplicateID ([Profile.DuplicateIDError]); none when the
-// fake stores repeats ([WithAllowDuplicateIDs]) or the profile's answer
-// has no Error code.
+// fake stores repeats ([WithAllowDuplicateIDs]).
 func (h *Handler) alreadyExists() []plantstore.Option {
 	h.mu.Lock()
 	allowed := h.store.ids == nil
 	h.mu.Unlock()
-	switch {
-	case allowed:
+	if allowed {
 		return nil
-	case h.profile != nil && h.profile.DuplicateID != nil:
-		if status, code, ok := h.profile.DuplicateIDError(); ok {
-			return []plantstore.Option{plantstore.WithAlreadyExists(status, code)}
-		}
-		return nil
+	}
+	if status, code, ok := h.profile.DuplicateIDError(); ok {
+		return []plantstore.Option{plantstore.WithAlreadyExists(status, code)}
 	}
 	return []plantstore.Option{plantstore.WithAlreadyExists(http.StatusBadRequest, CodeDuplicateID)}
 }

@@ -222,23 +222,15 @@ func checkText(s string, limit int) error {
 }
 
 // DuplicateIDError returns the status and "error" code with which the
-// profiled deployment refuses a repeated id, for plantstore.WithAlreadyExists;
-// ok is false without a DuplicateID, or for a body that is not an Error.
+// profiled deployment refuses a repeated id, for plantstore.WithAlreadyExists:
+// the code is 0 for a body that is not an Error (HTML, nothing), as the
+// client reads it; ok is false without a DuplicateID, or for a nil p.
 func (p *Profile) DuplicateIDError() (status int, code int32, ok bool) {
-	if p.DuplicateID == nil {
+	if p == nil || p.DuplicateID == nil {
 		return 0, 0, false
 	}
-	var e struct {
-		Code *json.Number `json:"error"`
-	}
-	if json.Unmarshal([]byte(p.DuplicateID.Body), &e) != nil || e.Code == nil {
-		return 0, 0, false
-	}
-	n, err := strconv.ParseInt(e.Code.String(), 10, 32)
-	if err != nil {
-		return 0, 0, false
-	}
-	return p.DuplicateID.Status, int32(n), true
+	code, _, _ = wire.ReadError([]byte(p.DuplicateID.Body))
+	return p.DuplicateID.Status, code, true
 }
 
 // expand returns body, a DuplicateID body, with p's id and name put in for

@@ -187,10 +187,13 @@ func TestDuplicateIDError(t *testing.T) {
 		wantOK     bool
 	}{
 		{`{"error":1009,"message":"x"}`, 409, 1009, true},
-		{`{"message":"x"}`, 0, 0, false},
-		{`{"error":1.5}`, 0, 0, false},
-		{`{"error":99999999999}`, 0, 0, false},
-		{`taken`, 0, 0, false},
+		{`{"error":1009}`, 409, 1009, true},
+		{`{"error":1009,"message":null}`, 409, 1009, true},
+		{`{"message":"x"}`, 409, 0, true},
+		{`{"error":1.5}`, 409, 0, true},
+		{`{"error":99999999999}`, 409, 0, true},
+		{`<h1>taken</h1>`, 409, 0, true},
+		{``, 409, 0, true},
 	} {
 		p := plantstoretest.Profile{DuplicateID: &plantstoretest.ProfileReply{Status: 409, Body: tt.body}}
 		status, code, ok := p.DuplicateIDError()

@@ -13,8 +13,9 @@ loopback is refused without -live. Then it checks that the observed answers
 of every binary are identical. And it calibrates the first binary's mock to
 a stand-in deployment (a python3 server that refuses a repeated id and
 credentials otherwise than the fake, and echoes the token): -profile-out,
-then -profile, then the same answers to the calibrated checks. And it
-runs the first binary's kit against a target that sends characters that
+then -profile, then the same answers to the calibrated checks; and
+against stand-ins whose answer to a repeated id has no message or no Error,
+the pair the report prints. And it runs the first binary's kit against a target that sends characters that
 drive a terminal: neither report holds one. Standard library only; exits 0 when all
 holds. image_check.py runs check_binary on the binary it extracts from the
 image.
@@ -125,6 +126,9 @@ class StandIn(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         self.reply(404, {"error": 404, "message": "not found"})
 
+    def repeat(self, plant_id):
+        self.reply(409, {"error": 1009, "message": "id %d is taken (%s)" % (plant_id, " ".join(TOKEN_FORMS))})
+
     def do_POST(self):
         n = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(n)
@@ -144,7 +148,7 @@ class StandIn(http.server.BaseHTTPRequestHandler):
             return self.reply(400, {"error": 101, "message": "invalid plant"})
         with self.lock:
             if p["id"] in self.ids:
-                return self.reply(409, {"error": 1009, "message": "id %d is taken (%s)" % (p["id"], " ".join(TOKEN_FORMS))})
+                return self.repeat(p["id"])
             self.ids.add(p["id"])
         out = {"name": p["name"]}
         if isinstance(p.get("tag"), str):
@@ -247,9 +251,42 @@ def check_terminal(exe):
         srv.server_close()
 
 
+def check_repeat_answers(exe):
+    """Runs the kit against stand-ins that answer a repeated id without an
+    Error's message, or with no Error at all: the text report's last line
+    gives the pair plantstore.WithAlreadyExists matches (the client, the
+    kit and the profile read an answer one way)."""
+    for content_type, body, pair in [("application/json", b'{"error":1009}', "(409, 1009)"),
+                                     ("application/json", b'{"error":1009,"message":null}', "(409, 1009)"),
+                                     ("text/html", b"<h1>taken</h1>", "(409, 0)"),
+                                     ("text/plain", b"", "(409, 0)")]:
+        class Repeat(StandIn):
+            ids = set()
+
+            def repeat(self, plant_id):
+                self.send_response(409)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Repeat)
+        srv.handle_error = lambda *args: None
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        try:
+            res = kit(exe, "-url", "http://127.0.0.1:%d" % srv.server_address[1], "-token", TOKEN)
+        finally:
+            srv.shutdown()
+            srv.server_close()
+        want = "(plantstore.WithAlreadyExists%s)" % pair
+        last = res.stdout.rstrip("\n").rsplit("\n", 1)[-1]
+        check(last.endswith(want), f"a repeated id answered {body!r}: the report's last line ends {want} ({last!r})")
+
+
 def main(binaries):
     with tempfile.TemporaryDirectory() as workdir:
         check_calibration(binaries[0], workdir)
+    check_repeat_answers(binaries[0])
     check_terminal(binaries[0])
     answers = [check_binary(exe) for exe in binaries]
     if len(answers) > 1 and all(a is not None for a in answers):

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/plantstore/plantstore-go"
 	"github.com/plantstore/plantstore-go/internal/mockserver"
 	"github.com/plantstore/plantstore-go/internal/testenv"
 	"github.com/plantstore/plantstore-go/plantstoretest"
@@ -620,4 +621,68 @@ func TestTransientFaultsAreAskedAgain(t *testing.T) {
 	if askedAgain == 0 {
 		t.Errorf("no check of %d runs at 1 %% chaos was asked again: the faults did not reach the kit", len(seeds))
 	}
+}
+
+// TestRepeatedIDReadOneWay checks issue 41's second defect: for each way a
+// deployment may answer a repeated id, the pair the report prints is the
+// pair the client matches, against the deployment itself and against the
+// fake given the report's profile.
+func TestRepeatedIDReadOneWay(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		reply plantstoretest.ProfileReply
+		want  string // the pair the report prints
+	}{
+		{"an Error", plantstoretest.ProfileReply{Status: 409, ContentType: "application/json", Body: `{"error":1009,"message":"id {id} is taken"}`}, "(409, 1009)"},
+		{"a code without a message", plantstoretest.ProfileReply{Status: 409, ContentType: "application/json", Body: `{"error":1009}`}, "(409, 1009)"},
+		{"a code with a null message", plantstoretest.ProfileReply{Status: 409, ContentType: "application/json", Body: `{"error":1009,"message":null}`}, "(409, 1009)"},
+		{"HTML", plantstoretest.ProfileReply{Status: 409, ContentType: "text/html", Body: `<h1>taken</h1>`}, "(409, 0)"},
+		{"nothing", plantstoretest.ProfileReply{Status: 422}, "(422, 0)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			reply := tt.reply
+			deployment := plantstoretest.NewHandler(plantstoretest.WithProfile(plantstoretest.Profile{DuplicateID: &reply}))
+			t.Cleanup(deployment.Close)
+			target := serve(t, deployment)
+			var rep conformance.Report
+			conformance.Run(t, conformance.Target{URL: target.URL, Token: plantstoretest.DefaultToken, Report: &rep})
+			var text bytes.Buffer
+			if err := rep.WriteText(&text); err != nil {
+				t.Fatal(err)
+			}
+			m := regexp.MustCompile(`plantstore\.WithAlreadyExists\((\d+), (\d+)\)`).FindStringSubmatch(text.String())
+			if m == nil || "("+m[1]+", "+m[2]+")" != tt.want {
+				t.Fatalf("the report's last lines:\n%s\nwant WithAlreadyExists%s", lastLines(text.String(), 2), tt.want)
+			}
+			var status, code int
+			fmt.Sscan(m[1]+" "+m[2], &status, &code)
+			c, err := plantstore.NewClient(target.URL, plantstore.WithToken(plantstoretest.DefaultToken),
+				plantstore.WithAlreadyExists(status, int32(code)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			calibrated := plantstoretest.NewServer(t, plantstoretest.WithProfile(rep.Profile()))
+			for name, c := range map[string]*plantstore.Client{"the deployment, with the printed pair": c, "the fake given the report's profile": calibrated.Client()} {
+				p := plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"}
+				if _, err := c.CreatePlant(context.Background(), p); err != nil {
+					t.Fatalf("%s: the first create: %v", name, err)
+				}
+				if _, err := c.CreatePlant(context.Background(), p); !errors.Is(err, plantstore.ErrAlreadyExists) {
+					t.Errorf("%s: the repeat: %v, want an error matching ErrAlreadyExists", name, err)
+				}
+				if err := c.EnsurePlant(context.Background(), p); err != nil {
+					t.Errorf("%s: EnsurePlant of a stored plant: %v, want nil", name, err)
+				}
+			}
+		})
+	}
+}
+
+// lastLines returns the last n lines of text.
+func lastLines(text string, n int) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
