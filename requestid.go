@@ -64,5 +64,8 @@ func serverRequestID(h map[string][]string, tokens []string) string {
 	if len(v) == 0 {
 		return ""
 	}
-	return printable(wire.Redact(v[0], tokens), maxRequestIDBytes)
+	if wire.MayHold(v[0], tokens) {
+		return printable(wire.Redact(v[0], tokens), maxRequestIDBytes)
+	}
+	return printable(v[0], maxRequestIDBytes)
 }

@@ -133,3 +133,28 @@ func TestRedactCut(t *testing.T) {
 		}
 	}
 }
+
+// TestMayHold checks that MayHold is false only where Redact finds
+// nothing: for a plain token and a short one, in every form a peer may
+// echo, alone and among other text, and for text that holds neither.
+func TestMayHold(t *testing.T) {
+	t.Parallel()
+	for _, tok := range []string{"s3cr3t-t0ken-plain", "dev"} {
+		tokens := []string{tok}
+		texts := []string{"", "application/json", "Mon, 07 Dec 2026 14:21:07 GMT", "7b2b0c58-6c5e-4c6f", "Bearer", tok[:len(tok)-1]}
+		for _, f := range forms {
+			texts = append(texts, f.encode(tok), "x "+f.encode(tok)+" y", "Bearer "+f.encode(tok), "bearer "+f.encode(tok))
+		}
+		for _, text := range texts {
+			redacted := Redact(text, tokens) != text
+			if got := MayHold(text, tokens); !got && redacted {
+				t.Errorf("MayHold(%q, %q) = false, and Redact replaces something", text, tok)
+			}
+		}
+		for _, text := range []string{"application/json", "Mon, 07 Dec 2026 14:21:07 GMT", "7b2b0c58-6c5e-4c6f"} {
+			if MayHold(text, tokens) {
+				t.Errorf("MayHold(%q, %q) = true for text with no escape and no token", text, tok)
+			}
+		}
+	}
+}
