@@ -18,6 +18,8 @@ type callState struct {
 	// may change.
 	attempts     int
 	maybeCreated bool
+	// idRead: info.ServerRequestID is the one of the response in header.
+	idRead bool
 	// mayCreate: a failed attempt of the operation may have stored something.
 	mayCreate bool
 	// The call's limit of retries and attempt timeout.
@@ -37,7 +39,8 @@ type callState struct {
 	// info is the call as readers see it, through [callState.readable].
 	info CallInfo
 	// header is the last response's, until readable redacts it into info: a
-	// call nothing reads pays no redaction.
+	// call nothing reads pays no redaction, and one whose readers do not
+	// read the header pays for its request id alone.
 	header http.Header
 	// attemptStart is set only when the log reads it.
 	attemptStart time.Time
@@ -92,13 +95,19 @@ func (st *callState) attemptTimedOut(ctx context.Context) bool {
 }
 
 // readable returns the call's CallInfo for a reader (a hook, the log, a
-// CallError, WithCallInfo), redacting the last response's header, and the
-// request id it names, on the first read after each response.
-func (st *callState) readable() *CallInfo {
+// CallError, WithCallInfo): with the request id of the last response made
+// safe to print, and, for a reader of the header, that header redacted; on
+// the first such read after each response. Until then Header is nil.
+func (st *callState) readable(header bool) *CallInfo {
 	if h := st.header; h != nil {
-		st.header = nil
-		st.info.Header = redactHeader(h, st.tokens)
-		st.info.ServerRequestID = serverRequestID(h, st.tokens)
+		if !st.idRead {
+			st.info.ServerRequestID = serverRequestID(h, st.tokens)
+			st.info.Header, st.idRead = nil, true
+		}
+		if header {
+			st.info.Header = redactHeader(h, st.tokens)
+			st.header = nil
+		}
 	}
 	return &st.info
 }

@@ -238,7 +238,7 @@ func (c *Client) do(ctx context.Context, op operation, values []string, opts []C
 	// Set whoever reads it: a CallError's Call is as WithCallInfo records it.
 	st.info.Duration = time.Since(start)
 	if err != nil {
-		ce := &CallError{Call: *st.readable(), Err: redactChain(err, st.tokens)}
+		ce := &CallError{Call: *st.readable(true), Err: redactChain(err, st.tokens)}
 		// A plant refused before sending reads as its ValidationError.
 		if _, refused := err.(*ValidationError); !refused {
 			ce.op, ce.maybeCreated, ce.retryDenied = op.text, st.maybeCreated, st.last.RetryDenied
@@ -250,7 +250,7 @@ func (c *Client) do(ctx context.Context, op operation, values []string, opts []C
 		c.callEnd(callCtx, st, err)
 	}
 	if capture != nil {
-		*capture = *st.readable()
+		*capture = *st.readable(true)
 	}
 	return err
 }

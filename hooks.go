@@ -33,7 +33,8 @@ type CallInfo struct {
 	Attempts int
 	// StatusCode and Header are the last response's status and headers, or
 	// zero and nil. Header is as the server sent it, but that a token of
-	// the call's in a name or a value reads REDACTED ([CallError]).
+	// the call's in a name or a value reads REDACTED ([CallError]); hooks
+	// see it only with [Hooks.ReadHeader].
 	StatusCode int
 	Header     http.Header
 	// Duration is how long the call took, waits between attempts included;
@@ -100,6 +101,11 @@ type Hooks struct {
 	// returns, with the call's context and the error the method returns
 	// (nil on success).
 	CallEnd func(ctx context.Context, call *CallInfo, err error)
+	// ReadHeader says that these functions read CallInfo.Header: only then
+	// do they see it, redacted for them, once per response, at the cost of
+	// a search of every name and value for the call's tokens. Without it
+	// Header may be nil for them; ServerRequestID is set either way.
+	ReadHeader bool
 }
 
 // WithHooks adds h to the hooks the Client calls: unlike other options it
@@ -119,7 +125,7 @@ func WithHooks(h Hooks) Option {
 func (c *Client) callStart(ctx context.Context, st *callState) context.Context {
 	for i := range c.hooks {
 		if f := c.hooks[i].CallStart; f != nil {
-			if next := f(ctx, st.readable()); next != nil {
+			if next := f(ctx, st.readable(c.hooks[i].ReadHeader)); next != nil {
 				ctx = next
 			}
 		}
@@ -144,7 +150,7 @@ func (c *Client) attemptStart(ctx context.Context, st *callState) {
 		if f := c.hooks[i].AttemptStart; f != nil {
 			// A context that does not derive from ctx would detach the
 			// attempt from the caller's deadline, and from the call.
-			if next := f(actx, st.readable(), Attempt{Number: st.attempts}); next != nil && stateOf(next) == st {
+			if next := f(actx, st.readable(c.hooks[i].ReadHeader), Attempt{Number: st.attempts}); next != nil && stateOf(next) == st {
 				actx = next
 			}
 		}
@@ -172,13 +178,13 @@ func (c *Client) attemptClose(st *callState, a Attempt) {
 
 // attemptEnd reports an attempt's outcome to the hooks and the log.
 func (c *Client) attemptEnd(ctx context.Context, st *callState, a Attempt) {
-	info := st.readable() // the log reads it too
 	for i := range c.hooks {
 		if f := c.hooks[i].AttemptEnd; f != nil {
-			f(ctx, info, a)
+			f(ctx, st.readable(c.hooks[i].ReadHeader), a)
 		}
 	}
 	if c.logger != nil {
+		st.readable(false) // the log reads the server's request id
 		c.logAttempt(ctx, st, a)
 	}
 }
@@ -187,7 +193,7 @@ func (c *Client) attemptEnd(ctx context.Context, st *callState, a Attempt) {
 func (c *Client) callEnd(ctx context.Context, st *callState, err error) {
 	for i := range c.hooks {
 		if f := c.hooks[i].CallEnd; f != nil {
-			f(ctx, st.readable(), err)
+			f(ctx, st.readable(c.hooks[i].ReadHeader), err)
 		}
 	}
 }

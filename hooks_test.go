@@ -10,10 +10,12 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/plantstore/plantstore-go/internal/testenv"
 )
 
@@ -386,5 +388,57 @@ func TestAttemptMaybeSent(t *testing.T) {
 				t.Errorf("errors.Is(%v, ErrMaybeCreated) = %v, want %v as MaybeSent", err, !tc.want, tc.want)
 			}
 		})
+	}
+}
+
+// TestHooksReadHeader checks who pays for the response's header: hooks
+// with ReadHeader see it, the token it echoes REDACTED; hooks without it
+// see none; both see the server's request id, made safe; and a retry's
+// answer replaces the first's for both.
+func TestHooksReadHeader(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i := n.Add(1)
+		w.Header().Set("X-Request-Id", fmt.Sprintf("srv-%d-%s", i, testToken))
+		w.Header().Set("X-Debug", "Bearer "+testToken)
+		if i == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, `{"id":7,"name":"Monstera"}`)
+	}))
+	t.Cleanup(srv.Close)
+	type seen struct {
+		Hook, ServerRequestID string
+		Header                http.Header
+	}
+	var got []seen
+	record := func(hook string) func(context.Context, *CallInfo, Attempt) {
+		return func(_ context.Context, call *CallInfo, _ Attempt) {
+			got = append(got, seen{hook, call.ServerRequestID, call.Header.Clone()})
+		}
+	}
+	c := newTestClient(t, srv.URL, WithMaxRetries(1), WithRetryBackoff(time.Millisecond, time.Millisecond),
+		WithHooks(Hooks{AttemptEnd: record("plain")}),
+		WithHooks(Hooks{AttemptEnd: record("reader"), ReadHeader: true}),
+		WithHooks(Hooks{AttemptEnd: record("plain after")}))
+	if _, err := c.CreatePlant(context.Background(), monstera); err != nil {
+		t.Fatal(err)
+	}
+	header := func(i int) http.Header {
+		return http.Header{"X-Request-Id": {fmt.Sprintf("srv-%d-REDACTED", i)}, "X-Debug": {"Bearer REDACTED"}}
+	}
+	want := []seen{
+		{"plain", "srv-1-REDACTED", nil},
+		{"reader", "srv-1-REDACTED", header(1)},
+		{"plain after", "srv-1-REDACTED", header(1)}, // the reader's, shared
+		{"plain", "srv-2-REDACTED", nil},
+		{"reader", "srv-2-REDACTED", header(2)},
+		{"plain after", "srv-2-REDACTED", header(2)},
+	}
+	ignore := cmpopts.IgnoreMapEntries(func(k string, _ []string) bool { return k != "X-Request-Id" && k != "X-Debug" })
+	if diff := cmp.Diff(want, got, ignore); diff != "" {
+		t.Errorf("what the hooks saw (-want +got):\n%s", diff)
 	}
 }

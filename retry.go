@@ -50,7 +50,7 @@ func (c *Client) checkRetry(ctx context.Context, st *callState, resp *http.Respo
 	v := c.judge(ctx, st, resp, err)
 	st.maybeCreated = st.maybeCreated || st.mayCreate && v.maybeStored
 	if resp != nil {
-		st.info.StatusCode, st.header = resp.StatusCode, resp.Header
+		st.info.StatusCode, st.header, st.idRead = resp.StatusCode, resp.Header, false
 	}
 	if !v.WillRetry {
 		st.last = v.Attempt
