@@ -186,6 +186,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.mu.Unlock()
 	}
 	status, d = h.send(w, rep, extra, ans.seq, req.Time)
+	if !delivered(w, r) && ans.seq != 0 { // 0: not journaled, the journal had no room
+		status = 0 // the deferred call records the drop
+	}
 }
 
 // answer is what [Handler.decide] decided for a request.
