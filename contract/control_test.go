@@ -8,6 +8,7 @@ package contract
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -214,6 +215,7 @@ func TestControlContractDocument(t *testing.T) {
 		"GET /__plantstore/openapi.yaml",
 		"GET /__plantstore/plants",
 		"GET /__plantstore/requests",
+		"GET /__plantstore/schedule",
 		"POST /__plantstore/faults",
 		"POST /__plantstore/namespaces",
 		"POST /__plantstore/plants",
@@ -224,6 +226,19 @@ func TestControlContractDocument(t *testing.T) {
 		t.Errorf("operations of %s mismatch (-want +got):\n%s", controlContractFile, diff)
 	}
 }
+
+// longestSchedule is a schedule of the maxLength the document gives:
+// 65,536 characters, a 503 on each request from 1 and spaces to fill.
+var longestSchedule = func() string {
+	var b strings.Builder
+	for i := 1; b.Len()+len(fmt.Sprintf(",%d:503", i)) <= 65536; i++ {
+		if i > 1 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%d:503", i)
+	}
+	return b.String() + strings.Repeat(" ", 65536-b.Len())
+}()
 
 func TestControlContractOpen(t *testing.T) {
 	t.Parallel()
@@ -272,7 +287,12 @@ func TestControlContractOpen(t *testing.T) {
 		{method: "PUT", path: "/__plantstore/schedule", body: `{"schedule": "7:503, 8:store-drop"}`, wantStatus: 204},
 		{method: "PUT", path: "/__plantstore/schedule", body: `{"schedule": "0:503"}`, wantStatus: 400},
 		{method: "PUT", path: "/__plantstore/schedule", body: `{"schedule": 1}`, wantStatus: 400, badRequest: true},
+		{method: "GET", path: "/__plantstore/schedule", wantStatus: 200},
+		{method: "PUT", path: "/__plantstore/schedule", body: `{"schedule": "` + longestSchedule + `"}`, wantStatus: 204},
+		{method: "PUT", path: "/__plantstore/schedule", body: `{"schedule": "` + longestSchedule + ` "}`, wantStatus: 400, badRequest: true},
+		{method: "PUT", path: "/__plantstore/schedule", body: `{"schedule": ""}`, pad: 1 << 20, wantStatus: 413},
 		{method: "PUT", path: "/__plantstore/schedule", body: `{"schedule": ""}`, wantStatus: 204},
+		{method: "GET", path: "/__plantstore/schedule", wantStatus: 200},
 		{method: "GET", path: "/__plantstore/faults", wantStatus: 200},
 		// OpenAPI cannot forbid a query parameter; the description says it is a 400.
 		{method: "GET", path: "/__plantstore/faults?since=1", wantStatus: 400},

@@ -9,9 +9,9 @@ import (
 )
 
 // A Budget bounds the bytes that the Handlers sharing it keep all
-// together (their plants, journals and injected faults), so that a process
-// that serves many, such as cmd/plantstore-mock with its namespaces, has
-// one bound on its memory. Give it to each Handler with [WithBudget]. It is
+// together (their plants, journals, injected faults and schedules), so
+// that a process that serves many, such as cmd/plantstore-mock with its
+// namespaces, has one bound on its memory. Give it to each Handler with [WithBudget]. It is
 // safe for concurrent use. A Handler counts, exactly, without the runtime:
 //
 //   - a plant as 128 bytes, plus its name and tag;
@@ -21,16 +21,18 @@ import (
 //   - a fault as 512 bytes, plus its body, its headers and twice its Note
 //     (what its Match keeps is not seen);
 //   - headers as 144 bytes a name, plus the name, and 32 bytes a value,
-//     plus the value.
+//     plus the value;
+//   - a schedule ([WithSchedule]) as 32 bytes a fault.
 //
-// That is at least what the Go heap holds for them (0.25 to 0.7 of it,
+// That is at least what the Go heap holds for them (0.25 to 0.75 of it,
 // measured), so a full Budget bounds the live heap, to which the garbage
-// collector's headroom adds up to as much again. A create, seed, fault or
-// journal entry that would go past the limit is refused with
-// [CodeStoreFull] ([ErrStoreFull] from [Handler.AddFault]). Room comes back
-// as they go: [Handler.Reset], [Handler.ClearRequests],
-// [Handler.ClearFaults], an entry pushed out by [WithJournalLimit], a fault
-// used up, and [Handler.Close], which gives back all a Handler holds.
+// collector's headroom adds up to as much again. A create, seed, fault,
+// schedule or journal entry that would go past the limit is refused with
+// [CodeStoreFull] ([ErrStoreFull] from [Handler.AddFault] and
+// [Handler.SetSchedule]). Room comes back as they go: [Handler.Reset],
+// [Handler.ClearRequests], [Handler.ClearFaults], an entry pushed out by
+// [WithJournalLimit], a fault used up, a schedule replaced, and
+// [Handler.Close], which gives back all a Handler holds.
 type Budget struct {
 	limit int64
 	used  atomic.Int64
@@ -58,8 +60,9 @@ func (b *Budget) take(n int64) bool {
 	}
 }
 
-// WithBudget makes the Handler keep its plants, journal and faults within
-// b, which others may share. The default, like a nil b, is none.
+// WithBudget makes the Handler keep its plants, journal, faults and
+// schedule within b, which others may share. The default, like a nil b, is
+// none.
 func WithBudget(b *Budget) Option {
 	return func(c *config) { c.budget = b }
 }
@@ -71,6 +74,7 @@ const (
 	faultCost       = 512
 	headerNameCost  = 144
 	headerValueCost = 32
+	scheduleCost    = 32 // a scheduleItem of 24 bytes, and the runtime's rounding up
 )
 
 func costOfPlant(name, tag string) int64 { return plantCost + int64(len(name)+len(tag)) }
@@ -95,13 +99,15 @@ func costOfRequest(r *Request) int64 {
 	return n + costOfHeader(r.Header)
 }
 
+func costOfSchedule(s schedule) int64 { return scheduleCost * int64(len(s)) }
+
 func costOfFault(f *Fault) int64 {
 	return faultCost + int64(len(f.Body)+2*len(f.Note)) + costOfHeader(f.Header)
 }
 
-// account is what one part of a Handler (its store, journal or faults)
-// holds of the Handler's Budget, so that the part charges what it keeps
-// in its own methods and gives it all back in one call. Its zero value
+// account is what one part of a Handler (its store, journal, faults or
+// schedule) holds of the Handler's Budget, so that the part charges what
+// it keeps in its own methods and gives it all back in one call. Its zero value
 // has no Budget and takes everything. The Handler's mu guards it.
 type account struct {
 	budget *Budget // nil without one, and once closed
@@ -123,7 +129,7 @@ func (a *account) take(n int64) error {
 
 // full says that need bytes more do not fit, after "the store is full: ".
 func (a *account) full(need int64) string {
-	return fmt.Sprintf("keeping this takes %d bytes, and the plants, journals and faults of every store sharing its budget "+
+	return fmt.Sprintf("keeping this takes %d bytes, and the plants, journals, faults and schedules of every store sharing its budget "+
 		"already hold %d of the %d bytes that WithBudget (plantstore-mock: -max-stored-mib) allows",
 		need, a.budget.Used(), a.budget.limit)
 }
@@ -132,8 +138,9 @@ func (a *account) full(need int64) string {
 func (a *account) release() { _ = a.take(-a.held) }
 func (a *account) close()   { a.release(); a.budget = nil }
 
-// ErrStoreFull is the error, under errors.Is, of [Handler.AddFault] for a
-// fault that its [Budget] has no room for.
+// ErrStoreFull is the error, under errors.Is, of [Handler.AddFault] and
+// [Handler.SetSchedule] for a fault or schedule that its [Budget] has no
+// room for.
 var ErrStoreFull = errors.New("plantstoretest: the store is full")
 
 // storeFullReply is the refusal of a request for err, which says what is full.

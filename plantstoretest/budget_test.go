@@ -63,6 +63,18 @@ func TestBudgetBoundsEveryHandler(t *testing.T) {
 			b, _ := json.Marshal(ErrorBody{CodeStoreFull, err.Error()})
 			return http.StatusBadRequest, string(b)
 		}},
+		{"schedules", nil, func(h *Handler, i int) (int, string) {
+			// Each replaces the Handler's schedule with a longer one.
+			err := h.SetSchedule(longSchedule(50 * (i + 1)))
+			if err == nil {
+				return 0, ""
+			}
+			if !errors.Is(err, ErrStoreFull) {
+				t.Errorf("SetSchedule with the budget full: %v, want ErrStoreFull", err)
+			}
+			b, _ := json.Marshal(ErrorBody{CodeStoreFull, err.Error()})
+			return http.StatusBadRequest, string(b)
+		}},
 		{"journal entries", []Option{WithToken("other")}, func(h *Handler, i int) (int, string) {
 			// Refused for the token: only the journal keeps anything.
 			header := validHeader(DefaultToken)
@@ -82,7 +94,10 @@ func TestBudgetBoundsEveryHandler(t *testing.T) {
 			kept, refused := 0, false
 			for i := 0; i < 1000 && !refused; i++ {
 				h := hs[i%2]
-				before := len(h.Requests()) + len(h.Plants()) + len(h.Faults())
+				state := func() string {
+					return fmt.Sprint(len(h.Requests()), len(h.Plants()), len(h.Faults()), h.Schedule())
+				}
+				before := state()
 				status, body := tt.keep(h, i)
 				if used := b.Used(); used > limit {
 					t.Fatalf("after %d kept: Used() = %d, over the limit %d", kept, used, limit)
@@ -93,8 +108,8 @@ func TestBudgetBoundsEveryHandler(t *testing.T) {
 				}
 				refused = true
 				wantFull(t, tt.name, status, body)
-				if after := len(h.Requests()) + len(h.Plants()) + len(h.Faults()); after != before {
-					t.Errorf("the refusal changed the Handler: %d requests, plants and faults, then %d", before, after)
+				if after := state(); after != before {
+					t.Errorf("the refusal changed the Handler: requests, plants, faults and schedule %.80s, then %.80s", before, after)
 				}
 			}
 			if !refused || kept < 10 {
@@ -125,6 +140,7 @@ func TestBudgetGivenBack(t *testing.T) {
 		{"Close", nil, func(h *Handler) {
 			create(h, 1)
 			h.AddFault(Fault{Status: 503, Match: func(Request) bool { return false }})
+			h.SetSchedule("5:503")
 		}, (*Handler).Close, false},
 		{"Close, and what is kept after it", nil, func(h *Handler) { create(h, 1) }, func(h *Handler) {
 			h.Close()
@@ -135,6 +151,8 @@ func TestBudgetGivenBack(t *testing.T) {
 		}, false},
 		{"ClearRequests", []Option{WithMaxPlants(0)}, func(h *Handler) { create(h, 1) }, (*Handler).ClearRequests, false},
 		{"ClearFaults", nil, func(h *Handler) { h.AddFault(Fault{Status: 503, Body: []byte("x")}) }, (*Handler).ClearFaults, false},
+		{"a schedule replaced", nil, func(h *Handler) { h.SetSchedule("1:503,2:503") }, func(h *Handler) { h.SetSchedule("") }, false},
+		{"a schedule replaced by another as long", nil, func(h *Handler) { h.SetSchedule("1:503,2:503") }, func(h *Handler) { h.SetSchedule("3:drop,4:429") }, true},
 		{"a fault used up", []Option{WithJournalLimit(0)}, func(h *Handler) { h.AddFault(Fault{Status: 503}) }, func(h *Handler) { create(h, 1) }, false},
 		{"the journal's limit", []Option{WithJournalLimit(1), WithMaxPlants(0)}, func(h *Handler) { create(h, 1) }, func(h *Handler) { create(h, 2) }, true},
 	}

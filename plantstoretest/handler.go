@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -34,13 +35,12 @@ type Handler struct {
 	done      chan struct{} // closed by Close
 	closeOnce sync.Once
 
-	mu        sync.Mutex
-	gen       int      // counts Resets, so a request held across one leaves no trace
-	schedule  schedule // WithSchedule or SetSchedule; its request 1 follows Seq schedFrom
-	schedFrom uint64
-	store     store
-	journal   journal
-	faults    faultQueue
+	mu      sync.Mutex
+	gen     int           // counts Resets, so a request held across one leaves no trace
+	sched   scheduleState // WithSchedule or SetSchedule
+	store   store
+	journal journal
+	faults  faultQueue
 }
 
 // NewHandler returns a fake Plant Store with no plants stored (or those of
@@ -68,20 +68,20 @@ func newHandler(c *config) *Handler {
 		c.tb.Helper()
 	}
 	h := &Handler{
-		token:    []byte(c.token),
-		rules:    c.rules,
-		routes:   append(routes[:len(routes):len(routes)], c.routes...),
-		logger:   c.logger,
-		tb:       c.tb,
-		site:     c.site,
-		logToTB:  c.tb != nil && c.logToTB,
-		now:      time.Now,
-		profile:  c.profile,
-		done:     make(chan struct{}),
-		store:    newStore(c.maxPlants, c.allowDupIDs, c.budget),
-		journal:  journal{max: -1, bodyLimit: c.bodyLimit, account: account{budget: c.budget}},
-		faults:   faultQueue{account: account{budget: c.budget}},
-		schedule: c.schedule,
+		token:   []byte(c.token),
+		rules:   c.rules,
+		routes:  append(routes[:len(routes):len(routes)], c.routes...),
+		logger:  c.logger,
+		tb:      c.tb,
+		site:    c.site,
+		logToTB: c.tb != nil && c.logToTB,
+		now:     time.Now,
+		profile: c.profile,
+		done:    make(chan struct{}),
+		store:   newStore(c.maxPlants, c.allowDupIDs, c.budget),
+		journal: journal{max: -1, bodyLimit: c.bodyLimit, account: account{budget: c.budget}},
+		faults:  faultQueue{account: account{budget: c.budget}},
+		sched:   scheduleState{account: account{budget: c.budget}},
 	}
 	if c.maxRequests != nil {
 		h.journal.max = *c.maxRequests
@@ -94,6 +94,9 @@ func newHandler(c *config) *Handler {
 	}
 	if c.profile != nil && c.profile.Traffic != nil {
 		h.replay = newReplay(c.profile.Traffic, c.chaosSeed)
+	}
+	if err := h.sched.set(c.schedule, 0); err != nil {
+		h.misuse("plantstoretest: WithSchedule: " + strings.TrimPrefix(err.Error(), "plantstoretest: "))
 	}
 	if len(c.plants) > 0 {
 		var seedErr *SeedError
@@ -151,6 +154,7 @@ func (h *Handler) Close() {
 		h.store.close()
 		h.journal.close()
 		h.faults.close()
+		h.sched.close()
 	})
 }
 
@@ -182,6 +186,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.mu.Unlock()
 	}
 	status, d = h.send(w, rep, extra, ans.seq, req.Time)
+	if !delivered(w, r) && ans.seq != 0 { // 0: not journaled, the journal had no room
+		status = 0 // the deferred call records the drop
+	}
 }
 
 // answer is what [Handler.decide] decided for a request.
@@ -227,7 +234,7 @@ func (h *Handler) decide(ans *answer, req Request, op *operation, in input, rej 
 	if sf := h.faults.next(req, h.matches); sf != nil {
 		ans.scripted, ans.fault = &sf.Fault, sf.describe()
 	} else {
-		ans.scripted, ans.fault = h.schedule.fault(entry.Seq - h.schedFrom)
+		ans.scripted, ans.fault = h.sched.faults.fault(entry.Seq - h.sched.from)
 	}
 	if ans.scripted == nil && h.chaos != nil {
 		ans.scripted, ans.fault = h.chaos.next()

@@ -83,11 +83,14 @@ const (
 	// holds it.
 	OutcomeHeld Outcome = "held"
 	// OutcomeSent: a reply with [Request.Status] is written, or being written
-	// (the entry says so first, so a client that has the response finds it).
+	// (the entry says so first, so a client that has the response finds it);
+	// if the write then fails, the entry turns to OutcomeDropped.
 	OutcomeSent Outcome = "sent"
 	// OutcomeDropped: the connection was closed without a reply, by a [Fault]
 	// with Drop, by [Handler.Close] or a client that gave up while it was
-	// held, or by a panic in a [WithRule] rule or a Match under [NewHandler].
+	// held, or by a panic in a [WithRule] rule or a Match under [NewHandler];
+	// or the reply's write failed, as it does once a Delay has outlasted the
+	// server's write timeout.
 	OutcomeDropped Outcome = "dropped"
 )
 
@@ -227,8 +230,8 @@ func (h *Handler) dropped(req Request, seq uint64) time.Duration {
 	return d
 }
 
-// complete records the outcome of request seq, if still held: status 0 is
-// a dropped connection, and dup what a refused repeat found stored.
+// complete records the outcome of request seq, still held or sent: status
+// 0 is a dropped connection, and dup what a refused repeat found stored.
 func (j *journal) complete(seq uint64, status int, d time.Duration, dup *Duplicate) {
 	if len(j.requests) == 0 {
 		return

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/plantstore/plantstore-go"
+	h2cpkg "github.com/plantstore/plantstore-go/internal/h2c"
 )
 
 // serve sends one request to h in-process and returns the recorder.
@@ -672,4 +674,69 @@ func plantRequest(t *testing.T, p plantstore.NewPlant) *http.Request {
 	r := httptest.NewRequest(http.MethodPost, "/plants", bytes.NewReader(body))
 	r.Header = validHeader(DefaultToken)
 	return r
+}
+
+// TestJournalUndeliveredReplyIsDropped checks that a reply the server could
+// not deliver, here because a Fault held it past the server's write
+// timeout, reads "dropped" with no status, not "sent": the client got
+// none. A reply in time is still "sent", with a Content-Length.
+func TestJournalUndeliveredReplyIsDropped(t *testing.T) {
+	t.Parallel()
+	for _, p := range []struct {
+		name       string
+		tls, http2 bool
+	}{{"HTTP/1.1", false, false}, {"h2", true, true}, {"h2c", false, true}} {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			if p.http2 && !p.tls && !h2cpkg.Supported {
+				t.Skip("h2c needs Go 1.24 or later (http.Protocols)")
+			}
+			h := NewHandler()
+			defer h.Close()
+			served := make(chan struct{}, 2)
+			ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				defer func() { served <- struct{}{} }() // a drop panics through here
+				h.ServeHTTP(w, r)
+			}))
+			ts.Config.WriteTimeout = 50 * time.Millisecond
+			ts.Config.ErrorLog = log.New(io.Discard, "", 0)
+			client := &http.Client{Transport: startServer(ts, p.tls, p.http2)}
+			defer ts.Close()
+			create := func(id int) (*http.Response, error) {
+				req, err := http.NewRequest(http.MethodPost, ts.URL+"/plants", strings.NewReader(fmt.Sprintf(`{"id":%d,"name":"Fern"}`, id)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header = validHeader(DefaultToken)
+				resp, err := client.Do(req)
+				<-served
+				return resp, err
+			}
+
+			h.Inject(Fault{Store: true, Delay: 200 * time.Millisecond})
+			if resp, err := create(1); err == nil {
+				resp.Body.Close()
+				t.Errorf("create held past the write timeout = %d, want an error: no reply", resp.StatusCode)
+			}
+			resp, err := create(2)
+			if err != nil {
+				t.Fatalf("create in time: %v", err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || (!p.http2 && resp.ContentLength <= 0) {
+				t.Errorf("create in time = %d with Content-Length %d, want 200 with a Content-Length", resp.StatusCode, resp.ContentLength)
+			}
+			var got []outcome
+			for _, r := range h.Requests() {
+				got = append(got, outcomeOf(r))
+			}
+			want := []outcome{{OutcomeDropped, 0, "#1 Store, Delay 200ms"}, {OutcomeSent, http.StatusOK, ""}}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("the journal (-want +got):\n%s", diff)
+			}
+			if n := len(h.Plants()); n != 2 {
+				t.Errorf("stored %d plants, want 2: the held one was stored before its reply failed", n)
+			}
+		})
+	}
 }

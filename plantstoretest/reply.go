@@ -2,7 +2,9 @@ package plantstoretest
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/plantstore/plantstore-go"
@@ -68,6 +70,7 @@ func (h *Handler) send(w http.ResponseWriter, rep reply, extra http.Header, seq 
 		if p.Challenge != "" {
 			w.Header().Set("WWW-Authenticate", p.Challenge)
 		}
+		setLength(w, rep.status, len(rep.raw))
 		w.WriteHeader(rep.status)
 		_, _ = w.Write(rep.raw)
 		return rep.status, d
@@ -102,9 +105,32 @@ func writeRaw(w http.ResponseWriter, status int, extra http.Header, body []byte)
 	if w.Header().Get("Content-Type") == "" {
 		w.Header().Set("Content-Type", "application/json")
 	}
+	setLength(w, status, len(body))
 	w.WriteHeader(status)
 	_, _ = w.Write(body) // A client that went away gets nothing either way.
 	return status
+}
+
+// setLength sets the Content-Length of a reply of n bytes, unless extra
+// headers set one or status takes no body, so that [delivered] can flush
+// it without its being sent chunked.
+func setLength(w http.ResponseWriter, status, n int) {
+	if _, set := w.Header()["Content-Length"]; !set && status != http.StatusNoContent && status != http.StatusNotModified {
+		w.Header().Set("Content-Length", strconv.Itoa(n))
+	}
+}
+
+// delivered reports whether the reply written to w for r reached the
+// connection. Over HTTP/1 it flushes the reply, which fails once the
+// server's write timeout has passed (a held reply) or the connection has
+// gone; over HTTP/2 either resets the stream, which ends r's context. A
+// ResponseWriter that cannot flush is taken at its word.
+func delivered(w http.ResponseWriter, r *http.Request) bool {
+	if r.ProtoMajor >= 2 {
+		return r.Context().Err() == nil
+	}
+	err := http.NewResponseController(w).Flush()
+	return err == nil || errors.Is(err, http.ErrNotSupported)
 }
 
 // addHeaders adds the values of extra to w's headers.

@@ -29,7 +29,7 @@ var scheduleFaults = map[string]Fault{
 // numbered at, counted from the schedule's start.
 type scheduleItem struct {
 	at   uint64
-	kind string
+	kind string // one of scheduleKinds: not a piece of the text, which it would keep
 }
 
 // schedule is the faults a [WithSchedule] text places, by request number.
@@ -38,23 +38,26 @@ type schedule []scheduleItem
 // parseSchedule reads a schedule's text: items "N:kind" separated by
 // commas, N the request's number from 1, each number at most once.
 func parseSchedule(text string) (schedule, error) {
-	var s schedule
 	if strings.TrimSpace(text) == "" {
 		return nil, nil
 	}
+	s := make(schedule, 0, strings.Count(text, ",")+1) // what the Budget counts: no spare room
 	for _, item := range strings.Split(text, ",") {
 		n, kind, ok := strings.Cut(strings.TrimSpace(item), ":")
 		at, err := strconv.ParseUint(n, 10, 32)
-		if _, known := scheduleFaults[kind]; !ok || err != nil || at == 0 || !known {
+		k := slices.Index(scheduleKinds, kind)
+		if !ok || err != nil || at == 0 || k < 0 {
 			return nil, fmt.Errorf("plantstoretest: schedule item %.40q: want N:kind, N a request's number from 1 and kind one of %s",
 				item, strings.Join(scheduleKinds, ", "))
 		}
-		if slices.ContainsFunc(s, func(it scheduleItem) bool { return it.at == at }) {
-			return nil, fmt.Errorf("plantstoretest: schedule: request %d has two faults", at)
-		}
-		s = append(s, scheduleItem{at: at, kind: kind})
+		s = append(s, scheduleItem{at: at, kind: scheduleKinds[k]})
 	}
 	slices.SortFunc(s, func(a, b scheduleItem) int { return cmp.Compare(a.at, b.at) })
+	for i := 1; i < len(s); i++ {
+		if s[i].at == s[i-1].at {
+			return nil, fmt.Errorf("plantstoretest: schedule: request %d has two faults", s[i].at)
+		}
+	}
 	return s, nil
 }
 
@@ -99,6 +102,33 @@ func (h *Handler) sent() uint64 {
 	return h.journal.seq
 }
 
+// scheduleState is the Handler's schedule and its share of the Budget. The
+// Handler's mu guards it.
+type scheduleState struct {
+	faults schedule
+	from   uint64 // the Seq that its request 1 follows
+	account
+}
+
+// set replaces the schedule with s, whose request 1 follows Seq from, if
+// the Budget has room for it once the schedule it replaces is given back;
+// if not, it keeps the schedule in force and returns the error.
+func (st *scheduleState) set(s schedule, from uint64) error {
+	if err := st.take(costOfSchedule(s) - st.held); err != nil {
+		return err
+	}
+	st.faults, st.from = s, from
+	return nil
+}
+
+// pastSchedule reports whether the requests numbered run maxScheduleRequests
+// past the last fault of the schedule in force; never without one.
+func (h *Handler) pastSchedule() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.sched.faults) > 0 && h.journal.seq >= h.sched.from+h.sched.faults.last()+maxScheduleRequests
+}
+
 // WithSchedule places faults on the fake's requests by number, as
 // [Explore] finds them: items "N:kind" separated by commas, N counting the
 // requests from 1 ([Request.Seq] of a new fake), kind one of:
@@ -114,9 +144,11 @@ func (h *Handler) sent() uint64 {
 //
 // A schedule's fault comes after [WithRateLimit] and an injected [Fault],
 // before [WithChaos] and Traffic; the journal names it ("schedule: 2:503").
-// A text that does not parse is misuse. Under a schedule, a test whose
-// Server's clients send over 1,000 requests past the last fault fails with
-// t.FailNow: a loop that asks again for ever ends.
+// A text that does not parse, or that the [Budget] has no room for, is
+// misuse. A test under WithSchedule fails with t.FailNow when its Server's
+// clients send 1,000 requests past the last fault of the schedule in force
+// ([Handler.SetSchedule] replaces it): a loop that asks again for ever
+// ends. An empty schedule places no fault, and no such bound.
 func WithSchedule(text string) Option {
 	return func(c *config) {
 		s, err := parseSchedule(text)
@@ -129,8 +161,11 @@ func WithSchedule(text string) Option {
 }
 
 // SetSchedule replaces the Handler's schedule (see [WithSchedule]) with
-// text's: its request 1 is the next request to arrive. An empty text ends
-// the schedule. A text that does not parse changes nothing.
+// text's: its request 1 is the next request to arrive, and the bound on a
+// test's requests moves with it. An empty text ends the schedule. A text
+// that does not parse changes nothing, nor does one that the [Budget] has
+// no room for, with the schedule in force given back: its error is
+// [ErrStoreFull].
 func (h *Handler) SetSchedule(text string) error {
 	s, err := parseSchedule(text)
 	if err != nil {
@@ -138,6 +173,15 @@ func (h *Handler) SetSchedule(text string) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.schedule, h.schedFrom = s, h.journal.seq
-	return nil
+	return h.sched.set(s, h.journal.seq)
+}
+
+// Schedule returns the schedule in force as [Handler.SetSchedule] takes
+// it, its faults in the order of their requests ("1:store-drop,3:503"),
+// or "" for none.
+func (h *Handler) Schedule() string {
+	h.mu.Lock()
+	s := h.sched.faults // never changed in place
+	h.mu.Unlock()
+	return s.String()
 }

@@ -1,10 +1,13 @@
 package plantstoretest
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/plantstore/plantstore-go"
@@ -90,4 +93,135 @@ func TestWithScheduleBadTextIsMisuse(t *testing.T) {
 		}
 	}()
 	NewHandler(WithSchedule("x"))
+}
+
+// longSchedule is a schedule of n faults, on requests 1 to n.
+func longSchedule(n int) string {
+	items := make([]string, n)
+	for i := range items {
+		items[i] = fmt.Sprintf("%d:503", i+1)
+	}
+	return strings.Join(items, ",")
+}
+
+// TestParseScheduleOfManyItems checks that the check for a request given
+// two faults does not cost a long schedule the square of its length:
+// 100,000 items took 3.5 to 6.9 s then, and take milliseconds now. The
+// bound is far from both, so that a busy machine does not fail it.
+func TestParseScheduleOfManyItems(t *testing.T) {
+	t.Parallel()
+	const n = 100_000
+	text := longSchedule(n)
+	start := time.Now()
+	s, err := parseSchedule(text)
+	took := time.Since(start)
+	if err != nil || len(s) != n {
+		t.Fatalf("parseSchedule of %d items = %d items, %v; want %d", n, len(s), err, n)
+	}
+	t.Logf("parseSchedule of %d items took %v", n, took)
+	if took > time.Second {
+		t.Errorf("parseSchedule of %d items took %v, want well under a second", n, took)
+	}
+	_, err = parseSchedule(text + ",77:drop")
+	if err == nil || !strings.Contains(err.Error(), "request 77 has two faults") {
+		t.Errorf("parseSchedule of %d items and a second fault on request 77 = %v, want an error naming it", n, err)
+	}
+}
+
+// TestScheduleBound checks the bound on the requests of a test under a
+// schedule: its Server's clients fail the test past 1,000 requests after
+// the last fault of the schedule in force, counted from where SetSchedule
+// placed it, and an empty schedule places no bound.
+func TestScheduleBound(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		with   string // WithSchedule's text
+		before int    // requests sent before set, if set is not "-"
+		set    string // SetSchedule's text, or "-"
+		send   int    // requests to send in all
+		want   int    // requests sent when the test fails, or send if it does not
+	}{
+		{"WithSchedule", "2:503", 0, "-", 1100, 1002},
+		{"WithSchedule, empty", "", 0, "-", 1500, 1500},
+		{"SetSchedule moves the bound on", "1:503", 0, "1500:503", 2600, 2500},
+		{"SetSchedule counts from the next request", "1:503", 10, "5:503", 1100, 1015},
+		{"SetSchedule moves the bound back", "1500:503", 0, "1:503", 1100, 1001},
+		{"SetSchedule empty ends the bound", "1:503", 3, "", 1500, 1500},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tb := &fakeTB{}
+			defer tb.cleanup()
+			s := NewServer(tb, WithInMemoryNetwork(), WithSchedule(tt.with))
+			hc := s.HTTPClient()
+			sent := 0
+			runFatal(func() {
+				for sent < tt.send {
+					if sent == tt.before && tt.set != "-" {
+						if err := s.SetSchedule(tt.set); err != nil {
+							t.Errorf("SetSchedule(%q): %v", tt.set, err)
+						}
+					}
+					resp, err := hc.Get(s.URL + "/plants")
+					if err != nil {
+						t.Errorf("request %d: %v", sent+1, err)
+						return
+					}
+					resp.Body.Close()
+					sent++
+				}
+			})
+			if sent != tt.want {
+				t.Errorf("sent %d requests (%s), want %d", sent, tb, tt.want)
+			}
+			if failed := len(tb.fatals) > 0; failed != (tt.want < tt.send) {
+				t.Errorf("the test failed: %v (%s), want %v", failed, tb, tt.want < tt.send)
+			}
+		})
+	}
+}
+
+// TestScheduleBudget checks that a schedule is kept within the Handler's
+// Budget: it takes its room, gives the room of the schedule it replaces
+// back, and one that does not fit is refused, the one in force kept.
+func TestScheduleBudget(t *testing.T) {
+	t.Parallel()
+	const limit = 64 << 10
+	b := NewBudget(limit)
+	h := NewHandler(WithBudget(b), WithSchedule("1:503,2:drop"))
+	small := b.Used()
+	if small <= 0 {
+		t.Fatalf("Used() = %d under WithSchedule of 2 faults, want more than 0", small)
+	}
+	if err := h.SetSchedule(longSchedule(1000)); err != nil {
+		t.Fatalf("SetSchedule of 1,000 faults: %v", err)
+	}
+	if used := b.Used(); used < 1000*small/2 || used > limit {
+		t.Errorf("Used() = %d under 1,000 faults (%d under 2), want about 500 times as much", used, small)
+	}
+	before := b.Used()
+	err := h.SetSchedule(longSchedule(limit))
+	if !errors.Is(err, ErrStoreFull) || !strings.Contains(err.Error(), "WithBudget (plantstore-mock: -max-stored-mib)") {
+		t.Errorf("SetSchedule over the budget: %v, want ErrStoreFull naming WithBudget", err)
+	}
+	if got := h.Schedule(); got != longSchedule(1000) || b.Used() != before {
+		t.Errorf("after a refused schedule: Schedule() = %.40q…, Used() = %d; want the one before, %d", got, b.Used(), before)
+	}
+	if err := h.SetSchedule(""); err != nil || b.Used() != 0 || h.Schedule() != "" {
+		t.Errorf(`SetSchedule(""): %v; Used() = %d, Schedule() = %q; want nil, 0, ""`, err, b.Used(), h.Schedule())
+	}
+	h.SetSchedule("3:429")
+	h.Close()
+	if b.Used() != 0 {
+		t.Errorf("Used() = %d after Close, want 0", b.Used())
+	}
+
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "store is full") {
+			t.Errorf("NewHandler with a WithSchedule over its budget panicked with %v, want the full store's error", r)
+		}
+	}()
+	NewHandler(WithBudget(NewBudget(10)), WithSchedule("1:503"))
 }

@@ -172,9 +172,8 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	}
 	s.URL, s.ts, s.transport = ts.URL, ts, transport
 	if c.scheduled {
-		limit := c.schedule.last() + maxScheduleRequests
 		s.beforeRoundTrip = func() {
-			if h.sent() >= limit {
+			if h.pastSchedule() {
 				tb.Fatalf("plantstoretest: the test sent %d requests past its schedule's last fault, and goes on: a loop that never ends?", maxScheduleRequests)
 			}
 		}

@@ -165,6 +165,8 @@ def test_schedule_replays_what_explore_found():
     # The line a Go exploration hands over, replayed from python: first by
     # the flag, then through the control API, counting from the next request.
     with Mock("-schedule", "1:503") as m:
+        assert 'msg="-schedule in force" schedule=1:503' in m.log(), m.log()
+        expect(m.call("GET", "/__plantstore/schedule")[::2], (200, {"schedule": "1:503"}), "GET /__plantstore/schedule")
         status, headers, _ = m.create({"id": 1, "name": "Fern"})
         expect((status, headers.get("Retry-After")), (503, "1"), "request 1 under -schedule 1:503")
         status, _, _ = m.call("PUT", "/__plantstore/schedule", {"schedule": "1:store-drop,2:503"})
@@ -184,6 +186,37 @@ def test_schedule_replays_what_explore_found():
                 (None, {"stored_by": journal[1]["seq"], "same": True})], "journal (fault, duplicate)")
         status, _, err = m.call("PUT", "/__plantstore/schedule", {"schedule": "1:explode"})
         expect((status, "kind one of" in err["message"]), (400, True), "a kind that does not exist")
+        expect(m.call("GET", "/__plantstore/schedule")[::2], (200, {"schedule": "1:store-drop,2:503"}),
+               "GET /__plantstore/schedule after a refused PUT")
+        # The longest schedule the control API's document allows (maxLength),
+        # a fault on each request, is taken whole.
+        items = [f"{i}:503" for i in range(1, 7405)]
+        longest = ",".join(items).ljust(65536)
+        expect(len(longest), 65536, "the longest schedule's length")
+        expect(m.call("PUT", "/__plantstore/schedule", {"schedule": longest})[0], 204, "PUT a schedule of 65,536 characters")
+        expect(m.call("GET", "/__plantstore/schedule")[2], {"schedule": ",".join(items)}, "GET the longest schedule")
+        status, _, err = m.call("PUT", "/__plantstore/schedule", {"schedule": longest + " "})
+        expect((status, err["error"], "at most 65536" in err["message"]), (400, 100, True), "PUT a schedule of 65,537 characters")
+
+
+def test_reply_held_past_the_write_timeout_is_journaled_dropped():
+    # A reply held longer than -write-timeout never reaches the client; the
+    # journal says dropped, not "sent 200" (issue 41: -schedule 1:store-delay
+    # held a minute against the default 30s).
+    with Mock("-write-timeout", "200ms") as m:
+        status, _, _ = m.call("POST", "/__plantstore/faults", {"store": True, "delay": "1s"})
+        expect(status, 201, "POST /__plantstore/faults")
+        try:
+            status, _, _ = m.create({"id": 1, "name": "Fern"})
+            raise AssertionError(f"the create held past -write-timeout was answered {status}")
+        except (urllib.error.URLError, ConnectionError, http.client.HTTPException):
+            pass  # stored, then no reply
+        expect(m.create({"id": 2, "name": "Ivy"})[0], 200, "a create in time")
+        _, _, journal = m.call("GET", "/__plantstore/requests")
+        expect([(e["outcome"], e["status"], e["fault"]) for e in journal],
+               [("dropped", 0, "#1 Store, Delay 1s"), ("sent", 200, None)], "journal (outcome, status, fault)")
+        _, _, plants = m.call("GET", "/__plantstore/plants")
+        expect([p["id"] for p in plants], [1, 2], "plants: the held create stored before its hold")
 
 
 def test_fault_matches_by_method_and_path():

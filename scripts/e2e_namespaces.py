@@ -155,6 +155,12 @@ def test_stored_bound():
         assert 512 * 1024 < kept <= 1024 * 1024, kept
         status, err = b.control("POST", "faults", {"status": 503, "body": name})
         assert status == 400 and err["error"] == 11 and "-max-stored-mib" in err["message"], (status, err)
+        # A schedule is kept too: refused, and the one in force stays.
+        assert b.control("PUT", "schedule", {"schedule": "900:503"})[0] == 204
+        before = b.control("GET", "schedule")
+        status, err = b.control("PUT", "schedule", {"schedule": ",".join(f"{i}:503" for i in range(1, 5000))})
+        assert status == 400 and err["error"] == 11 and "-max-stored-mib" in err["message"], (status, err)
+        assert b.control("GET", "schedule") == before, (before, b.control("GET", "schedule"))
         # A reset gives the room back.
         assert a.control("POST", "reset")[0] == 204
         assert call("POST", b.base_url + "/plants", {"id": 1000, "name": name}, b.token)[0] == 200

@@ -394,3 +394,46 @@ func TestFlagProfileRecording(t *testing.T) {
 		t.Errorf("-profile of %d bytes: status %d, stderr %q; want 2 and %q", len(padded)+1, status, stderr.String(), want)
 	}
 }
+
+// TestFlagWriteTimeout checks that a reply held past -write-timeout is never
+// delivered, and that the journal says so: dropped, no status, not "sent
+// 200" (issue 41: the delay of -schedule 1:store-delay against the 30s
+// default). The plant was stored before the hold, as the fault says.
+func TestFlagWriteTimeout(t *testing.T) {
+	t.Parallel()
+	m := startRun(t, nil, "-addr", "127.0.0.1:0", "-write-timeout", "100ms")
+	if status, _, body := m.do(t, "POST", "/__plantstore/faults", `{"store": true, "delay": "400ms"}`, ""); status != 201 {
+		t.Fatalf("POST faults = %d %s, want 201", status, body)
+	}
+	req, err := http.NewRequest("POST", m.url+"/plants", strings.NewReader(`{"id": 1, "name": "Fern"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+plantstoretest.DefaultToken)
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req); err == nil {
+		resp.Body.Close()
+		t.Errorf("create held past -write-timeout = %d, want no reply", resp.StatusCode)
+	}
+	if status, _, body := m.create(t, 2, plantstoretest.DefaultToken); status != 200 {
+		t.Errorf("create in time = %d %s, want 200", status, body)
+	}
+	_, _, body := m.do(t, "GET", "/__plantstore/requests", "", "")
+	var got []struct {
+		Outcome string  `json:"outcome"`
+		Status  int     `json:"status"`
+		Fault   *string `json:"fault"`
+	}
+	if err := json.Unmarshal([]byte(body), &got); err != nil || len(got) != 2 {
+		t.Fatalf("GET requests = %s (%v), want 2 entries", body, err)
+	}
+	if g := got[0]; g.Outcome != "dropped" || g.Status != 0 || g.Fault == nil || *g.Fault != "#1 Store, Delay 400ms" {
+		t.Errorf("the held create's entry = %s, want dropped, status 0, fault #1 Store, Delay 400ms", body)
+	}
+	if g := got[1]; g.Outcome != "sent" || g.Status != 200 {
+		t.Errorf("the create in time's entry = %s, want sent 200", body)
+	}
+	if _, _, plants := m.do(t, "GET", "/__plantstore/plants", "", ""); !strings.Contains(plants, `"id":1,`) {
+		t.Errorf("plants = %s, want the held create's, stored before its hold", plants)
+	}
+}

@@ -42,7 +42,7 @@ func TestLogIsStructured(t *testing.T) {
 	for _, level := range []string{"debug", "info", "error"} {
 		t.Run(level, func(t *testing.T) {
 			t.Parallel()
-			logs := runToEnd(t, createOne, "-addr", "127.0.0.1:0", "-log-level", level, "-chaos", "0.5", "-profile", profile)
+			logs := runToEnd(t, createOne, "-addr", "127.0.0.1:0", "-log-level", level, "-chaos", "0.5", "-profile", profile, "-schedule", "9:429, 7:503")
 			for _, line := range strings.Split(strings.TrimSuffix(logs, "\n"), "\n") {
 				if !logLine.MatchString(line) {
 					t.Errorf("a line of stderr is not slog's text: %q", line)
@@ -52,6 +52,7 @@ func TestLogIsStructured(t *testing.T) {
 				`msg="control API at /__plantstore/ is open`,
 				`msg="-chaos with a random seed; pass -chaos-seed to repeat this run" chaos=0.5 chaos_seed=`,
 				`msg="-profile in force" profile=` + profile + ` source=https://ops:xxxxx@plants.example.com/v1 replies="duplicate_id auth_invalid"`,
+				`msg="-schedule in force" schedule=7:503,9:429`,
 			} {
 				if !strings.Contains(logs, want) {
 					t.Errorf("stderr lacks %q:\n%s", want, logs)

@@ -23,9 +23,9 @@
 // host, as in :0, becomes 127.0.0.1 or localhost). On standard error it
 // logs, as slog text, start-up lines at every -log-level (the control API's
 // access, the seed it picked for -chaos or -profile's traffic, the -profile
-// in force, never a secret), one line per request at debug, and its
-// shutdown at info; a mock that cannot start says why in plain lines, as the
-// flag package does. With -healthcheck it serves nothing: it asks the mock
+// and -schedule in force, never a secret), one line per request at debug,
+// and its shutdown at info; a mock that cannot start says why in plain
+// lines, as the flag package does. With -healthcheck it serves nothing: it asks the mock
 // at -addr for /__plantstore/health and exits 0 if healthy, else 1.
 //
 // The token defaults to $PLANTSTORE_TOKEN, else plantstoretest.DefaultToken;
@@ -78,25 +78,26 @@ func main() {
 
 // flags are the command line, parsed.
 type flags struct {
-	version     bool // -version: print the version and exit
-	addr        string
-	token       string
-	adminToken  string
-	journal     int
-	seed        string
-	maxPlants   int
-	maxStored   int // -max-stored-mib
-	maxConns    int
-	maxNS       int // -max-namespaces
-	rate        rate
-	chaos       float64
-	chaosSeed   int64
-	chaosSeeded bool // -chaos-seed was given
-	schedule    string
-	logLevel    slog.Level
-	healthcheck bool
-	profilePath string
-	profile     *plantstoretest.Profile // read from the -profile file; nil for none
+	version      bool // -version: print the version and exit
+	addr         string
+	token        string
+	adminToken   string
+	journal      int
+	seed         string
+	maxPlants    int
+	maxStored    int // -max-stored-mib
+	maxConns     int
+	maxNS        int // -max-namespaces
+	rate         rate
+	chaos        float64
+	chaosSeed    int64
+	chaosSeeded  bool // -chaos-seed was given
+	schedule     string
+	writeTimeout time.Duration
+	logLevel     slog.Level
+	healthcheck  bool
+	profilePath  string
+	profile      *plantstoretest.Profile // read from the -profile file; nil for none
 }
 
 // parseFlags parses args, with the environment's defaults. It returns the
@@ -122,8 +123,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 	fs.IntVar(&f.journal, "journal", mockserver.DefaultJournal, fmt.Sprintf("keep the last `N` API requests in the journal, each body cut at %d bytes; 0 keeps none", mockserver.JournalBodyLimit))
 	fs.StringVar(&f.seed, "seed", "", "start with the plants in `file`, a JSON array of {\"id\", \"name\", \"tag\"}")
 	fs.IntVar(&f.maxPlants, "max-plants", plantstoretest.DefaultMaxPlants, "store at most `N` plants in each namespace; a create past it is a 400")
-	fs.IntVar(&f.maxStored, "max-stored-mib", defaultMaxStoredMiB, "keep at most `N` MiB of plants, journal entries and faults, every namespace's together, "+
-		"counted as their bytes and a fixed cost each; past it a create, seed, fault or API request is a 400 (code 11). "+
+	fs.IntVar(&f.maxStored, "max-stored-mib", defaultMaxStoredMiB, "keep at most `N` MiB of plants, journal entries, faults and schedules, every namespace's together, "+
+		"counted as their bytes and a fixed cost each; past it a create, seed, fault, schedule or API request is a 400 (code 11). "+
 		"With it full, peak RSS stays within 2×N+128 MiB (measured 1.6 GiB at most for the default)")
 	fs.IntVar(&f.maxNS, "max-namespaces", mockserver.DefaultMaxNamespaces, "let at most `N` namespaces (POST /__plantstore/namespaces) live at once; 0 turns them off")
 	fs.IntVar(&f.maxConns, "max-conns", mockserver.DefaultMaxConns, "serve at most `N` connections, and N requests, at once; more wait their turn")
@@ -136,6 +137,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 		"and replay its traffic, the fault mix and latencies traffic.Recorder recorded")
 	fs.StringVar(&f.schedule, "schedule", "", "place faults on the API requests by their number: `items` N:kind separated by commas, as plantstoretest.WithSchedule "+
 		"and Explore write them (kinds 503, 429, drop, store-drop, delay, store-delay, goaway); PUT /__plantstore/schedule replaces it")
+	fs.DurationVar(&f.writeTimeout, "write-timeout", 30*time.Second, "give up a reply not written within `duration` of its request's arrival, dropping the connection "+
+		"(the journal says dropped): a delay or replayed latency longer than it is never delivered")
 	fs.Int64Var(&f.chaosSeed, "chaos-seed", 0, "the `seed` of -chaos's choices and of the replay of -profile's traffic; the same seed gives the same sequence (default a random seed, printed)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -214,6 +217,8 @@ func (f *flags) check(set map[string]bool) string {
 		return fmt.Sprintf("-max-conns %d: want 1 or more", f.maxConns)
 	case !(f.chaos >= 0 && f.chaos <= 1): // also catches NaN
 		return fmt.Sprintf("-chaos %v: want a fraction from 0 to 1", f.chaos)
+	case f.writeTimeout <= 0:
+		return fmt.Sprintf("-write-timeout %v: want a duration over 0", f.writeTimeout)
 	}
 	return ""
 }
@@ -280,7 +285,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Handler:           mockserver.LimitRequests(mock, f.maxConns),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
+		WriteTimeout:      f.writeTimeout,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(always.Handler(), slog.LevelError),
@@ -299,6 +304,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if f.profile != nil {
 		logProfile(always, f.profilePath, f.profile)
+	}
+	if s := h.Schedule(); s != "" {
+		always.Info("-schedule in force", "schedule", s)
 	}
 	always.Info(mock.Status())
 	fmt.Fprintf(stdout, "listening on %s\n", mockserver.ClientURL(ln.Addr()))

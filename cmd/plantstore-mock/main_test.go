@@ -216,6 +216,8 @@ func TestRunRejectsBadUsage(t *testing.T) {
 		{"chaos over 1", []string{"-chaos", "1.5"}, 2, "-chaos 1.5: want a fraction from 0 to 1"},
 		{"chaos NaN", []string{"-chaos", "NaN"}, 2, "-chaos NaN: want a fraction from 0 to 1"},
 		{"chaos seed not a number", []string{"-chaos-seed", "x"}, 2, "invalid value"},
+		{"write timeout of 0", []string{"-write-timeout", "0"}, 2, "-write-timeout 0s: want a duration over 0"},
+		{"schedule over the budget", []string{"-max-stored-mib", "0", "-schedule", "1:503"}, 2, "-schedule: the store is full"},
 		{"missing seed file", []string{"-seed", "/nonexistent/seed.json"}, 2, "-seed: open /nonexistent/seed.json"},
 	}
 	for _, tt := range tests {

@@ -383,3 +383,64 @@ func (s *stallingReader) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// TestScheduleMemory is issue 41's measure of schedules against
+// -max-stored-mib, from outside the built mock: 300 namespaces each sent
+// the longest schedule PUT /__plantstore/schedule takes (65,536
+// characters, some 7,400 faults) under -max-stored-mib 1. Those the budget
+// has room for are kept, the others refused with 400 and code 11 naming
+// the flag, and the peak RSS (VmHWM) rises by at most twice the budget and
+// 8 MiB of runtime slack. Before schedules were counted, all 300 were kept
+// and the peak rose by 113 MiB. Linux only.
+func TestScheduleMemory(t *testing.T) {
+	testenv.Long(t)
+	if runtime.GOOS != "linux" {
+		t.Skip("skipping: reads /proc/PID/status")
+	}
+	const n, budget, slack = 300, 1 << 20, 8 << 20
+	m := startMock(t, buildPlainMock(t), "-token", "mem-token", "-max-stored-mib", "1")
+	pid := m.cmd.Process.Pid
+	var text strings.Builder // faults on requests 1, 2, ..., then spaces
+	for i := 1; ; i++ {
+		item := fmt.Sprintf("%d:503", i)
+		if i > 1 {
+			item = "," + item
+		}
+		if text.Len()+len(item) > 65536 {
+			break
+		}
+		text.WriteString(item)
+	}
+	text.WriteString(strings.Repeat(" ", 65536-text.Len()))
+	body, err := json.Marshal(map[string]string{"schedule": text.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newNSClient()
+	spaces := make([]nsCreated, n)
+	for i := range spaces {
+		spaces[i] = c.create(t, m.url, "")
+	}
+	before, rssBefore := procStatus(t, pid, "VmHWM"), procStatus(t, pid, "VmRSS")
+	kept := 0
+	for _, ns := range spaces {
+		status, b, err := c.do("PUT", ns.BaseURL+"/__plantstore/schedule", string(body), ns.Token)
+		switch {
+		case err != nil:
+			t.Fatalf("PUT schedule: %v", err)
+		case status == http.StatusNoContent:
+			kept++
+		case status != 400 || !bytes.Contains(b, []byte(fmt.Sprintf(`"error":%d,`, plantstoretest.CodeStoreFull))) || !bytes.Contains(b, []byte("-max-stored-mib")):
+			t.Fatalf("PUT schedule = %d %.300s, want 204 or the refusal of a full budget", status, b)
+		}
+	}
+	peak := procStatus(t, pid, "VmHWM")
+	t.Logf("%d namespaces × a schedule of 65,536 characters, -max-stored-mib 1: %d kept; VmHWM %.1f → %.1f MiB, VmRSS %.1f → %.1f MiB",
+		n, kept, mib(before), mib(peak), mib(rssBefore), mib(procStatus(t, pid, "VmRSS")))
+	if kept == 0 || kept == n {
+		t.Errorf("kept %d schedules of %d, want some, and a refusal once the budget is full", kept, n)
+	}
+	if peak-before > 2*budget+slack {
+		t.Errorf("VmHWM rose by %.1f MiB, want at most %.0f", mib(peak-before), mib(2*budget+slack))
+	}
+}

@@ -1,11 +1,13 @@
 package mockserver
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/plantstore/plantstore-go/internal/wire"
 	"github.com/plantstore/plantstore-go/plantstoretest"
@@ -42,7 +44,8 @@ var routes = []struct {
 	{http.MethodGet, Prefix + "faults", endpoint{serve: (*Server).listFaults}},
 	{http.MethodPost, Prefix + "faults", endpoint{bodyLimit: MaxFaultBody, serve: (*Server).addFault}},
 	{http.MethodDelete, Prefix + "faults", endpoint{serve: (*Server).clearFaults}},
-	{http.MethodPut, Prefix + "schedule", endpoint{bodyLimit: maxScheduleBody, serve: (*Server).setSchedule}},
+	{http.MethodGet, Prefix + "schedule", endpoint{serve: (*Server).getSchedule}},
+	{http.MethodPut, Prefix + "schedule", endpoint{bodyLimit: maxScheduleText + 1<<10, serve: (*Server).setSchedule}},
 	{http.MethodPost, Prefix + "reset", endpoint{serve: (*Server).reset}},
 	{http.MethodGet, namespacesPath, endpoint{serve: (*Server).listNamespaces}},
 	{http.MethodPost, namespacesPath, endpoint{bodyLimit: maxNamespaceBody, optionalBody: true, serve: (*Server).createNamespace}},
@@ -229,8 +232,23 @@ func writeYAML(w http.ResponseWriter, doc []byte) int {
 	return http.StatusOK
 }
 
-// maxScheduleBody bounds the body of PUT /__plantstore/schedule.
-const maxScheduleBody = 64 << 10
+// maxScheduleText bounds the schedule of PUT /__plantstore/schedule, in
+// characters, as its document's maxLength says; its body may have 1 KiB
+// more, for the JSON around the text.
+const maxScheduleText = 64 << 10
+
+// scheduleBody is the body of PUT /__plantstore/schedule, and the reply of
+// GET.
+type scheduleBody struct {
+	Schedule string `json:"schedule"`
+}
+
+// getSchedule replies with the schedule in force, its faults in the order
+// of their requests.
+func (s *Server) getSchedule(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
+	writeJSON(w, http.StatusOK, scheduleBody{Schedule: s.fake.Schedule()})
+	return http.StatusOK, nil
+}
 
 // setSchedule places faults on the next API requests by their number, as
 // plantstoretest.WithSchedule does.
@@ -241,10 +259,17 @@ func (s *Server) setSchedule(w http.ResponseWriter, _ *http.Request, body []byte
 	if err := decodeStrict(body, &req); err != nil {
 		return 0, err
 	}
-	if req.Schedule == nil {
+	switch {
+	case req.Schedule == nil:
 		return 0, badRequest(`the body must have "schedule", a string`)
+	case utf8.RuneCountInString(*req.Schedule) > maxScheduleText:
+		return 0, badRequest("the schedule is %d characters long; it may have at most %d", utf8.RuneCountInString(*req.Schedule), maxScheduleText)
 	}
-	if err := s.fake.SetSchedule(*req.Schedule); err != nil {
+	err := s.fake.SetSchedule(*req.Schedule)
+	switch {
+	case errors.Is(err, plantstoretest.ErrStoreFull):
+		return 0, errorf(http.StatusBadRequest, plantstoretest.CodeStoreFull, "%s", strings.TrimPrefix(err.Error(), "plantstoretest: "))
+	case err != nil:
 		return 0, badRequest("%s", strings.TrimPrefix(err.Error(), "plantstoretest: "))
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -146,6 +146,7 @@ var everyControlCall = []struct{ method, path string }{
 	{"GET", "/__plantstore/faults"},
 	{"DELETE", "/__plantstore/faults"},
 	{"POST", "/__plantstore/reset"},
+	{"GET", "/__plantstore/schedule"},
 	{"PUT", "/__plantstore/schedule"},
 	{"GET", "/__plantstore/openapi.yaml"},
 	{"GET", "/__plantstore/control.openapi.yaml"},
