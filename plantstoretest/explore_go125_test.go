@@ -232,7 +232,7 @@ func TestReproduceChild(t *testing.T) {
 }
 
 // explored matches Explore's report of the schedule it found.
-var explored = regexp.MustCompile(`the scenario fails under the schedule "([^"]*)" \((\d+) faults, shrunk from (\d+), after (\d+) schedules\)`)
+var explored = regexp.MustCompile(`the scenario fails under the schedule "([^"]*)" \((\d+) faults?, shrunk from (\d+), after (\d+) schedules?\)`)
 
 // child runs the test binary's test named run with exploreChild set to
 // bug and scheduleChild to schedule, and returns its output and whether

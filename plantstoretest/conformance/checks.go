@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/plantstore/plantstore-go/internal/plural"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
@@ -495,7 +496,7 @@ func (r *runner) search(c *CheckResult, probe func(size int, p storedPlant) (bod
 	}
 	if len(c.Exchanges) == 0 {
 		c.Outcome = Skipped
-		c.Problem = fmt.Sprintf("the run's %d creates (Target.MaxCreates, -max-creates) were used up before the search could send a probe", r.s.maxCreates)
+		c.Problem = "the run had used up its " + plural.Count(r.s.maxCreates, "create") + " (Target.MaxCreates, -max-creates) before the search could send a probe"
 		return
 	}
 	c.Answer = map[string]string{"accepted": "none", "refused": "none"}
@@ -623,7 +624,7 @@ func specStored(r *runner, c *CheckResult) {
 			return
 		}
 		// The list is the whole store: keep the report small.
-		e.ResponseBody = fmt.Sprintf("(%d plants)", len(list))
+		e.ResponseBody = "(" + plural.Count(len(list), "plant") + ")"
 	}
 	byID := map[int64][]int{}
 	for i, p := range list {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -619,5 +620,35 @@ func TestTransientFaultsAreAskedAgain(t *testing.T) {
 	}
 	if askedAgain == 0 {
 		t.Errorf("no check of %d runs at 1 %% chaos was asked again: the faults did not reach the kit", len(seeds))
+	}
+}
+
+// TestControlStoredCountsTheList: control-stored shows the list it read as
+// a count of plants, in words that agree with it: one create, "(1 plant)".
+func TestControlStoredCountsTheList(t *testing.T) {
+	t.Parallel()
+	h := plantstoretest.NewHandler()
+	t.Cleanup(h.Close)
+	m, err := mockserver.New(h, mockserver.Config{AdminToken: "admin-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, m)
+	rep, err := conformance.RunReport(context.Background(), conformance.Target{
+		URL:        srv.URL,
+		Token:      plantstoretest.DefaultToken,
+		Control:    &conformance.Control{URL: srv.URL + "/__plantstore", AdminToken: "admin-token"},
+		MaxCreates: 1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Check("control-stored")
+	var got []string
+	for _, e := range c.Exchanges {
+		got = append(got, e.ResponseBody)
+	}
+	if len(h.Plants()) != 1 || !slices.Contains(got, "(1 plant)") {
+		t.Errorf("control-stored with %d stored: exchanges' bodies %q, want one %q", len(h.Plants()), got, "(1 plant)")
 	}
 }

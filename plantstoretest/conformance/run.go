@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore-go/internal/bubble"
+	"github.com/plantstore/plantstore-go/internal/plural"
 	"github.com/plantstore/plantstore-go/internal/wire"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
@@ -335,7 +336,7 @@ func (r *runner) create(c *CheckResult, header http.Header, body []byte, p store
 func (r *runner) createAt(c *CheckResult, path string, header http.Header, body []byte, p storedPlant) *Exchange {
 	if r.used >= r.s.maxCreates {
 		c.Outcome = Skipped
-		c.Problem = fmt.Sprintf("the run's %d creates (Target.MaxCreates, -max-creates) are used up", r.s.maxCreates)
+		c.Problem = "the run has used up its " + plural.Count(r.s.maxCreates, "create") + " (Target.MaxCreates, -max-creates)"
 		return nil
 	}
 	r.used++
