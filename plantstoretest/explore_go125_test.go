@@ -329,3 +329,26 @@ func TestExploreShrinks(t *testing.T) {
 		}
 	}
 }
+
+// TestExploreServer checks that ExploreServer's options reach the fake of
+// every run, beside the run's schedule: each starts from the plant
+// WithPlants seeds, and the schedules' faults still answer.
+func TestExploreServer(t *testing.T) {
+	seeded := plantstore.NewPlant{ID: 1, Name: "Seeded"}
+	runs, faulted := 0, 0
+	plantstoretest.Explore(t, func(t *testing.T, srv *plantstoretest.Server) {
+		runs++
+		if got := srv.Plants(); len(got) == 0 || got[0] != seeded {
+			t.Errorf("the run's fake holds %v, want %v first", got, seeded)
+		}
+		_ = srv.Client().EnsurePlant(context.Background(), plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"})
+		if slices.ContainsFunc(srv.Requests(), func(r plantstoretest.Request) bool { return r.Fault != "" }) {
+			faulted++
+		}
+	}, plantstoretest.ExploreServer(plantstoretest.WithPlants(seeded)), plantstoretest.ExploreRuns(20))
+	// The fault-free run sends one request: the seven kinds on it answer,
+	// and a fault placed on a request never sent does not.
+	if runs != 20 || faulted < 7 {
+		t.Errorf("Explore ran %d schedules, %d of them with a fault answering; want 20, and at least 7", runs, faulted)
+	}
+}
