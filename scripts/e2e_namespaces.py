@@ -94,6 +94,13 @@ def test_lifecycle():
         assert call("POST", m.url + "/__plantstore/namespaces", {"ttl": "forever"})[0] == 400
 
 
+def test_cap_of_one_in_the_singular():
+    with Mock("-max-namespaces", "1") as m:
+        with Namespace(m.url, "only"):
+            status, err = call("POST", m.url + "/__plantstore/namespaces")
+            assert status == 409 and err["message"].startswith("1 namespace live,"), (status, err)
+
+
 def test_path_tricks():
     with Mock() as m, Namespace(m.url) as a:
         for trick in ["..", "%2e%2e", a.id + "%2F..", "x" * 1024, "%C3%A9" + a.id[2:], a.id.upper()]:
