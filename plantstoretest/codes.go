@@ -34,6 +34,9 @@ const (
 	CodeStoreFull
 	// CodeRateLimited means the request came over the rate of [WithRateLimit].
 	CodeRateLimited
+	// CodeClosed means the [Server] was closed: a server it is mounted in
+	// answers so, with 503 (see [Server.ServeHTTP]).
+	CodeClosed
 )
 
 // maxBodyBytes is the largest request body the fake accepts, the same cap

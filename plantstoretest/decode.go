@@ -16,11 +16,17 @@ import (
 // and a walk over the object, which can trust it, finds the fields;
 // encoding/json only decodes strings with escapes.
 func decodePlant(body []byte) (plantstore.NewPlant, *ErrorBody) {
-	if err := strictjson.Valid(body, (*plantstore.NewPlant)(nil)); err != nil {
+	return decodePlantAt(body, 0, len(body))
+}
+
+// decodePlantAt is decodePlant for the value at data[start:end], an
+// element of a document (a seed) whose syntax and encoding strictjson.Valid
+// accepted; its messages count offsets from the document's start.
+func decodePlantAt(data []byte, start, end int) (plantstore.NewPlant, *ErrorBody) {
+	if err := strictjson.Valid(data[start:end], (*plantstore.NewPlant)(nil)); err != nil {
 		return plantstore.NewPlant{}, &ErrorBody{Code: CodeInvalidJSON, Message: "body: " + err.Error()}
 	}
-	start := strictjson.SkipSpace(body, 0)
-	fields, e := objectFields(body, start)
+	fields, e := objectFields(data[:end], strictjson.SkipSpace(data, start))
 	if e != nil {
 		return plantstore.NewPlant{}, e
 	}

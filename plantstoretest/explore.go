@@ -2,11 +2,13 @@ package plantstoretest
 
 import (
 	"cmp"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/plantstore/plantstore-go/internal/plural"
 	"github.com/plantstore/plantstore-go/traffic"
 )
 
@@ -108,12 +110,23 @@ func Explore(t *testing.T, scenario func(t *testing.T, srv *Server), opts ...Exp
 	e := explorer{t: t, scenario: scenario, c: c, tried: map[string]bool{}}
 	first, ok := e.find()
 	if ok {
-		t.Logf("plantstoretest: Explore: %d schedules, no failure", e.ran)
+		t.Log(e.passed())
 		return
 	}
-	minimal := e.shrink(first)
-	t.Errorf("plantstoretest: Explore: the scenario fails under the schedule %q (%d faults, shrunk from %d, after %d schedules); "+
-		"reproduce it with NewServer(t, plantstoretest.WithSchedule(%q))", minimal.String(), len(minimal), len(first), e.ran, minimal.String())
+	t.Error(e.failed(first, e.shrink(first)))
+}
+
+// passed is Explore's report when no schedule failed.
+func (e *explorer) passed() string {
+	return "plantstoretest: Explore: " + plural.Count(e.ran, "schedule") + ", no failure"
+}
+
+// failed is Explore's report of the first schedule that failed, shrunk
+// to minimal.
+func (e *explorer) failed(first, minimal schedule) string {
+	return fmt.Sprintf("plantstoretest: Explore: the scenario fails under the schedule %q (%s, shrunk from %d, after %s); "+
+		"reproduce it with NewServer(t, plantstoretest.WithSchedule(%q))",
+		minimal.String(), plural.Count(len(minimal), "fault"), len(first), plural.Count(e.ran, "schedule"), minimal.String())
 }
 
 // explorer is one Explore call's search.

@@ -232,7 +232,7 @@ func TestReproduceChild(t *testing.T) {
 }
 
 // explored matches Explore's report of the schedule it found.
-var explored = regexp.MustCompile(`the scenario fails under the schedule "([^"]*)" \((\d+) faults, shrunk from (\d+), after (\d+) schedules\)`)
+var explored = regexp.MustCompile(`the scenario fails under the schedule "([^"]*)" \((\d+) faults?, shrunk from (\d+), after (\d+) schedules?\)`)
 
 // child runs the test binary's test named run with exploreChild set to
 // bug and scheduleChild to schedule, and returns its output and whether
@@ -327,5 +327,28 @@ func TestExploreShrinks(t *testing.T) {
 		if out, failed, _ := child(t, "TestReproduceChild", bug, smaller); failed {
 			t.Errorf("WithSchedule(%q), one fault fewer, fails too: the schedule is not minimal\n%s", smaller, out)
 		}
+	}
+}
+
+// TestExploreServer checks that ExploreServer's options reach the fake of
+// every run, beside the run's schedule: each starts from the plant
+// WithPlants seeds, and the schedules' faults still answer.
+func TestExploreServer(t *testing.T) {
+	seeded := plantstore.NewPlant{ID: 1, Name: "Seeded"}
+	runs, faulted := 0, 0
+	plantstoretest.Explore(t, func(t *testing.T, srv *plantstoretest.Server) {
+		runs++
+		if got := srv.Plants(); len(got) == 0 || got[0] != seeded {
+			t.Errorf("the run's fake holds %v, want %v first", got, seeded)
+		}
+		_ = srv.Client().EnsurePlant(context.Background(), plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"})
+		if slices.ContainsFunc(srv.Requests(), func(r plantstoretest.Request) bool { return r.Fault != "" }) {
+			faulted++
+		}
+	}, plantstoretest.ExploreServer(plantstoretest.WithPlants(seeded)), plantstoretest.ExploreRuns(20))
+	// The fault-free run sends one request: the seven kinds on it answer,
+	// and a fault placed on a request never sent does not.
+	if runs != 20 || faulted < 7 {
+		t.Errorf("Explore ran %d schedules, %d of them with a fault answering; want 20, and at least 7", runs, faulted)
 	}
 }

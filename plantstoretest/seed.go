@@ -17,7 +17,8 @@ type SeedError struct {
 	// input is not a JSON array.
 	Index int
 	// Body is what POST /plants would have answered, such as
-	// [CodeDuplicateID] for an id stored or repeated in the batch.
+	// [CodeDuplicateID] for an id stored or repeated in the batch; an
+	// offset in its message counts from the start of SeedJSON's input.
 	Body ErrorBody
 }
 
@@ -65,13 +66,13 @@ func decodeSeed(data []byte) ([]plantstore.NewPlant, error) {
 	start := strictjson.SkipSpace(data, 0)
 	// Once to check each element, and count them; once more to keep them.
 	n := 0
-	err := eachElement(data, start, func(i int, elem []byte) error {
-		if len(elem) > maxBodyBytes {
-			return &SeedError{Index: i, Body: ErrorBody{Code: CodeTooLarge,
+	err := eachElement(data, start, func(index, i, end int) error {
+		if end-i > maxBodyBytes {
+			return &SeedError{Index: index, Body: ErrorBody{Code: CodeTooLarge,
 				Message: fmt.Sprintf("plant is larger than %d bytes, the most POST /plants accepts", maxBodyBytes)}}
 		}
-		if _, e := decodePlant(elem); e != nil {
-			return &SeedError{Index: i, Body: *e}
+		if _, e := decodePlantAt(data, i, end); e != nil {
+			return &SeedError{Index: index, Body: *e}
 		}
 		n++
 		return nil
@@ -80,21 +81,21 @@ func decodeSeed(data []byte) ([]plantstore.NewPlant, error) {
 		return nil, err
 	}
 	plants := make([]plantstore.NewPlant, 0, n)
-	_ = eachElement(data, start, func(_ int, elem []byte) error {
-		p, _ := decodePlant(elem) // checked above
+	_ = eachElement(data, start, func(_, i, end int) error {
+		p, _ := decodePlantAt(data, i, end) // checked above
 		plants = append(plants, p)
 		return nil
 	})
 	return plants, nil
 }
 
-// eachElement calls f with the index and text of each element of the array
-// at data[start], which json.Valid accepted, until f returns an error.
-func eachElement(data []byte, start int, f func(i int, elem []byte) error) error {
+// eachElement calls f with the index and the offsets of each element of the
+// array at data[start], which json.Valid accepted, until f returns an error.
+func eachElement(data []byte, start int, f func(n, i, end int) error) error {
 	i := strictjson.SkipSpace(data, start+1) // after the opening bracket
 	for n := 0; data[i] != ']'; n++ {
 		end := strictjson.SkipValue(data, i)
-		if err := f(n, data[i:end]); err != nil {
+		if err := f(n, i, end); err != nil {
 			return err
 		}
 		i = strictjson.SkipSpace(data, end)

@@ -97,7 +97,7 @@ func TestSeedJSON(t *testing.T) {
 		{"null tag", `[{"id":1,"name":"Fern","tag":null}]`, nil, &SeedError{Index: 0, Body: ErrorBody{Code: CodeInvalidPlant,
 			Message: "tag must be a string, got null"}}},
 		{"repeated field", `[{"id":1,"name":"Fern","name":"Ivy"}]`, nil, &SeedError{Index: 0, Body: ErrorBody{Code: CodeInvalidJSON,
-			Message: `body: field "name" appears more than once (at byte 22)`}}},
+			Message: `body: field "name" appears more than once (at byte 23)`}}},
 		{"element not an object", `[{"id":1,"name":"Fern"},7]`, nil, &SeedError{Index: 1, Body: ErrorBody{Code: CodeInvalidJSON,
 			Message: "body: want an object, got JSON number"}}},
 		{"invalid UTF-8", "[{\"id\":1,\"name\":\"Fern\"},{\"id\":2,\"name\":\"I\xffy\"}]", nil, &SeedError{Index: -1, Body: ErrorBody{Code: CodeInvalidJSON,
@@ -129,6 +129,26 @@ func TestSeedJSON(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, h.Plants()); diff != "" {
 				t.Errorf("Plants() after SeedJSON mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSeedJSONOffsetsInTheDocument: every offset a seed's error gives
+// counts from the start of the document, as an editor shows the -seed file,
+// whether the syntax or a repeated field name is at fault.
+func TestSeedJSONOffsetsInTheDocument(t *testing.T) {
+	t.Parallel()
+	const prefix = `[{"id":1,"name":"Fern"}, {"id":2,"name":"Ivy",`
+	for _, tt := range []struct{ name, rest string }{
+		{"repeated field", `"name":"Ivy"}]`},
+		{"syntax", `7:"Ivy"}]`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := NewHandler().SeedJSON([]byte(prefix + tt.rest))
+			if want := fmt.Sprintf("(at byte %d)", len(prefix)); err == nil || !strings.HasSuffix(err.Error(), want) {
+				t.Errorf("SeedJSON(%s) = %v, want an error ending %q", prefix+tt.rest, err, want)
 			}
 		})
 	}

@@ -77,12 +77,14 @@ package plantstoretest
 
 import (
 	"crypto/tls"
+	"encoding/json"
 	"io"
 	"log"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -110,6 +112,7 @@ type Server struct {
 	// clients (WithSchedule's limit).
 	beforeRoundTrip func()
 	closeOnce       sync.Once
+	closed          atomic.Bool // set when Close begins
 	// serving is read-locked by each request while h serves it, so that Close
 	// can wait for them: over HTTP/2 a handler outlives its connection.
 	serving sync.RWMutex
@@ -142,11 +145,6 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	c.tb, c.site = tb, callSite()
 	h := newHandler(c)
 	s := &Server{Handler: h, tb: tb}
-	served := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.serving.RLock()
-		defer s.serving.RUnlock()
-		h.ServeHTTP(w, r)
-	})
 
 	errorLog := log.New(io.Discard, "", 0)
 	if c.logToTB {
@@ -157,9 +155,9 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	if c.inMemory {
 		// httptest.NewUnstartedServer would open a socket.
 		mem = memnet.Listen()
-		ts = &httptest.Server{Listener: mem, Config: &http.Server{Handler: served}}
+		ts = &httptest.Server{Listener: mem, Config: &http.Server{Handler: s}}
 	} else {
-		ts = httptest.NewUnstartedServer(served)
+		ts = httptest.NewUnstartedServer(s)
 	}
 	ts.Config.ErrorLog = errorLog
 	transport := startServer(ts, c.tls, c.http2)
@@ -202,9 +200,11 @@ func (s *Server) Client(opts ...plantstore.Option) *plantstore.Client {
 // Close shuts s down before the test ends, as a server that dies: it closes
 // the Handler ([Handler.Close]) and the listener and drops every
 // connection, then returns once every request's handler has returned.
-// Later requests fail to connect. Close may be called more than once.
+// Later requests fail to connect, or, in a server s is mounted in, get
+// [Server.ServeHTTP]'s 503. Close may be called more than once.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
+		s.closed.Store(true)
 		s.Handler.Close()
 		// The listener first: on the in-memory network its Close drops the
 		// connections (see memnet.Listener).
@@ -217,6 +217,21 @@ func (s *Server) Close() {
 		s.transport.CloseIdleConnections()
 		s.serving.Unlock()
 	})
+}
+
+// ServeHTTP serves r with the Handler, for s's listener and for a server s
+// is mounted in; once [Server.Close] has begun, it stores nothing and
+// answers 503 with [CodeClosed], as a front end answers for a back end
+// that is gone.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.serving.RLock()
+	defer s.serving.RUnlock()
+	if s.closed.Load() {
+		b, _ := json.Marshal(ErrorBody{Code: CodeClosed, Message: "the fake was closed (Server.Close) and stores nothing more"})
+		writeRaw(w, http.StatusServiceUnavailable, nil, b)
+		return
+	}
+	s.Handler.ServeHTTP(w, r)
 }
 
 // tbWriter writes each line to the test's log, at the test's line that

@@ -2,6 +2,11 @@ package plantstoretest
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -46,5 +51,41 @@ func TestServerForwardsToItsHandler(t *testing.T) {
 	s.Reset()
 	if n := len(s.Plants()); n != 0 {
 		t.Errorf("after Reset, %d plants, want none", n)
+	}
+}
+
+// TestServerMountedAfterClose: a Server mounted as another server's
+// handler stores nothing once closed, as its own listener no longer
+// connects: every request gets 503 with CodeClosed.
+func TestServerMountedAfterClose(t *testing.T) {
+	t.Parallel()
+	s := NewServer(t)
+	front := httptest.NewServer(s)
+	defer front.Close()
+	create := func(id int) response {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, front.URL+"/plants", strings.NewReader(fmt.Sprintf(`{"id":%d,"name":"Fern"}`, id)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header = validHeader(string(s.token))
+		resp, err := front.Client().Do(req)
+		if err != nil {
+			t.Fatalf("POST /plants to the mounting server: %v", err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return response{status: resp.StatusCode, header: resp.Header, body: b}
+	}
+	if got := create(1); got.status != http.StatusOK {
+		t.Fatalf("create before Close = %d %s, want 200", got.status, got.body)
+	}
+	s.Close()
+	checkError(t, "create after Close", create(2), http.StatusServiceUnavailable, CodeClosed, "closed")
+	if diff := cmp.Diff([]plantstore.NewPlant{{ID: 1, Name: "Fern"}}, s.Plants()); diff != "" {
+		t.Errorf("Plants() after a create following Close (-want +got):\n%s", diff)
 	}
 }

@@ -113,6 +113,17 @@ def test_bad_seed_names_the_entry_and_stores_nothing():
         expect(plants, [], "plants after a refused seed")
 
 
+def test_seed_offsets_count_in_the_document():
+    """A repeated field name and a syntax error at the same byte of a seed
+    are reported at the same offset, counted from the document's start."""
+    prefix = '[{"id": 1, "name": "Fern"}, {"id": 2, "name": "Ivy", '
+    with Mock() as m:
+        for what, rest in [("repeated field", '"name": "Ivy"}]'), ("syntax error", '7: "Ivy"}]')]:
+            status, _, body = m.call("POST", "/__plantstore/plants", prefix + rest)
+            expect(status, 400, f"seed with a {what}")
+            assert body["message"].endswith(f"(at byte {len(prefix)})"), (what, body)
+
+
 def test_seed_file_at_start():
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump([{"id": 10, "name": "Aloe"}], f)

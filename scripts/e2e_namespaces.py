@@ -18,11 +18,13 @@ import contextlib
 import json
 import os
 import socket
+import struct
 import sys
 import unittest.mock
 
+import e2e_h2c
 import e2e_mock
-from e2e_mock import ADMIN_TOKEN, API_TOKEN, Mock
+from e2e_mock import ADMIN_TOKEN, API_TOKEN, Mock, expect
 
 
 GUIDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cmd", "plantstore-mock", "NAMESPACES.md")
@@ -90,6 +92,13 @@ def test_lifecycle():
         assert call("DELETE", m.url + "/__plantstore/namespaces/" + a.id)[0] == 404
         assert call("POST", m.url + "/__plantstore/namespaces", {"ttl": "2s"})[0] == 201
         assert call("POST", m.url + "/__plantstore/namespaces", {"ttl": "forever"})[0] == 400
+
+
+def test_cap_of_one_in_the_singular():
+    with Mock("-max-namespaces", "1") as m:
+        with Namespace(m.url, "only"):
+            status, err = call("POST", m.url + "/__plantstore/namespaces")
+            assert status == 409 and err["message"].startswith("1 namespace live,"), (status, err)
 
 
 def test_path_tricks():
@@ -202,6 +211,61 @@ def test_base_url_from_host():
             status, listed = call("GET", m.url + "/__plantstore/namespaces", None, token)
             assert status == 200 and len(listed) == 1, (args, listed)
 
+
+
+def create_h1(mock_url, host, token):
+    """Sends a create over HTTP/1.1 with Host host, raw (urllib would send a
+    name in another script as its punycode); returns (status, body bytes)."""
+    head = f"POST /__plantstore/namespaces HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    with socket.create_connection(mock_url.removeprefix("http://").rsplit(":", 1), timeout=10) as conn:
+        conn.sendall(head.encode())
+        reply = b""
+        while chunk := conn.recv(65536):
+            reply += chunk
+    status_line, _, rest = reply.partition(b"\r\n")
+    return int(status_line.split()[1]), rest.partition(b"\r\n\r\n")[2]
+
+
+def create_h2c(mock_url, host, token):
+    """Sends a create over h2c with :authority host, in frames written by
+    e2e_h2c.py's helpers; returns (status, body bytes). It reads :status
+    only as net/http writes 400 (the static table's entry 12; RFC 7541,
+    appendix A) and 201 (a literal, Huffman-coded)."""
+    c = e2e_h2c.H2C(mock_url)
+    h2 = e2e_h2c
+    block = b"".join(h2.literal(k, v) for k, v in [(":method", "POST"), (":scheme", "http"), (":authority", host),
+                                                  (":path", "/__plantstore/namespaces"), ("authorization", "Bearer " + token)])
+    c.sock.sendall(h2.frame(h2.HEADERS, h2.END_HEADERS | h2.END_STREAM, 1, block))
+    status, body = None, b""
+    while True:
+        length, kind, flags, sid = struct.unpack(">IBBI", b"\x00" + c.read(9))
+        payload = c.read(length)
+        if kind == h2.SETTINGS and not flags & h2.ACK:
+            c.sock.sendall(h2.frame(h2.SETTINGS, h2.ACK, 0))
+        assert kind not in (h2.GOAWAY, h2.RST_STREAM), (kind, payload)
+        if sid == 1 and kind == h2.HEADERS:
+            status = 400 if payload[:1] == b"\x8c" else 201 if payload[:4] == b"\x4e\x82\x10\x03" else payload[:4]
+        elif sid == 1 and kind == h2.DATA:
+            body += payload
+        if sid == 1 and kind in (h2.HEADERS, h2.DATA) and flags & h2.END_STREAM:
+            c.sock.close()
+            return status, body
+
+
+def test_host_alike_over_http1_and_h2c():
+    """README: HTTP/1.1 and h2c answer the same. A Host no URI holds (a name
+    in another script, not as its punycode) gets net/http's 400 on both,
+    and creates nothing; its punycode makes the base_url."""
+    with Mock("-admin-token", ADMIN_TOKEN) as m:
+        for send in (create_h1, create_h2c):
+            for host in ["ä.example", "ä.example:8080", "a b"]:
+                got = send(m.url, host, ADMIN_TOKEN)
+                expect(got, (400, b"400 Bad Request: malformed Host header"), f"{send.__name__} with Host {host!r}")
+            status, body = send(m.url, "xn--4ca.example:8080", ADMIN_TOKEN)
+            expect(status, 201, f"{send.__name__} with Host 'xn--4ca.example:8080'")
+            assert json.loads(body)["base_url"].startswith("http://xn--4ca.example:8080/__plantstore/ns/"), body
+        status, listed = call("GET", m.url + "/__plantstore/namespaces", None, ADMIN_TOKEN)
+        expect((status, len(listed)), (200, 2), "namespaces listed")
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["job"] and len(sys.argv) in (4, 5):

@@ -111,7 +111,10 @@ func TestRegisterTwiceStoresOnce(t *testing.T) {
 	}
 }
 
-// TestRegisterAfterLostAnswer is the test the README shows.
+// TestRegisterAfterLostAnswer: a plant stored whose answer was lost (the
+// connection dropped) is registered once, without an error: EnsurePlant
+// settles it. plantstoretest's TestExploreInventory, the README's, tries
+// this and every other single fault.
 func TestRegisterAfterLostAnswer(t *testing.T) {
 	srv := plantstoretest.NewServer(t)                        // a fake on loopback, closed when the test ends
 	srv.Inject(plantstoretest.Fault{Store: true, Drop: true}) // stored, then the connection drops

@@ -117,7 +117,7 @@ func TestNamespaceBaseURLFromHost(t *testing.T) {
 		{"a?b", false, false},
 		{"a#b", false, false},
 		{`a\b`, false, false},
-		{"ä.example", true, false}, // a name in any script, as the client takes it
+		{"ä.example", true, false}, // a name in any script, as the client takes it (over the wire, net/http's 400 comes first)
 		{"a<b", false, false},
 		{"a;b", false, false},
 		{"[]", false, false},

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/plantstore/plantstore-go/internal/plural"
 	"github.com/plantstore/plantstore-go/internal/wire"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
@@ -84,8 +85,8 @@ func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, body []
 	now := s.ns.now()
 	if !s.ns.reserve() {
 		return 0, errorf(http.StatusConflict, CodeNamespaceLimit,
-			"%d namespaces live, the most -max-namespaces allows; end one (DELETE %s/{id}), let one idle past its ttl, "+
-				"or restart the mock with a larger -max-namespaces", s.ns.Max, namespacesPath)
+			"%s live, the most -max-namespaces allows; end one (DELETE %s/{id}), let one idle past its ttl, "+
+				"or restart the mock with a larger -max-namespaces", plural.Count(s.ns.Max, "namespace"), namespacesPath)
 	}
 	opts := append(s.ns.Options[:len(s.ns.Options):len(s.ns.Options)],
 		plantstoretest.WithToken(s.ns.APIToken), plantstoretest.WithMaxPlants(ns.maxPlants))

@@ -382,6 +382,15 @@ func TestNamespaceTTL(t *testing.T) {
 	}
 }
 
+// TestNamespaceCapOfOne: the refusal counts the one namespace live in
+// words that agree with it.
+func TestNamespaceCapOfOne(t *testing.T) {
+	srv, _ := nsMock(t, 1)
+	createNS(t, srv, nil, "")
+	wantError(t, "a second create", call(t, srv, "POST", namespacesPath, nil, ""), http.StatusConflict, CodeNamespaceLimit,
+		"1 namespace live,", "-max-namespaces")
+}
+
 func TestNamespaceCap(t *testing.T) {
 	srv, _ := nsMock(t, 2)
 	a := createNS(t, srv, nil, "")

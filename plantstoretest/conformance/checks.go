@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/plantstore/plantstore-go/internal/plural"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
@@ -18,6 +19,7 @@ type check struct {
 	tag          Tag
 	title        string
 	needsControl bool
+	search       bool // a limit search (runner.search), which asks each probe again itself
 	run          func(r *runner, c *CheckResult)
 }
 
@@ -81,8 +83,8 @@ var checks = []check{
 	{id: "method-not-allowed", tag: Observed, title: "the answer to GET /plants", run: observeMethod},
 
 	// Limits, searched with a bounded number of creates.
-	{id: "longest-name", tag: Observed, title: "the longest name accepted, searched up to 1 MiB", run: observeLongestName},
-	{id: "largest-body", tag: Observed, title: "the largest body accepted (padded with spaces), searched up to 1 MiB", run: observeLargestBody},
+	{id: "longest-name", tag: Observed, title: "the longest name accepted, searched up to 1 MiB", search: true, run: observeLongestName},
+	{id: "largest-body", tag: Observed, title: "the largest body accepted (padded with spaces), searched up to 1 MiB", search: true, run: observeLargestBody},
 
 	// Only with a control API: what a real deployment cannot show without load.
 	{id: "retry-after-429", tag: Observed, title: "a 429 scripted through the control API, and its Retry-After", needsControl: true, run: observeScripted(429)},
@@ -444,31 +446,38 @@ var probeSizes = []int{1<<20 + 1<<10, 1 << 18, 1 << 16, 1 << 14, 1 << 12, 1 << 1
 // search finds the largest size the target accepts: it tries probeSizes
 // from the largest until one is accepted, then halves the gap between the
 // largest accepted and the smallest refused, while it may create. Refused
-// probes cost no create. It records what it found in c.
+// probes cost no create. A probe whose answer met a transient fault is
+// asked again, afresh, as a check is (see run), and c.Asked is the most
+// any probe was asked. It records what it found in c.
 func (r *runner) search(c *CheckResult, probe func(size int, p storedPlant) (body []byte, actual int)) {
 	accepted, refused := -1, -1
 	var refusal *Exchange
 	var refusalPlant storedPlant
 	acceptedProbes := 0
 	try := func(size int) (ok, stop bool) {
-		if acceptedProbes >= maxAcceptedProbes || r.used >= r.s.maxCreates {
+		for asked := 1; ; asked++ {
+			if acceptedProbes >= maxAcceptedProbes || r.used >= r.s.maxCreates {
+				return false, true
+			}
+			p := storedPlant{id: r.id()}
+			body, actual := probe(size, p)
+			p.name = "" // the name is the probe's padding; it is not in any answer
+			e := r.create(c, r.headers(), body, p)
+			switch {
+			case e.Status >= 200 && e.Status <= 299:
+				acceptedProbes++
+				accepted = actual
+				return true, false
+			case e.Status >= 400 && e.Status <= 499 && e.Status != http.StatusTooManyRequests:
+				refused, refusal, refusalPlant = actual, e, p
+				return false, false
+			case transient(e) && asked < maxAsks && r.silent < maxSilent:
+				c.Asked = max(c.Asked, asked+1)
+				continue
+			}
+			refusal, refusalPlant = e, p // a 5xx, a 429 or no answer, to the last ask: stop, and say so
 			return false, true
 		}
-		p := storedPlant{id: r.id()}
-		body, actual := probe(size, p)
-		p.name = "" // the name is the probe's padding; it is not in any answer
-		e := r.create(c, r.headers(), body, p)
-		switch {
-		case e.Status >= 200 && e.Status <= 299:
-			acceptedProbes++
-			accepted = actual
-			return true, false
-		case e.Status >= 400 && e.Status <= 499:
-			refused, refusal, refusalPlant = actual, e, p
-			return false, false
-		}
-		refusal, refusalPlant = e, p // a 5xx or no answer: stop, and say so
-		return false, true
 	}
 	lo, hi := 0, 0
 	for _, size := range probeSizes {
@@ -495,7 +504,7 @@ func (r *runner) search(c *CheckResult, probe func(size int, p storedPlant) (bod
 	}
 	if len(c.Exchanges) == 0 {
 		c.Outcome = Skipped
-		c.Problem = fmt.Sprintf("the run's %d creates (Target.MaxCreates, -max-creates) were used up before the search could send a probe", r.s.maxCreates)
+		c.Problem = "the run had used up its " + plural.Count(r.s.maxCreates, "create") + " (Target.MaxCreates, -max-creates) before the search could send a probe"
 		return
 	}
 	c.Answer = map[string]string{"accepted": "none", "refused": "none"}
@@ -623,7 +632,7 @@ func specStored(r *runner, c *CheckResult) {
 			return
 		}
 		// The list is the whole store: keep the report small.
-		e.ResponseBody = fmt.Sprintf("(%d plants)", len(list))
+		e.ResponseBody = "(" + plural.Count(len(list), "plant") + ")"
 	}
 	byID := map[int64][]int{}
 	for i, p := range list {

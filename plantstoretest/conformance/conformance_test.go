@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -576,6 +578,46 @@ func TestControlStoredFails(t *testing.T) {
 	other.ClearFaults()
 }
 
+// TestLimitSearchAsksProbesAgain runs the kit against a fake behind a
+// flake that answers 503 the first time it gets each size of padded body:
+// every probe of the largest-body search meets a transient fault once. As
+// with any check, each probe is asked again, afresh, and the target's own
+// answer decides: the search finds what the fake's does, and says it
+// asked again. (Asked again whole, the search started over with fewer
+// creates, and three asks recorded a 503.)
+func TestLimitSearchAsksProbesAgain(t *testing.T) {
+	t.Parallel()
+	h := plantstoretest.NewHandler()
+	t.Cleanup(h.Close)
+	var mu sync.Mutex
+	seen := map[int]bool{}
+	flaky := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		padded := len(body) > 1<<10 && bytes.HasSuffix(body, []byte("  "))
+		mu.Lock()
+		first := padded && !seen[len(body)]
+		seen[len(body)] = seen[len(body)] || padded
+		mu.Unlock()
+		if first {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	})
+	// Each 503 may have stored a plant, for all the kit knows: three cost
+	// three creates more than the default 10 leave.
+	rep, err := conformance.RunReport(context.Background(), conformance.Target{URL: serve(t, flaky).URL, Token: plantstoretest.DefaultToken, MaxCreates: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Check("largest-body")
+	if c.Differs || c.Asked != 2 || c.Answer["refusal"] != c.Reference["refusal"] {
+		t.Errorf("largest-body behind a flake: answer %v, asked %d, differs %v; want the fake's %v, asked 2",
+			c.Answer, c.Asked, c.Differs, c.Reference)
+	}
+}
+
 // TestTransientFaultsAreAskedAgain runs the kit against fakes that answer
 // 1 % of requests with a random fault (WithChaos: 503, 502, a drop, a
 // store-then-drop, a delay), as a real deployment does now and then: a
@@ -685,4 +727,34 @@ func TestRepeatedIDReadOneWay(t *testing.T) {
 func lastLines(text string, n int) string {
 	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// TestControlStoredCountsTheList: control-stored shows the list it read as
+// a count of plants, in words that agree with it: one create, "(1 plant)".
+func TestControlStoredCountsTheList(t *testing.T) {
+	t.Parallel()
+	h := plantstoretest.NewHandler()
+	t.Cleanup(h.Close)
+	m, err := mockserver.New(h, mockserver.Config{AdminToken: "admin-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, m)
+	rep, err := conformance.RunReport(context.Background(), conformance.Target{
+		URL:        srv.URL,
+		Token:      plantstoretest.DefaultToken,
+		Control:    &conformance.Control{URL: srv.URL + "/__plantstore", AdminToken: "admin-token"},
+		MaxCreates: 1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Check("control-stored")
+	var got []string
+	for _, e := range c.Exchanges {
+		got = append(got, e.ResponseBody)
+	}
+	if len(h.Plants()) != 1 || !slices.Contains(got, "(1 plant)") {
+		t.Errorf("control-stored with %d stored: exchanges' bodies %q, want one %q", len(h.Plants()), got, "(1 plant)")
+	}
 }

@@ -30,7 +30,8 @@
 // [Report] puts the answers side by side. The kit talks raw HTTP, not
 // through package plantstore's client. A check whose answer met a transient
 // fault (no answer, 429, 502, 503, 504) is asked again, afresh, up to three
-// times ([CheckResult.Asked]); checks scripted through a control API once.
+// times ([CheckResult.Asked]), and so is each probe of a limit search;
+// checks scripted through a control API once.
 // plantstore-mock conformance runs the checks from the command line.
 //
 // # Calibrating the fake

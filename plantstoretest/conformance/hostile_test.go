@@ -461,16 +461,18 @@ func TestCalibratedOnlyWhatTheProfileHolds(t *testing.T) {
 // takes no body at all.
 func TestLimitSearchWithoutCreates(t *testing.T) {
 	t.Parallel()
-	srv := plantstoretest.NewServer(t)
-	rep, err := conformance.RunReport(context.Background(), conformance.Target{URL: srv.URL, Token: plantstoretest.DefaultToken, MaxCreates: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, id := range []string{"longest-name", "largest-body"} {
-		c := rep.Check(id)
-		if c.Outcome != conformance.Skipped || !strings.Contains(c.Problem, "creates") || len(c.Exchanges) != 0 {
-			t.Errorf("%s: %s %q, answer %v, %d exchanges; want it skipped for want of creates, with none sent",
-				id, c.Outcome, c.Problem, c.Answer, len(c.Exchanges))
+	for max, says := range map[int]string{1: "its 1 create ", 2: "its 2 creates "} {
+		srv := plantstoretest.NewServer(t)
+		rep, err := conformance.RunReport(context.Background(), conformance.Target{URL: srv.URL, Token: plantstoretest.DefaultToken, MaxCreates: max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{"longest-name", "largest-body"} {
+			c := rep.Check(id)
+			if c.Outcome != conformance.Skipped || !strings.Contains(c.Problem, says) || len(c.Exchanges) != 0 {
+				t.Errorf("MaxCreates %d: %s: %s %q, answer %v, %d exchanges; want it skipped for want of creates (%q), with none sent",
+					max, id, c.Outcome, c.Problem, c.Answer, len(c.Exchanges), says)
+			}
 		}
 	}
 }

@@ -89,7 +89,8 @@ type CheckResult struct {
 	// Asked is how many times the check was asked, when more than once:
 	// an answer that met a transient fault (no answer, or 429, 502, 503
 	// or 504) is asked again, afresh, up to 3 times, and the last answer
-	// decides. Zero for a check asked once.
+	// decides; a limit search asks each probe so, and Asked is the most
+	// one was asked. Zero for a check asked once.
 	Asked int `json:"asked,omitempty"`
 }
 

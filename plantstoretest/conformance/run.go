@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore-go/internal/bubble"
+	"github.com/plantstore/plantstore-go/internal/plural"
 	"github.com/plantstore/plantstore-go/internal/wire"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
@@ -194,11 +196,13 @@ func run(ctx context.Context, s *settings) *Report {
 			// A check that met a transient fault is asked again, afresh
 			// (new ids, so no create repeats one): only an answer of the
 			// target's own decides it. A scripted check is not, as its
-			// faults are the point.
+			// faults are the point; nor is a limit search, which asks
+			// each probe again itself (runner.search), so as not to
+			// spend its creates twice.
 			for asked := 1; ; asked++ {
 				c = CheckResult{ID: ch.id, Tag: ch.tag, Title: ch.title}
 				ch.run(r, &c)
-				if ch.needsControl || asked == maxAsks || !metTransientFault(&c) || r.silent >= maxSilent {
+				if ch.needsControl || ch.search || asked == maxAsks || !metTransientFault(&c) || r.silent >= maxSilent {
 					if asked > 1 {
 						c.Asked = asked
 					}
@@ -300,18 +304,22 @@ func (r *runner) send(c *CheckResult, method, path string, header http.Header, b
 // transient fault (see metTransientFault).
 const maxAsks = 3
 
-// metTransientFault reports whether one of c's exchanges met a fault that
-// says nothing of the specification, and may not recur: a connection
-// dropped or reset before an answer (a timeout is the target's silence,
-// counted apart), or 429, 502, 503 or 504.
+// metTransientFault reports whether one of c's exchanges met a transient
+// fault.
 func metTransientFault(c *CheckResult) bool {
-	for _, e := range c.Exchanges {
-		switch {
-		case e.Status == 0 && e.Error != "" && !e.timedOut,
-			e.Status == http.StatusTooManyRequests, e.Status == http.StatusBadGateway,
-			e.Status == http.StatusServiceUnavailable, e.Status == http.StatusGatewayTimeout:
-			return true
-		}
+	return slices.ContainsFunc(c.Exchanges, transient)
+}
+
+// transient reports whether e met a fault that says nothing of the
+// specification, and may not recur: a connection dropped or reset before
+// an answer (a timeout is the target's silence, counted apart), or 429,
+// 502, 503 or 504.
+func transient(e *Exchange) bool {
+	switch {
+	case e.Status == 0 && e.Error != "" && !e.timedOut,
+		e.Status == http.StatusTooManyRequests, e.Status == http.StatusBadGateway,
+		e.Status == http.StatusServiceUnavailable, e.Status == http.StatusGatewayTimeout:
+		return true
 	}
 	return false
 }
@@ -335,7 +343,7 @@ func (r *runner) create(c *CheckResult, header http.Header, body []byte, p store
 func (r *runner) createAt(c *CheckResult, path string, header http.Header, body []byte, p storedPlant) *Exchange {
 	if r.used >= r.s.maxCreates {
 		c.Outcome = Skipped
-		c.Problem = fmt.Sprintf("the run's %d creates (Target.MaxCreates, -max-creates) are used up", r.s.maxCreates)
+		c.Problem = "the run has used up its " + plural.Count(r.s.maxCreates, "create") + " (Target.MaxCreates, -max-creates)"
 		return nil
 	}
 	r.used++

@@ -1,0 +1,40 @@
+package plantstoretest
+
+import "testing"
+
+// TestExploreReports: Explore's last line counts schedules and faults in
+// words that agree with the count, one included.
+func TestExploreReports(t *testing.T) {
+	t.Parallel()
+	one := schedule{{at: 2, kind: "store-drop"}}
+	three := schedule{{at: 1, kind: "503"}, {at: 2, kind: "store-drop"}, {at: 4, kind: "delay"}}
+	tests := []struct {
+		name           string
+		ran            int
+		first, minimal schedule
+		passed         bool
+		want           string
+	}{
+		{"one run passed", 1, nil, nil, true, "plantstoretest: Explore: 1 schedule, no failure"},
+		{"runs passed", 1000, nil, nil, true, "plantstoretest: Explore: 1000 schedules, no failure"},
+		{"no fault failed", 1, nil, nil, false, `plantstoretest: Explore: the scenario fails under the schedule "" (0 faults, shrunk from 0, after 1 schedule); ` +
+			`reproduce it with NewServer(t, plantstoretest.WithSchedule(""))`},
+		{"one fault", 9, one, one, false, `plantstoretest: Explore: the scenario fails under the schedule "2:store-drop" (1 fault, shrunk from 1, after 9 schedules); ` +
+			`reproduce it with NewServer(t, plantstoretest.WithSchedule("2:store-drop"))`},
+		{"shrunk to one", 40, three, one, false, `plantstoretest: Explore: the scenario fails under the schedule "2:store-drop" (1 fault, shrunk from 3, after 40 schedules); ` +
+			`reproduce it with NewServer(t, plantstoretest.WithSchedule("2:store-drop"))`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := explorer{ran: tt.ran}
+			got := e.passed()
+			if !tt.passed {
+				got = e.failed(tt.first, tt.minimal)
+			}
+			if got != tt.want {
+				t.Errorf("Explore's report after %d schedules:\n got %s\nwant %s", tt.ran, got, tt.want)
+			}
+		})
+	}
+}
