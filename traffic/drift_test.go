@@ -215,7 +215,7 @@ func TestCompareIgnoresTrivia(t *testing.T) {
 		return func(r *Recording) {
 			o := &r.Outcomes[0]
 			moved := int64(share * float64(o.Count))
-			o.Latency = []Bucket{bucket(80, o.Count-moved), bucket(90, moved)}
+			o.Latency = []Bucket{bucket(80, o.Count-moved), bucket(100, moved)} // 1 ms to 5.7 ms
 		}
 	}
 	longerWait := func(share float64) func(*Recording) {
@@ -254,6 +254,44 @@ func TestCompareIgnoresTrivia(t *testing.T) {
 			}
 			if want := []string{tc.want}; tc.want == "" && len(got) > 0 || tc.want != "" && !slices.Equal(got, want) {
 				t.Errorf("Compare reported %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestCompareLatencyFloor compares recordings of 10^12 attempts, where
+// every difference is significant, whose latencies moved by a bucket or
+// more: only a move past max(2 ms, 5 %) is a change.
+func TestCompareLatencyFloor(t *testing.T) {
+	t.Parallel()
+	const n = 1e12
+	recording := func(from, to time.Duration, share float64) *Recording {
+		moved := int64(share * n)
+		return &Recording{
+			Attempts: n,
+			Outcomes: []Outcome{{Kind: KindOK, Status: 201, Count: n,
+				Latency: []Bucket{bucket(latency.Of(from), n-moved), bucket(latency.Of(to), moved)}}},
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		from, to time.Duration // a share of the attempts moved from, to
+		share    float64
+		want     bool
+	}{
+		{"all 200 µs to 218 µs, a bucket up (issue 41: p50 201 µs to 211 µs)", 200 * time.Microsecond, 218 * time.Microsecond, 1, false},
+		{"all 20 ms to 21.8 ms, a bucket up", 20 * time.Millisecond, 21800 * time.Microsecond, 1, false},
+		{"all 40 ms to 43.6 ms, a bucket up", 40 * time.Millisecond, 43600 * time.Microsecond, 1, true},
+		{"3 % 1 ms to 2.5 ms", time.Millisecond, 2500 * time.Microsecond, 0.03, false},
+		{"3 % 1 ms to 4 ms", time.Millisecond, 4 * time.Millisecond, 0.03, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if latency.Of(tc.from) == latency.Of(tc.to) {
+				t.Fatalf("%v and %v are in one bucket", tc.from, tc.to)
+			}
+			changes := Compare(recording(tc.from, tc.to, 0), recording(tc.from, tc.to, tc.share))
+			if got := len(changes) > 0; got != tc.want {
+				t.Errorf("Compare reported %q, want a change: %v", changes, tc.want)
 			}
 		})
 	}
