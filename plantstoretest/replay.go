@@ -239,25 +239,21 @@ const timerSlack = 1500 * time.Microsecond
 var spinning atomic.Int32
 
 // delay waits d, or drops the connection when the client goes away or the
-// Handler is closed first, as wait does. A recorded latency is a few
-// hundred microseconds, under a timer's slack: so in real time a timer
-// waits all but the last timerSlack, and the request spins out the rest
-// on the clock, yielding to other goroutines, unless as many requests
-// spin already (then the timer waits it all). In a testing/synctest
-// bubble the timer waits it all: fake time is exact, and would not move
-// under a spin.
+// Handler is closed first, as wait does. A recorded latency may be a few
+// hundred microseconds, under a timer's slack: so a timer waits all but
+// the last timerSlack, and the request spins out the rest on the clock,
+// yielding to other goroutines, unless as many requests spin already. Then,
+// and in a testing/synctest bubble, a timer waits the rest: fake time is
+// exact, and would not move under a spin.
 func (h *Handler) delay(r *http.Request, d time.Duration) {
-	if bubble.Inside() {
-		h.sleep(r, d)
-		return
-	}
 	end := time.Now().Add(d)
 	h.sleep(r, d-timerSlack)
 	rest := time.Until(end)
 	if rest <= 0 {
 		return
 	}
-	if n := spinning.Add(1); int(n) > max(1, runtime.GOMAXPROCS(0)/2) {
+	// Asked only now: bubble.Inside costs microseconds, within the wait.
+	if n := spinning.Add(1); int(n) > max(1, runtime.GOMAXPROCS(0)/2) || bubble.Inside() {
 		spinning.Add(-1)
 		h.sleep(r, rest)
 		return
