@@ -144,9 +144,7 @@ func (h *Handler) act(w http.ResponseWriter, r *http.Request, f *Fault, rep repl
 		h.wait(r, nil)
 	}
 	if f.Delay > 0 {
-		t := time.NewTimer(f.Delay)
-		defer t.Stop()
-		h.wait(r, t.C)
+		h.delay(r, f.Delay)
 	}
 	if f.Drop {
 		panic(http.ErrAbortHandler)

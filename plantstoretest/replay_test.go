@@ -341,3 +341,44 @@ func TestProfileTraffic(t *testing.T) {
 		t.Errorf("WithProfile shares its traffic with the caller: a change after it shows (count %d, want 1)", got)
 	}
 }
+
+// TestReplayLatencyInRealTime replays, on loopback in real time, a
+// recording whose every answer took 256–279 µs (one bucket), to 200 calls
+// one after another, and checks the fake's own measure of each (the
+// journal's Duration, from arrival to the status line): none is shorter
+// than the bucket, and the median is within 300 µs of its top. A timer
+// alone waits at least about 1 ms for any wait below 1 ms when the
+// process is idle, as it is between calls; the test runs alone so that it
+// is (not in parallel with the package's other tests).
+func TestReplayLatencyInRealTime(t *testing.T) {
+	from, to := latency.Bounds(latency.Of(260 * time.Microsecond))
+	const n = 200
+	rec := &traffic.Recording{
+		Attempts: n,
+		Outcomes: []traffic.Outcome{{Kind: traffic.KindOK, Status: 200, Count: n, Latency: []traffic.Bucket{{FromUS: from, ToUS: to, Count: n}}}},
+	}
+	srv := NewServer(t, WithProfile(Profile{Traffic: rec}))
+	client := srv.HTTPClient()
+	for range n {
+		resp, err := client.Get(srv.URL + "/plants/1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	var took []time.Duration
+	for _, r := range srv.Requests() {
+		took = append(took, r.Duration)
+	}
+	slices.Sort(took)
+	if len(took) != n {
+		t.Fatalf("the journal holds %d requests, want %d", len(took), n)
+	}
+	t.Logf("the fake took: min %v, p50 %v, p95 %v, max %v", took[0], took[n/2], took[n*95/100], took[n-1])
+	if low := time.Duration(from * 1e3); took[0] < low {
+		t.Errorf("a request took %v, less than the recorded %v", took[0], low)
+	}
+	if high := time.Duration(to*1e3) + 300*time.Microsecond; took[n/2] > high {
+		t.Errorf("the median request took %v, more than %v: the recorded %v–%v and 300 µs", took[n/2], high, time.Duration(from*1e3), time.Duration(to*1e3))
+	}
+}

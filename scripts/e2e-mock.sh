@@ -58,6 +58,8 @@ drift_check() {
 }
 drift_check "nothing moved" "$(drift "$work/before.json" "$work/same.json")" 0
 drift_check "nothing on stdout" "$(wc -c <"$work/drift.out")" 0
+# two recordings of one mock setting minutes apart: latency noise, no drift
+drift_check "the machine's noise" "$(drift cmd/plantstore-mock/testdata/drift-same-a.json cmd/plantstore-mock/testdata/drift-same-b.json)" 0
 drift_check "503 rate ×4" "$(drift "$work/before.json" "$work/after.json")" 1
 drift_check "one line" "$(grep -c '^rate of 5xx 503: 1% (100 of 10000) -> 4% (400 of 10000) (chi-square' "$work/drift.out")" 1
 drift_check "no traffic" "$(drift "$work/before.json" "$work/profile.json")" 2

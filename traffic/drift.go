@@ -33,12 +33,14 @@ func (c Change) String() string {
 
 // The thresholds of [Compare], as its doc states them.
 const (
-	driftAlpha         = 0.001
-	minRateChange      = 0.0005
-	minLatencyShift    = 0.02
-	minRetryAfterShift = 0.1
-	minRunLengthRatio  = 1.25
-	minSamples         = 30
+	driftAlpha          = 0.001
+	minRateChange       = 0.0005
+	minLatencyShift     = 0.02
+	minLatencyMoveUS    = 2000 // the latency floor: max(2 ms, 5 %)
+	minLatencyMoveShare = 0.05
+	minRetryAfterShift  = 0.1
+	minRunLengthRatio   = 1.25
+	minSamples          = 30
 )
 
 // Compare returns what moved from before to after, or nothing. It tests:
@@ -51,11 +53,22 @@ const (
 //     recordings — failures in a run are not independent trials;
 //   - each outcome's latency, when both have 30 attempts of it, by
 //     the two-sample Kolmogorov-Smirnov test on the histograms' CDFs at
-//     the bucket bounds, with the effective size n₁n₂/(n₁+n₂); binned, the
-//     test is conservative;
+//     the bucket bounds, with the effective size n₁n₂/(n₁+n₂), past a
+//     floor: the distance is the largest share of attempts whose latency t
+//     moved by more than max(2 ms, 5 % of t) (binned, the test is
+//     conservative). Below the floor a shift is the machine's, not the
+//     service's: recordings of one mock setting made minutes apart on a
+//     loaded machine moved their p95 by up to 1.7 ms and their p99 by up
+//     to 3.1 ms, enough for a distance of 0.039 past a floor of 1 ms; and
+//     5 % is half a bucket's width, a shift the histograms barely resolve;
 //   - the Retry-After of 429 and 5xx outcomes alike (none counts below 0 s);
-//   - the mean failure-run length, by Welch's z-test on the run lengths,
-//     when both have 30 runs.
+//   - the failures' runs, when both have 30 runs, by how often a failure
+//     follows a failure, a run of n holding n−1 such: the chi-square test
+//     of the 2×2 table, divided by the design effect Var(N)/(E[N](E[N]−1)),
+//     within each recording, at least 1 — the run lengths' variance over
+//     a two-state chain's, under which the failures that follow one are
+//     independent trials. A failure is as in [Runs]: a 4xx is set aside,
+//     so "follows" skips it.
 //
 // Outcomes match by kind, status and code; one in a single recording has
 // a rate of 0 in the other. A difference is a change when its test's
@@ -64,8 +77,8 @@ const (
 // 0.001), and its size is at least its test's minimum effect, so that
 // large recordings do not report trivia: a rate that moved by 0.0005 and
 // by a quarter of the earlier rate; a Kolmogorov-Smirnov distance of 0.02
-// for latency (2 % of the attempts moved) and 0.1 for Retry-After; a
-// ratio of 1.25 between the mean run lengths, either way.
+// for latency (2 % of the attempts moved past the floor), 0.1 for Retry-After;
+// a ratio of 1.25 between the mean run lengths, either way.
 func Compare(before, after *Recording) []Change {
 	var tests []test
 	spread := runSpread(&before.FailureRuns, &after.FailureRuns)
@@ -82,13 +95,13 @@ func Compare(before, after *Recording) []Change {
 				share = (x1 + x2) / failures
 			}
 			p1, p2, deff := x1/n1, x2/n2, 1+share*spread
-			chi := (p1 - p2) * (p1 - p2) / (pool * (1 - pool) * (1/n1 + 1/n2)) / deff
+			chi, p := proportions(x1, n1, x2, n2, deff)
 			tests = append(tests, test{Change{
 				Subject: "rate of " + name,
 				Before:  fmt.Sprintf("%.3g%% (%d of %d)", 100*p1, int64(x1), before.Attempts),
 				After:   fmt.Sprintf("%.3g%% (%d of %d)", 100*p2, int64(x2), after.Attempts),
 				Test:    fmt.Sprintf("chi-square, Rao-Scott design effect %.2f: %.1f, 1 df", deff, chi),
-				P:       math.Erfc(math.Sqrt(chi / 2)),
+				P:       p,
 			}, math.Abs(p2-p1) >= max(minRateChange, p1/4)})
 		}
 		if b != nil && a != nil && b.Count >= minSamples && a.Count >= minSamples {
@@ -99,7 +112,7 @@ func Compare(before, after *Recording) []Change {
 		}
 	}
 	if before.FailureRuns.Runs >= minSamples && after.FailureRuns.Runs >= minSamples {
-		tests = append(tests, runTest(&before.FailureRuns, &after.FailureRuns))
+		tests = append(tests, burstTest(&before.FailureRuns, &after.FailureRuns))
 	}
 	var changes []Change
 	for _, t := range tests {
@@ -168,21 +181,45 @@ func runSpread(b, a *Runs) float64 {
 	return (b2 + a2 - b1 - a1) / (b1 + a1)
 }
 
-// latencyTest compares two outcomes' latency histograms.
+// latencyTest compares two outcomes' latency histograms, beyond the
+// latency floor.
 func latencyTest(name string, b, a *Outcome) test {
-	cb, ca := cdf(b), cdf(a)
-	d := 0.0
-	for i := range cb {
-		d = max(d, math.Abs(cb[i]-ca[i]))
-	}
+	d := ksBeyond(cdf(b), cdf(a), minLatencyMoveUS, minLatencyMoveShare)
 	ne := float64(b.Count) * float64(a.Count) / float64(b.Count+a.Count)
 	return test{Change{
 		Subject: "latency of " + name,
 		Before:  quantiles(b.Latency, b.Count),
 		After:   quantiles(a.Latency, a.Count),
-		Test:    fmt.Sprintf("Kolmogorov-Smirnov on the histograms: D=%.3f, n=%.0f", d, ne),
-		P:       ksProb(d, ne),
+		Test: fmt.Sprintf("Kolmogorov-Smirnov on the histograms beyond a shift of max(%v, %g%%): D=%.3f, n=%.0f",
+			time.Duration(minLatencyMoveUS*1e3), 100*minLatencyMoveShare, d, ne),
+		P: ksProb(d, ne),
 	}, d >= minLatencyShift}
+}
+
+// ksBeyond returns the Kolmogorov-Smirnov distance between two CDFs, as
+// cdf returns them, once every latency t of either may move by
+// max(floorUS, share·t) µs: the largest share of attempts that moved
+// further. With no floor it is the distance itself.
+func ksBeyond(cb, ca []float64, floorUS, share float64) float64 {
+	d := 0.0
+	for i := range cb {
+		_, t := latency.Bounds(i)
+		moved := t + max(floorUS, share*t)
+		d = max(d, cb[i]-cdfAt(ca, moved), ca[i]-cdfAt(cb, moved))
+	}
+	return d
+}
+
+// cdfAt reads the CDF f, as cdf returns it, at x µs, log-uniformly within
+// x's bucket.
+func cdfAt(f []float64, x float64) float64 {
+	i := latency.Of(time.Duration(x * 1e3))
+	from, to := latency.Bounds(i)
+	below := 0.0
+	if i > 0 {
+		below = f[i-1]
+	}
+	return below + (f[i]-below)*min(1, max(0, math.Log(x/from)/math.Log(to/from)))
 }
 
 // cdf returns the CDF of o's latency at each bucket's upper bound.
@@ -273,28 +310,44 @@ func describeRetryAfter(o *Outcome) string {
 	return fmt.Sprintf("mean %.2fs (%.3g%% none)", float64(sum)/float64(n), 100*float64(o.Count-n)/float64(o.Count))
 }
 
-// runTest compares the mean failure-run lengths.
-func runTest(b, a *Runs) test {
-	moments := func(r *Runs) (mean, variance float64) {
-		n, s1, s2 := runSums(r)
-		mean = s1 / n
-		return mean, (s2/n - mean*mean) * n / max(n-1, 1)
+// burstTest compares how often a failure follows a failure: in a run of
+// n failures n−1 are followed by a failure, so (failures − runs) of the
+// failures. Under a two-state chain, what the fake replays, those are
+// independent trials given the state before; runs that vary more than the
+// chain's (the variance of their lengths N over its E[N](E[N]−1), within
+// each recording) make the design effect that divides the statistic.
+func burstTest(b, a *Runs) test {
+	rb, fb, sb := runSums(b)
+	ra, fa, sa := runSums(a)
+	deff := 1.0
+	if chain := fb*fb/rb - fb + fa*fa/ra - fa; chain > 0 {
+		deff = max(1, (sb-fb*fb/rb+sa-fa*fa/ra)/chain)
 	}
-	mb, vb := moments(b)
-	ma, va := moments(a)
-	se := math.Sqrt(vb/float64(b.Runs) + va/float64(a.Runs))
-	z := 0.0
-	if se > 0 {
-		z = (ma - mb) / se
+	chi, p := proportions(fb-rb, fb, fa-ra, fa, deff)
+	r := (fa / ra) / (fb / rb)
+	describe := func(runs, failures float64) string {
+		return fmt.Sprintf("mean %.2f (%.0f runs; %.0f of %.0f failures followed by one)", failures/runs, runs, failures-runs, failures)
 	}
-	r := ma / mb
 	return test{Change{
 		Subject: "failure run length",
-		Before:  fmt.Sprintf("mean %.2f (%d runs, %d failures)", b.mean(), b.Runs, b.Failures),
-		After:   fmt.Sprintf("mean %.2f (%d runs, %d failures)", a.mean(), a.Runs, a.Failures),
-		Test:    fmt.Sprintf("Welch z-test on the run lengths: z=%.2f", z),
-		P:       math.Erfc(math.Abs(z) / math.Sqrt2),
+		Before:  describe(rb, fb),
+		After:   describe(ra, fa),
+		Test:    fmt.Sprintf("chi-square on the failures followed by a failure, design effect %.2f: %.1f, 1 df", deff, chi),
+		P:       p,
 	}, r >= minRunLengthRatio || r <= 1/minRunLengthRatio}
+}
+
+// proportions tests whether x1 of n1 and x2 of n2 are one proportion: it
+// returns Pearson's chi-square of the 2×2 table divided by the design
+// effect deff, and its p-value (1 degree of freedom).
+func proportions(x1, n1, x2, n2, deff float64) (chi, p float64) {
+	pool := (x1 + x2) / (n1 + n2)
+	if !(pool > 0 && pool < 1) {
+		return 0, 1
+	}
+	d := x1/n1 - x2/n2
+	chi = d * d / (pool * (1 - pool) * (1/n1 + 1/n2)) / deff
+	return chi, math.Erfc(math.Sqrt(chi / 2))
 }
 
 // ksProb is the two-sample Kolmogorov-Smirnov p-value of distance d at

@@ -1,6 +1,7 @@
 package traffic
 
 import (
+	"maps"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -214,7 +215,7 @@ func TestCompareIgnoresTrivia(t *testing.T) {
 		return func(r *Recording) {
 			o := &r.Outcomes[0]
 			moved := int64(share * float64(o.Count))
-			o.Latency = []Bucket{bucket(80, o.Count-moved), bucket(90, moved)}
+			o.Latency = []Bucket{bucket(80, o.Count-moved), bucket(100, moved)} // 1 ms to 5.7 ms
 		}
 	}
 	longerWait := func(share float64) func(*Recording) {
@@ -258,6 +259,44 @@ func TestCompareIgnoresTrivia(t *testing.T) {
 	}
 }
 
+// TestCompareLatencyFloor compares recordings of 10^12 attempts, where
+// every difference is significant, whose latencies moved by a bucket or
+// more: only a move past max(2 ms, 5 %) is a change.
+func TestCompareLatencyFloor(t *testing.T) {
+	t.Parallel()
+	const n = 1e12
+	recording := func(from, to time.Duration, share float64) *Recording {
+		moved := int64(share * n)
+		return &Recording{
+			Attempts: n,
+			Outcomes: []Outcome{{Kind: KindOK, Status: 201, Count: n,
+				Latency: []Bucket{bucket(latency.Of(from), n-moved), bucket(latency.Of(to), moved)}}},
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		from, to time.Duration // a share of the attempts moved from, to
+		share    float64
+		want     bool
+	}{
+		{"all 200 µs to 218 µs, a bucket up (issue 41: p50 201 µs to 211 µs)", 200 * time.Microsecond, 218 * time.Microsecond, 1, false},
+		{"all 20 ms to 21.8 ms, a bucket up", 20 * time.Millisecond, 21800 * time.Microsecond, 1, false},
+		{"all 40 ms to 43.6 ms, a bucket up", 40 * time.Millisecond, 43600 * time.Microsecond, 1, true},
+		{"3 % 1 ms to 2.5 ms", time.Millisecond, 2500 * time.Microsecond, 0.03, false},
+		{"3 % 1 ms to 4 ms", time.Millisecond, 4 * time.Millisecond, 0.03, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if latency.Of(tc.from) == latency.Of(tc.to) {
+				t.Fatalf("%v and %v are in one bucket", tc.from, tc.to)
+			}
+			changes := Compare(recording(tc.from, tc.to, 0), recording(tc.from, tc.to, tc.share))
+			if got := len(changes) > 0; got != tc.want {
+				t.Errorf("Compare reported %q, want a change: %v", changes, tc.want)
+			}
+		})
+	}
+}
+
 // bucket returns bucket i of the scheme counting n.
 func bucket(i int, n int64) Bucket {
 	from, to := latency.Bounds(i)
@@ -273,4 +312,97 @@ func runsOf(failures, runs int64) Runs {
 		}
 	}
 	return r
+}
+
+// TestCompareFlagsBursts plants issue 41's change to the failures' runs in
+// two recordings of 50,000 attempts: a mean run of 4.41 (222 runs of a
+// two-state chain) that became 9.81 (69 runs, eight of them of 40). Welch's
+// z-test on the run lengths saw it at z=3.69, under the bound; how often a
+// failure follows one (757 of 979, then 608 of 677) shows it at once.
+func TestCompareFlagsBursts(t *testing.T) {
+	t.Parallel()
+	after := geometricRuns(677-8*40, 69-8)
+	after[40] += 8
+	changes := Compare(withRuns(geometricRuns(979, 222)), withRuns(after))
+	if len(changes) != 1 || changes[0].Subject != "failure run length" {
+		t.Fatalf("Compare reported %q, want the failure run length alone", changes)
+	}
+	const want = "failure run length: mean 4.41 (222 runs; 757 of 979 failures followed by one) -> mean 9.81 (69 runs; 608 of 677 failures followed by one)"
+	if got := changes[0].String(); !strings.HasPrefix(got, want) {
+		t.Errorf("Compare reported\n%s\nwant it to start\n%s", got, want)
+	}
+	t.Logf("reported: %s", changes[0])
+}
+
+// TestCompareQuietOnRunsOfTwoKinds compares 200 pairs of recordings whose
+// runs are drawn alike, 200 a recording: nine in ten of a two-state
+// chain's of mean 3, one in ten of mean 30 (outages among blips). Such runs
+// vary more than a chain's, so that the failures following a failure are
+// not independent trials: without the design effect one pair in ten would
+// report a change; with it, none does.
+func TestCompareQuietOnRunsOfTwoKinds(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(41, 6))
+	draw := func() *Recording {
+		counts := map[int]int64{}
+		for range 200 {
+			stay := 1 - 1.0/3
+			if rng.Float64() < 0.1 {
+				stay = 1 - 1.0/30
+			}
+			n := 1
+			for rng.Float64() < stay {
+				n++
+			}
+			counts[min(n, maxRunLength)]++
+		}
+		return withRuns(counts)
+	}
+	for i := range 200 {
+		for _, c := range Compare(draw(), draw()) {
+			t.Errorf("pair %d: %s", i, c)
+		}
+	}
+}
+
+// geometricRuns returns the expected run lengths, length: count, of a
+// two-state chain's runs that hold failures in runs, each count rounded;
+// the runs left over share the failures left over.
+func geometricRuns(failures, runs int64) map[int]int64 {
+	stay := 1 - float64(runs)/float64(failures)
+	counts := map[int]int64{}
+	var n, f int64
+	for l := 1; ; l++ {
+		c := int64(math.Round(float64(runs) * (1 - stay) * math.Pow(stay, float64(l-1))))
+		if c == 0 || n+c > runs {
+			break
+		}
+		counts[l] += c
+		n, f = n+c, f+int64(l)*c
+	}
+	for k := runs - n; k > 0; k-- {
+		l := (failures - f) / k
+		counts[int(l)]++
+		f += l
+	}
+	return counts
+}
+
+// withRuns returns a recording of 50,000 attempts whose failures, all 503,
+// make the runs of counts (length: count).
+func withRuns(counts map[int]int64) *Recording {
+	var r Runs
+	for _, l := range slices.Sorted(maps.Keys(counts)) {
+		r.Lengths = append(r.Lengths, RunLength{Length: l, Count: counts[l]})
+		r.Runs, r.Failures = r.Runs+counts[l], r.Failures+int64(l)*counts[l]
+	}
+	const n = 50_000
+	return &Recording{
+		Attempts: n,
+		Outcomes: []Outcome{
+			{Kind: KindOK, Status: 201, Count: n - r.Failures},
+			{Kind: Kind5xx, Status: 503, Count: r.Failures},
+		},
+		FailureRuns: r,
+	}
 }

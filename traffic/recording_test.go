@@ -245,6 +245,7 @@ func TestDocStatesTheBounds(t *testing.T) {
 			fmt.Sprintf("below %g divided", driftAlpha),
 			fmt.Sprintf("moved by %g", minRateChange),
 			fmt.Sprintf("distance of %g\n// for latency", minLatencyShift),
+			fmt.Sprintf("max(%d ms, %g %% of t)", minLatencyMoveUS/1000, 100*minLatencyMoveShare),
 			fmt.Sprintf("%g for Retry-After", minRetryAfterShift),
 			fmt.Sprintf("ratio of %g", minRunLengthRatio),
 			fmt.Sprintf("when both have %d attempts", minSamples),
