@@ -50,20 +50,36 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-// FuzzCheck: check never panics, whatever the bytes.
+// FuzzCheck: check never panics, whatever the bytes; and for a body Valid
+// takes, it refuses a value of the wrong type exactly where
+// json.Unmarshal does, so that Decode's messages are its own on every Go.
 func FuzzCheck(f *testing.F) {
-	for _, s := range []string{`{"a":1,"a":2}`, `[`, `"\`, `{"a`, `}}]]`, `{"a":"\u00"}`} {
+	for _, s := range []string{`{"a":1,"a":2}`, `[`, `"\`, `{"a`, `}}]]`, `{"a":"\u00"}`,
+		`{"a": {"k": [{"B": 1.5}]}, "c": [{"D": {"E": "x"}}]}`, `{"s": "", "t": true, "u": 255, "f": 1e38, "x": "y"}`,
+		`{"u": 256}`, `{"f": 1e39}`, `{"x": 2}`, `{"t": 0}`} {
 		f.Add([]byte(s))
 	}
 	type shape struct {
 		A map[string][]struct{ B int }   `json:"a"`
 		C []struct{ D *struct{ E int } } `json:"c"`
+		S string                         `json:"s"`
+		T bool                           `json:"t"`
+		U uint8                          `json:"u"`
+		F float32                        `json:"f"`
+		X *text                          `json:"x"`
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_ = check(data, 100, new(any))
-		_ = check(data, 100, new(shape))
+		err := check(data, 100, new(shape))
 		_ = Decode(data, 100, new(shape))
 		_ = Valid(data, new([]shape))
+		var e *Error
+		if Valid(data, new(shape)) != nil || err != nil && (!errors.As(err, &e) || e.Offset >= 0) {
+			return // not a type's to judge
+		}
+		if uerr := json.Unmarshal(data, new(shape)); (err == nil) != (uerr == nil) {
+			t.Errorf("check(%q) = %v, but json.Unmarshal = %v", data, err, uerr)
+		}
 	})
 }
 
