@@ -262,6 +262,11 @@ def test_messages_name_what_the_user_typed():
         status, _, err = m.call("POST", "/__plantstore/faults", {"hang": True, "drop": True})
         expect((status, err["message"]), (400, 'invalid fault: "hang" and "drop" are alternatives; set one'),
                "POST /__plantstore/faults with hang and drop")
+        # A value of the wrong type: the field by its JSON name, whichever
+        # Go built the mock (Go 1.27's encoding/json names none).
+        status, _, err = m.call("POST", "/__plantstore/faults", {"status": 503, "body": 5})
+        expect((status, err["message"]), (400, 'field "body": want a string, got JSON number'),
+               "POST /__plantstore/faults with a number for body")
     # The command line names flags, not conformance.Target's Go fields.
     env = {k: v for k, v in os.environ.items() if not k.startswith("PLANTSTORE_")}
     done = subprocess.run([EXE, "conformance", "-url", "https://plants.example.com", "-token", "t"],

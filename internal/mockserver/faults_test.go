@@ -259,6 +259,7 @@ func TestAddFaultRejectsBadJSONFields(t *testing.T) {
 		{`{"delay": "soon"}`, CodeBadControlRequest, `delay "soon" is not a Go duration`},
 		{`{"delay": 250}`, plantstoretest.CodeInvalidJSON, `field "delay": want a string`},
 		{`{"status": 503, "body": 5}`, plantstoretest.CodeInvalidJSON, `field "body": want a string, got JSON number`},
+		{`{"status": 503, "body": ["x"]}`, plantstoretest.CodeInvalidJSON, `field "body": want a string, got JSON array`},
 		{`{"status": 503, "headers": {"Bad Name": "x"}}`, CodeBadControlRequest, `"Bad Name" is not a valid header name`},
 		{`{"status": 503, "headers": {"X": "a\r\nInjected: 1"}}`, CodeBadControlRequest, `"X": a value holds a control character`},
 		{`{"status": 503, "headers": {"X": 1}}`, CodeBadControlRequest, `"X": want a string or a non-empty array of strings`},

@@ -3,36 +3,22 @@ package mockserver
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"net/http"
-	"reflect"
 	"unicode/utf8"
-
-	"github.com/plantstore/plantstore-go/internal/strictjson"
 )
 
-// jsonText is a JSON string decoded to its UTF-8 bytes. A string without
-// escapes is kept where it lies in the body being decoded, which is the
-// control API's own buffer and never reused, rather than copied: a fault's
-// scripted body may be most of a 1 MiB request.
+// jsonText is a JSON string decoded to its UTF-8 bytes, kept rather than
+// copied: a fault's scripted body may be most of a 1 MiB request.
+// encoding/json hands UnmarshalText a string without escapes where it lies
+// in the body being decoded, which is the control API's own buffer and
+// never reused, and a string with escapes unescaped into a new slice. As a
+// TextUnmarshaler it takes a string or null only; strictjson refuses any
+// other value first, naming the field, on every Go.
 type jsonText []byte
 
-func (t *jsonText) UnmarshalJSON(data []byte) error {
-	if len(data) == 0 {
-		return errors.New("no JSON value; want a string")
-	}
-	if data[0] != '"' {
-		return &json.UnmarshalTypeError{Value: strictjson.Kind(data[0]), Type: reflect.TypeFor[string]()}
-	}
-	if bytes.IndexByte(data, '\\') < 0 {
-		*t = data[1 : len(data)-1 : len(data)-1]
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(data, &s); err != nil {
-		return err
-	}
-	*t = jsonText(s)
+// UnmarshalText keeps text (see jsonText).
+func (t *jsonText) UnmarshalText(text []byte) error {
+	*t = text[:len(text):len(text)]
 	return nil
 }
 

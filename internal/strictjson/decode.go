@@ -2,7 +2,6 @@ package strictjson
 
 import (
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"strings"
 )
@@ -12,12 +11,13 @@ import (
 // anything: bytes that are not UTF-8; no value, bad syntax or data after
 // the value; null, or a value of another kind where v points to a struct,
 // a map, a slice or an array; a repeated or unknown field name, more than
-// maxValues values. Then it decodes with encoding/json,
-// and refuses a value of the wrong type for its field.
+// maxValues values; a value of the wrong type for its field. Then it
+// decodes with encoding/json.
 //
-// The error is an [*Error], in JSON's terms (no Go type names): its Offset
-// is where a problem of the text starts, or -1 for a value of the wrong
-// type, whose message names the field by its path instead, as in
+// The error is an [*Error], in JSON's terms (no Go type names) and the
+// same on every Go: its Offset is where a problem of the text starts, or
+// -1 for a value of the wrong type, whose message names the field by its
+// path of struct fields instead, as in
 // `field "match.id": want an integer, got JSON number 1.5`.
 func Decode(data []byte, maxValues int, v any) error {
 	if err := Valid(data, v); err != nil {
@@ -26,14 +26,8 @@ func Decode(data []byte, maxValues int, v any) error {
 	if err := check(data, maxValues, v); err != nil {
 		return err
 	}
-	err := json.Unmarshal(data, v)
-	if typeErr, ok := err.(*json.UnmarshalTypeError); ok {
-		msg := fmt.Sprintf("want %s, got JSON %s", wantOf(typeErr.Type), typeErr.Value)
-		if typeErr.Field != "" {
-			msg = fmt.Sprintf("field %q: %s", typeErr.Field, msg)
-		}
-		return &Error{Offset: -1, Msg: msg}
-	} else if err != nil {
+	// Only a type that decodes itself can fail here.
+	if err := json.Unmarshal(data, v); err != nil {
 		return &Error{Offset: -1, Msg: strings.TrimPrefix(err.Error(), "json: ")}
 	}
 	return nil
@@ -66,8 +60,8 @@ func explain(data []byte, v any) Error {
 		return syntaxError(data)
 	}
 	// encoding/json leaves v as it is for null, and names Go types.
-	k, c := t.Kind(), data[i]
-	if c == 'n' || (k == reflect.Struct || k == reflect.Map) && c != '{' || (k == reflect.Slice || k == reflect.Array) && c != '[' {
+	k, c := kindOf(t), data[i]
+	if c == 'n' || (k == '{' || k == '[') && c != k {
 		return Error{Offset: -1, Msg: "want " + wantOf(t) + ", got JSON " + Kind(c)}
 	}
 	return Error{}
@@ -96,19 +90,23 @@ func syntaxError(data []byte) Error {
 
 // wantOf names the JSON value that a t decodes from.
 func wantOf(t reflect.Type) string {
-	switch k := t.Kind(); {
-	case k == reflect.Struct || k == reflect.Map:
+	switch kindOf(t) {
+	case '{':
 		return "an object"
-	case k == reflect.Slice || k == reflect.Array:
+	case '[':
 		return "an array"
-	case k == reflect.String:
+	case '"':
 		return "a string"
-	case k == reflect.Bool:
+	case 't':
 		return "true or false"
-	case k >= reflect.Int && k <= reflect.Uint64:
+	case '0':
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if k := t.Kind(); k == reflect.Float32 || k == reflect.Float64 {
+			return "a number"
+		}
 		return "an integer"
-	case k == reflect.Float32 || k == reflect.Float64:
-		return "a number"
 	}
 	return "another type"
 }

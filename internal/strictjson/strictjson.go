@@ -19,9 +19,11 @@ package strictjson
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -56,38 +58,84 @@ func RepeatedName(i int, name []byte) *Error {
 // Its result for data that is not valid JSON is undefined, but it does
 // not panic.
 //
-// It also refuses a field name that the struct encoding/json would decode
-// it into has not, wherever v's type (a pointer) gives one: at the top, in
-// a struct's struct fields, in slice elements and map values. Names match
-// exactly, as the fake's POST /plants matches them, not in any case as
-// encoding/json does; so {"Status": 1} is an unknown field where a struct
-// has "status". Maps, interfaces, json.RawMessage and types with their own
-// UnmarshalJSON take any names.
+// It also refuses, wherever v's type (a pointer) gives one, a field name
+// that the struct encoding/json would decode it into has not: at the top,
+// in a struct's struct fields, in slice elements and map values. Names
+// match exactly, as the fake's POST /plants matches them, not in any case
+// as encoding/json does; so {"Status": 1} is an unknown field where a
+// struct has "status". Maps, interfaces, json.RawMessage and types with
+// their own UnmarshalJSON take any names.
+//
+// Last, if data has none of those problems, it refuses the first value of
+// the wrong type for where it goes, as encoding/json would: a kind of
+// value the Go type does not take (null goes anywhere), or a number that
+// does not fit it. The message names the field by its path of struct
+// field names, as encoding/json's did before Go 1.27 (its v2 code adds
+// indices and map keys): its own errors are not used, so that the text
+// is the same on every Go.
 func check(data []byte, maxValues int, v any) error {
 	w := walker{data: data, max: maxValues, next: shapeOf(reflect.TypeOf(v).Elem())}
-	return w.run()
+	if err := w.run(); err != nil {
+		return err
+	}
+	if w.wrongType != nil {
+		return w.wrongType
+	}
+	return nil
 }
 
-// shape is what names a JSON value may hold, from the Go type it decodes
-// into. A nil *shape takes anything.
+// shape is what a JSON value may be, from the Go type it decodes into. A
+// nil *shape takes anything.
 type shape struct {
+	t      reflect.Type
+	want   byte              // the kind of value t takes, as kindOf gives it
 	fields map[string]*shape // a struct's fields by JSON name; nil for a map
 	elem   *shape            // a map's values or a slice's elements
 	strict bool              // a struct: other names are unknown
 }
 
-var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+var (
+	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+	numberType          = reflect.TypeFor[json.Number]()
+)
+
+// kindOf is the kind of JSON value that encoding/json decodes into t, by
+// its first byte: '{', '[', '"', 't' for true or false, '0' for a number;
+// or 0 where t takes any (an interface, json.Number) or decides for
+// itself (its own UnmarshalJSON).
+func kindOf(t reflect.Type) byte {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch p, k := reflect.PointerTo(t), t.Kind(); {
+	case p.Implements(unmarshalerType) || t == numberType:
+		return 0
+	case p.Implements(textUnmarshalerType), k == reflect.String,
+		k == reflect.Slice && t.Elem().Kind() == reflect.Uint8: // base64
+		return '"'
+	case k == reflect.Struct || k == reflect.Map:
+		return '{'
+	case k == reflect.Slice || k == reflect.Array:
+		return '['
+	case k == reflect.Bool:
+		return 't'
+	case k >= reflect.Int && k <= reflect.Uint64 || k == reflect.Float32 || k == reflect.Float64:
+		return '0'
+	}
+	return 0
+}
 
 func shapeOf(t reflect.Type) *shape {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if reflect.PointerTo(t).Implements(unmarshalerType) {
+	s := &shape{t: t, want: kindOf(t)}
+	switch {
+	case s.want == 0:
 		return nil
-	}
-	switch t.Kind() {
-	case reflect.Struct:
-		s := &shape{fields: map[string]*shape{}, strict: true}
+	case s.want == '{' && t.Kind() == reflect.Struct:
+		s.fields, s.strict = map[string]*shape{}, true
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
 			if !f.IsExported() {
@@ -102,13 +150,47 @@ func shapeOf(t reflect.Type) *shape {
 			}
 			s.fields[name] = shapeOf(f.Type)
 		}
-		return s
-	case reflect.Map, reflect.Slice, reflect.Array:
-		if e := shapeOf(t.Elem()); e != nil {
-			return &shape{elem: e}
-		}
+	case s.want == '{' || s.want == '[':
+		s.elem = shapeOf(t.Elem())
 	}
-	return nil
+	return s
+}
+
+// refuse returns why s does not take the JSON value that starts data, or
+// "" if it does.
+func (s *shape) refuse(data []byte) string {
+	c := data[0]
+	switch {
+	case s == nil || c == 'n':
+		return ""
+	case c == 'f':
+		c = 't'
+	case c == '-' || c >= '0' && c <= '9':
+		c = '0'
+	}
+	if c != s.want {
+		return fmt.Sprintf("want %s, got JSON %s", wantOf(s.t), Kind(data[0]))
+	}
+	if c != '0' {
+		return ""
+	}
+	lit := data
+	if end := bytes.IndexAny(data, " \t\r\n,]}"); end >= 0 {
+		lit = data[:end]
+	}
+	var err error
+	switch k := s.t.Kind(); {
+	case k >= reflect.Int && k <= reflect.Int64:
+		_, err = strconv.ParseInt(string(lit), 10, s.t.Bits())
+	case k >= reflect.Uint && k <= reflect.Uint64:
+		_, err = strconv.ParseUint(string(lit), 10, s.t.Bits())
+	default:
+		_, err = strconv.ParseFloat(string(lit), s.t.Bits())
+	}
+	if err != nil {
+		return fmt.Sprintf("want %s, got JSON number %s", wantOf(s.t), lit)
+	}
+	return ""
 }
 
 type walker struct {
@@ -124,11 +206,25 @@ type walker struct {
 	// of the value to come.
 	cont []*shape
 	next *shape
+	// path holds the names of the open containers that are struct
+	// fields; named says, for each open container, whether it is one;
+	// field is the name of the value to come if it is a struct field, or
+	// nil.
+	path  [][]byte
+	named []bool
+	field []byte
+	// wrongType is the first value of the wrong type, if any.
+	wrongType *Error
 }
 
 // enter notes that a container with opening c starts.
 func (w *walker) enter(c byte) {
 	w.cont = append(w.cont, w.next)
+	w.named = append(w.named, w.field != nil)
+	if w.field != nil {
+		w.path = append(w.path, w.field)
+	}
+	w.field = nil
 	if c == '[' {
 		w.next = w.next.elemShape()
 	}
@@ -140,6 +236,11 @@ func (w *walker) leave() {
 		return
 	}
 	w.cont = w.cont[:len(w.cont)-1]
+	if w.named[len(w.named)-1] {
+		w.path = w.path[:len(w.path)-1]
+	}
+	w.named = w.named[:len(w.named)-1]
+	w.field = nil
 	if len(w.open) > 0 && w.open[len(w.open)-1] == '[' {
 		w.next = w.cont[len(w.cont)-1].elemShape()
 	}
@@ -149,6 +250,7 @@ func (w *walker) leave() {
 // and makes its value's shape the one to come.
 func (w *walker) member(i int, name []byte) error {
 	obj := w.cont[len(w.cont)-1]
+	w.field = nil
 	switch {
 	case obj == nil:
 		w.next = nil
@@ -158,6 +260,7 @@ func (w *walker) member(i int, name []byte) error {
 			return &Error{Offset: i, Msg: fmt.Sprintf("unknown field %q", string(name))}
 		}
 		w.next = s
+		w.field = name
 	default:
 		w.next = obj.elem
 	}
@@ -223,13 +326,32 @@ func (w *walker) run() error {
 	return nil
 }
 
-// value counts one more value, starting at offset i.
+// value counts one more value, starting at offset i, and notes it if it
+// is the first of the wrong type.
 func (w *walker) value(i int) error {
 	w.values++
 	if w.values > w.max {
 		return &Error{Offset: i, Msg: fmt.Sprintf("more than %d JSON values", w.max)}
 	}
+	if w.wrongType == nil {
+		if msg := w.next.refuse(w.data[i:]); msg != "" {
+			w.wrongType = &Error{Offset: -1, Msg: w.at() + msg}
+		}
+	}
 	return nil
+}
+
+// at names the value to come by its path, `field "a.b": `, or is "" at
+// the top.
+func (w *walker) at() string {
+	names := w.path
+	if w.field != nil {
+		names = append(names[:len(names):len(names)], w.field)
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("field %q: ", bytes.Join(names, []byte(".")))
 }
 
 // isName reports whether the string that ends before end is a field name:

@@ -50,20 +50,36 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-// FuzzCheck: check never panics, whatever the bytes.
+// FuzzCheck: check never panics, whatever the bytes; and for a body Valid
+// takes, it refuses a value of the wrong type exactly where
+// json.Unmarshal does, so that Decode's messages are its own on every Go.
 func FuzzCheck(f *testing.F) {
-	for _, s := range []string{`{"a":1,"a":2}`, `[`, `"\`, `{"a`, `}}]]`, `{"a":"\u00"}`} {
+	for _, s := range []string{`{"a":1,"a":2}`, `[`, `"\`, `{"a`, `}}]]`, `{"a":"\u00"}`,
+		`{"a": {"k": [{"B": 1.5}]}, "c": [{"D": {"E": "x"}}]}`, `{"s": "", "t": true, "u": 255, "f": 1e38, "x": "y"}`,
+		`{"u": 256}`, `{"f": 1e39}`, `{"x": 2}`, `{"t": 0}`} {
 		f.Add([]byte(s))
 	}
 	type shape struct {
 		A map[string][]struct{ B int }   `json:"a"`
 		C []struct{ D *struct{ E int } } `json:"c"`
+		S string                         `json:"s"`
+		T bool                           `json:"t"`
+		U uint8                          `json:"u"`
+		F float32                        `json:"f"`
+		X *text                          `json:"x"`
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_ = check(data, 100, new(any))
-		_ = check(data, 100, new(shape))
+		err := check(data, 100, new(shape))
 		_ = Decode(data, 100, new(shape))
 		_ = Valid(data, new([]shape))
+		var e *Error
+		if Valid(data, new(shape)) != nil || err != nil && (!errors.As(err, &e) || e.Offset >= 0) {
+			return // not a type's to judge
+		}
+		if uerr := json.Unmarshal(data, new(shape)); (err == nil) != (uerr == nil) {
+			t.Errorf("check(%q) = %v, but json.Unmarshal = %v", data, err, uerr)
+		}
 	})
 }
 
@@ -95,7 +111,7 @@ func TestCheckFor(t *testing.T) {
 		{"after a nested object", `{"match": {"name": "a"}, "extra": 1}`, `unknown field "extra"`},
 		{"after a nested array", `{"list": [{"name": "a"}], "extra": 1}`, `unknown field "extra"`},
 		{"a map takes any name", `{"headers": {"statsu": 1, "nmae": 2}}`, ""},
-		{"a wrong type is Unmarshal's to report", `{"match": [1, 2]}`, ""},
+		{"a wrong type", `{"match": [1, 2]}`, `field "match": want an object, got JSON array`},
 		{"repeated", `{"status": 1, "status": 2}`, `field "status" appears more than once`},
 	}
 	for _, tt := range tests {
@@ -124,9 +140,15 @@ func TestDecode(t *testing.T) {
 		ID int64 `json:"id"`
 	}
 	type outer struct {
-		N     int      `json:"n"`
-		Match *inner   `json:"match"`
-		List  []string `json:"list"`
+		N      int              `json:"n"`
+		Match  *inner           `json:"match"`
+		List   []string         `json:"list"`
+		Items  []inner          `json:"items"`
+		Counts map[string]uint8 `json:"counts"`
+		F32    float32          `json:"f32"`
+		Text   *text            `json:"text"`
+		Raw    json.RawMessage  `json:"raw"`
+		Any    any              `json:"any"`
 	}
 	tests := []struct {
 		name, data string
@@ -146,6 +168,26 @@ func TestDecode(t *testing.T) {
 		{"wrong type", `{"n": "1"}`, `field "n": want an integer, got JSON string`},
 		{"wrong type, nested", `{"match": {"id": 1.5}}`, `field "match.id": want an integer, got JSON number 1.5`},
 		{"wrong type, element", `{"list": [1]}`, `field "list": want a string, got JSON number`},
+		// The path names struct fields only, not indices or map keys,
+		// as encoding/json's did before Go 1.27, on every Go.
+		{"wrong type, in a later element", `{"items": [{"id": 1}, {"id": "x"}]}`, `field "items.id": want an integer, got JSON string`},
+		{"wrong type, map value", `{"counts": {"a": true}}`, `field "counts": want an integer, got JSON bool`},
+		{"wrong type, after a nested object", `{"match": {"id": 1}, "n": "x"}`, `field "n": want an integer, got JSON string`},
+		{"wrong type, after a nested array", `{"items": [{"id": 1}], "n": []}`, `field "n": want an integer, got JSON array`},
+		{"wrong kind, object", `{"match": [1]}`, `field "match": want an object, got JSON array`},
+		{"wrong kind, array", `{"list": "a"}`, `field "list": want an array, got JSON string`},
+		{"wrong kind, map", `{"counts": []}`, `field "counts": want an object, got JSON array`},
+		{"an integer with an exponent", `{"n": 1e3}`, `field "n": want an integer, got JSON number 1e3`},
+		{"out of range", `{"counts": {"a": 256}}`, `field "counts": want an integer, got JSON number 256`},
+		{"negative for unsigned", `{"counts": {"a": -1}}`, `field "counts": want an integer, got JSON number -1`},
+		{"out of float32's range", `{"f32": 1e39}`, `field "f32": want a number, got JSON number 1e39`},
+		{"a TextUnmarshaler wants a string", `{"text": 5}`, `field "text": want a string, got JSON number`},
+		{"the first wrong type", `{"n": "1", "list": [1]}`, `field "n": want an integer, got JSON string`},
+		{"a repeated name before a wrong type", `{"n": "1", "n": 2}`, `field "n" appears more than once (at byte 11)`},
+		{"numbers that fit", `{"n": -0, "f32": 1.5e3, "counts": {"a": 255}}`, ""},
+		{"nulls", `{"n": null, "list": [null], "match": null}`, ""},
+		{"a string for a TextUnmarshaler", `{"text": "t\u00e9"}`, ""},
+		{"raw and any take anything", `{"raw": {"x": [1]}, "any": "s"}`, ""},
 		{"unpaired surrogate", `{"list": ["\udc00"]}`, `string contains the unpaired surrogate escape \udc00, which is not a character (at byte 10)`},
 	}
 	for _, tt := range tests {
@@ -161,6 +203,14 @@ func TestDecode(t *testing.T) {
 			}
 		})
 	}
+}
+
+// text decodes from a JSON string through encoding.TextUnmarshaler.
+type text string
+
+func (t *text) UnmarshalText(b []byte) error {
+	*t = text(b)
+	return nil
 }
 
 // TestValid checks that Valid wants the kind of v's type, and takes any
