@@ -448,15 +448,22 @@ var probeSizes = []int{1<<20 + 1<<10, 1 << 18, 1 << 16, 1 << 14, 1 << 12, 1 << 1
 // largest accepted and the smallest refused, while it may create. Refused
 // probes cost no create. A probe whose answer met a transient fault is
 // asked again, afresh, as a check is (see run), and c.Asked is the most
-// any probe was asked. It records what it found in c.
+// any probe was asked. It records what it found in c; "short" in the
+// answer says the run's creates ran out first, and the answer is then a
+// bracket that the fake's need only fall in (see [Report.compareWith]).
 func (r *runner) search(c *CheckResult, probe func(size int, p storedPlant) (body []byte, actual int)) {
 	accepted, refused := -1, -1
 	var refusal *Exchange
 	var refusalPlant storedPlant
 	acceptedProbes := 0
+	short := false // the run's creates ran out before the search ended
 	try := func(size int) (ok, stop bool) {
 		for asked := 1; ; asked++ {
-			if acceptedProbes >= maxAcceptedProbes || r.used >= r.s.maxCreates {
+			if acceptedProbes >= maxAcceptedProbes {
+				return false, true
+			}
+			if r.used >= r.s.maxCreates {
+				short = true
 				return false, true
 			}
 			p := storedPlant{id: r.id()}
@@ -517,6 +524,9 @@ func (r *runner) search(c *CheckResult, probe func(size int, p storedPlant) (bod
 	if refusal != nil {
 		a := answer(refusal, refusalPlant)
 		c.Answer["refusal"] = a["status"] + " " + a["body"]
+	}
+	if short {
+		c.Answer["short"] = "the run's " + plural.Count(r.s.maxCreates, "create") + " ran out"
 	}
 	// Keep the report small: the probes' bodies are large and alike.
 	if len(c.Exchanges) > 3 {

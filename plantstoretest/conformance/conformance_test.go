@@ -758,3 +758,45 @@ func TestControlStoredCountsTheList(t *testing.T) {
 		t.Errorf("control-stored with %d stored: exchanges' bodies %q, want one %q", len(h.Plants()), got, "(1 plant)")
 	}
 }
+
+// TestLimitSearchCutShort checks a search that the run's creates cut
+// short: two 503s, each asked again, cost two creates, and the largest-body
+// search ends early. Its bracket differs from the fake's only if the fake's
+// limit is outside it.
+func TestLimitSearchCutShort(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		limit   int64 // the target refuses a body over it; 0: the fake's
+		differs bool
+	}{
+		{"the fake's limit, in the bracket", 0, false},
+		{"a smaller limit, outside the fake's", 100_000, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := plantstoretest.NewHandler()
+			t.Cleanup(h.Close)
+			h.Inject(plantstoretest.Fault{Status: http.StatusServiceUnavailable, Times: 2})
+			target := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tt.limit > 0 && r.ContentLength > tt.limit {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusBadRequest)
+					io.WriteString(w, `{"error":4,"message":"body is larger than 1048576 bytes"}`)
+					return
+				}
+				h.ServeHTTP(w, r)
+			}))
+			var rep conformance.Report
+			conformance.Run(t, conformance.Target{URL: target.URL, Token: plantstoretest.DefaultToken, Report: &rep})
+			c := rep.Check("largest-body")
+			if c.Answer["short"] != "the run's 10 creates ran out" {
+				t.Errorf("largest-body answered %v, want it marked short", c.Answer)
+			}
+			if c.Differs != tt.differs {
+				t.Errorf("largest-body: %v against the fake's %v: Differs %v, want %v", c.Answer, c.Reference, c.Differs, tt.differs)
+			}
+		})
+	}
+}

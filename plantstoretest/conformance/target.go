@@ -55,8 +55,9 @@ type Target struct {
 	// them have gone unrefused (an answer from 400 to 499 counts as
 	// refused, and stored nothing). Checks that would need more are
 	// skipped, or, for the searches of the longest name and largest body,
-	// give a coarser answer (or are skipped, when not one probe is left). 0 means [DefaultMaxCreates]; a negative value
-	// is an error.
+	// give a coarser answer, which differs from the fake's only if the
+	// fake's limit is outside it (or are skipped, when not one probe is
+	// left). 0 means [DefaultMaxCreates]; a negative value is an error.
 	MaxCreates int
 
 	// FirstID is the first plant id the run uses; later ids count up from
