@@ -157,9 +157,12 @@ func TestRecorderClassifies(t *testing.T) {
 	if diff := cmp.Diff(wantRuns, rec.FailureRuns); diff != "" {
 		t.Errorf("failure runs (-want +got):\n%s", diff)
 	}
+	// Never under the 200 ms timeout; over it by what a loaded machine
+	// takes to wake the attempt (286 to 312 ms seen with CI's fuzzing
+	// beside), but far under the next timeout a bug could wait for.
 	for _, o := range rec.Outcomes {
-		if o.Kind == KindAttemptTimeout && (o.Latency[0].ToUS < 200_000 || o.Latency[0].FromUS > 220_000) {
-			t.Errorf("the attempt timeout took [%g, %g) µs, want about 200 ms", o.Latency[0].FromUS, o.Latency[0].ToUS)
+		if o.Kind == KindAttemptTimeout && (o.Latency[0].ToUS < 200_000 || o.Latency[0].FromUS > 1_000_000) {
+			t.Errorf("the attempt timeout took [%g, %g) µs, want 200 ms to 1 s", o.Latency[0].FromUS, o.Latency[0].ToUS)
 		}
 	}
 }
