@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantstore/plantstore-go/internal/bubble"
 	"github.com/plantstore/plantstore-go/internal/plural"
 	"github.com/plantstore/plantstore-go/traffic"
 )
@@ -21,11 +22,19 @@ type exploreConfig struct {
 	kinds   []string
 	weights []int // of kinds, for the random schedules; nil for even
 	server  []Option
+	misuse  string // an option's misuse, which Explore reports
 }
 
 // ExploreRuns sets how many schedules Explore runs at most, the fault-free
-// run included; the default is 1,000.
-func ExploreRuns(n int) ExploreOption { return func(c *exploreConfig) { c.runs = n } }
+// run included; the default is 1,000, and less than 1 is misuse.
+func ExploreRuns(n int) ExploreOption {
+	return func(c *exploreConfig) {
+		c.runs = n
+		if n < 1 {
+			c.misuse = fmt.Sprintf("ExploreRuns(%d): want 1 or more", n)
+		}
+	}
+}
 
 // ExploreSeed seeds the random schedules Explore draws once it has tried
 // each single fault: the same code and seed explore the same schedules.
@@ -42,9 +51,14 @@ func ExploreKinds(kinds ...string) ExploreOption {
 // deployment's recorded traffic (package traffic): 429 as "429", other
 // 5xx as "503", a break before sending as "drop", after sending as
 // "store-drop", an attempt timeout as "delay", each as often as recorded.
-// The single faults Explore tries first are those the recording holds.
+// The single faults Explore tries first are those the recording holds. A
+// nil rec is misuse.
 func ExploreTraffic(rec *traffic.Recording) ExploreOption {
 	return func(c *exploreConfig) {
+		if rec == nil {
+			c.misuse = "ExploreTraffic(nil): want a recording"
+			return
+		}
 		counts := map[string]int64{}
 		for _, o := range rec.Outcomes {
 			counts[trafficKinds[o.Kind]] += o.Count
@@ -86,15 +100,26 @@ func ExploreServer(opts ...Option) ExploreOption {
 // scenario still fails, until removing any one makes it pass, and fails t
 // with the line that reproduces it: NewServer(t,
 // WithSchedule("2:store-drop,3:503")). When none fails, it logs how many
-// ran. The same code and options explore the same schedules. A run fails
-// past 1,000 requests after its last fault, as under WithSchedule. Explore
-// needs Go 1.25 (testing/synctest); before, it fails t. Its runs are not
-// parallel.
+// ran, and stops early once it has run every schedule of up to three
+// faults on the requests it draws from. The same code and options explore
+// the same schedules. A run fails past 1,000 requests after its last
+// fault, as under WithSchedule. A scenario that skips (t.Skip) every run
+// fails t: nothing was explored. Explore needs Go 1.25 (testing/synctest);
+// before, it fails t, as it does when called inside a bubble (in
+// synctest.Test, or in its own scenario) or given an option's misuse. Its
+// runs are not parallel.
 func Explore(t *testing.T, scenario func(t *testing.T, srv *Server), opts ...ExploreOption) {
 	t.Helper()
 	c := exploreConfig{runs: 1000, seed: 1, kinds: scheduleKinds}
 	for _, opt := range opts {
 		opt(&c)
+	}
+	if c.misuse != "" {
+		t.Fatal("plantstoretest: Explore: " + c.misuse)
+	}
+	if bubble.Inside() {
+		t.Fatal("plantstoretest: Explore called inside a synctest bubble (synctest.Test, or an Explore scenario): " +
+			"it runs each scenario in a bubble of its own; call it from the test's own goroutine")
 	}
 	if len(c.kinds) == 0 {
 		t.Fatal("plantstoretest: Explore: no kind of fault to place (ExploreKinds, or a recording without failures)")
@@ -109,6 +134,9 @@ func Explore(t *testing.T, scenario func(t *testing.T, srv *Server), opts ...Exp
 	}
 	e := explorer{t: t, scenario: scenario, c: c, tried: map[string]bool{}}
 	first, ok := e.find()
+	if ok && e.skipped == e.ran {
+		t.Fatalf("plantstoretest: Explore: the scenario skipped (t.Skip) every one of its %s: nothing was explored", plural.Count(e.ran, "run"))
+	}
 	if ok {
 		t.Log(e.passed())
 		return
@@ -118,7 +146,14 @@ func Explore(t *testing.T, scenario func(t *testing.T, srv *Server), opts ...Exp
 
 // passed is Explore's report when no schedule failed.
 func (e *explorer) passed() string {
-	return "plantstoretest: Explore: " + plural.Count(e.ran, "schedule") + ", no failure"
+	text := "plantstoretest: Explore: " + plural.Count(e.ran, "schedule") + ", no failure"
+	if e.skipped > 0 {
+		text += fmt.Sprintf(" (%d skipped by the scenario)", e.skipped)
+	}
+	if e.every > 0 {
+		text += fmt.Sprintf("; that is every schedule of up to 3 faults on requests 1 to %d", e.every)
+	}
+	return text
 }
 
 // failed is Explore's report of the first schedule that failed, shrunk
@@ -136,7 +171,9 @@ type explorer struct {
 	c        exploreConfig
 	tried    map[string]bool // the schedules run, by text
 	ran      int
-	sent     int // requests the fault-free run sent
+	skipped  int    // runs the scenario skipped (t.Skip)
+	sent     int    // requests the fault-free run sent
+	every    uint64 // the span, once every schedule on it ran
 }
 
 // find runs schedules until one fails, which it returns with ok false, or
@@ -159,15 +196,22 @@ func (e *explorer) find() (schedule, bool) {
 	}
 	r := rand.New(rand.NewPCG(e.c.seed, 0x5eed))
 	span := uint64(2*e.sent + 3)
-	for misses := 0; e.ran < e.c.runs && misses < 100*e.c.runs; {
+	// How many schedules of two and three faults there are on the span:
+	// once each has run, drawing more finds none new.
+	k, n := float64(len(e.c.kinds)), float64(span)
+	distinct := n*(n-1)/2*k*k + n*(n-1)*(n-2)/6*k*k*k
+	for drawn := 0; e.ran < e.c.runs && float64(drawn) < distinct; {
 		s := e.draw(r, 2+r.IntN(2), span)
 		if e.tried[s.String()] {
-			misses++
 			continue
 		}
+		drawn++
 		if !e.pass(s) {
 			return s, false
 		}
+	}
+	if e.ran < e.c.runs {
+		e.every = span
 	}
 	return nil, true
 }
@@ -230,13 +274,14 @@ func (e *explorer) pass(s schedule) bool {
 	if name == "" {
 		name = "no fault"
 	}
-	ran := false
+	ran, returned := false, false
 	ok := e.t.Run(name, func(t *testing.T) {
 		ran = true
 		runInBubble(t, func(t *testing.T) {
 			opts := append(slices.Clip(e.c.server), WithInMemoryNetwork(), WithSchedule(text))
 			srv := NewServer(t, opts...)
 			e.scenario(t, srv)
+			returned = true
 			if s == nil {
 				e.sent = int(srv.sent())
 			}
@@ -244,6 +289,9 @@ func (e *explorer) pass(s schedule) bool {
 	})
 	if !ran {
 		e.t.Fatalf("plantstoretest: Explore: its run %q did not run: -test.run or -test.skip filters Explore's subtests out", name)
+	}
+	if ok && !returned {
+		e.skipped++ // t.Skip ends the scenario, and the run passes
 	}
 	return ok
 }

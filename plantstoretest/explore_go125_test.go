@@ -352,3 +352,69 @@ func TestExploreServer(t *testing.T) {
 		t.Errorf("Explore ran %d schedules, %d of them with a fault answering; want 20, and at least 7", runs, faulted)
 	}
 }
+
+// misuseChild names the case of TestExploreMisuseChild to run.
+const misuseChild = "PLANTSTORETEST_EXPLORE_MISUSE"
+
+// oneCreate is a scenario that creates one plant and checks nothing.
+func oneCreate(t *testing.T, srv *plantstoretest.Server) {
+	_ = srv.Client().EnsurePlant(context.Background(), plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"})
+}
+
+// misuses are the calls of Explore that TestExploreMisuse checks, each
+// beside the text it must fail with (or, for "every schedule", pass with).
+var misuses = map[string]struct {
+	call func(t *testing.T)
+	want string
+}{
+	"runs 0":      {func(t *testing.T) { plantstoretest.Explore(t, oneCreate, plantstoretest.ExploreRuns(0)) }, "ExploreRuns(0): want 1 or more"},
+	"runs -5":     {func(t *testing.T) { plantstoretest.Explore(t, oneCreate, plantstoretest.ExploreRuns(-5)) }, "ExploreRuns(-5): want 1 or more"},
+	"traffic nil": {func(t *testing.T) { plantstoretest.Explore(t, oneCreate, plantstoretest.ExploreTraffic(nil)) }, "ExploreTraffic(nil): want a recording"},
+	"in a bubble": {func(t *testing.T) { synctest.Test(t, func(t *testing.T) { plantstoretest.Explore(t, oneCreate) }) }, "Explore called inside a synctest bubble"},
+	"in its scenario": {func(t *testing.T) {
+		plantstoretest.Explore(t, func(t *testing.T, _ *plantstoretest.Server) { plantstoretest.Explore(t, oneCreate) })
+	}, "Explore called inside a synctest bubble"},
+	"skips every run": {func(t *testing.T) {
+		plantstoretest.Explore(t, func(t *testing.T, _ *plantstoretest.Server) { t.Skip("not today") })
+	}, "the scenario skipped (t.Skip) every one of its 505 runs"},
+	"every schedule": {func(t *testing.T) {
+		plantstoretest.Explore(t, oneCreate, plantstoretest.ExploreKinds("503"), plantstoretest.ExploreRuns(1_000_000))
+	}, "that is every schedule of up to 3 faults on requests 1 to 5"},
+}
+
+// TestExploreMisuseChild runs the case of misuses that misuseChild names:
+// only as a child of TestExploreMisuse, where failing is the point.
+func TestExploreMisuseChild(t *testing.T) {
+	m, ok := misuses[os.Getenv(misuseChild)]
+	if !ok {
+		t.Skip("runs only as the child of TestExploreMisuse")
+	}
+	m.call(t)
+}
+
+// TestExploreMisuse checks, each in a child process, that a misuse of
+// Explore fails the test with a message naming it, at the caller's line,
+// where it crashed the binary, ran once and passed, or passed skipping
+// everything; and that a search that ran every schedule stops and says so.
+func TestExploreMisuse(t *testing.T) {
+	t.Parallel()
+	for name, m := range misuses {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestExploreMisuseChild$", "-test.v", "-test.timeout=2m")
+			cmd.Env = append(os.Environ(), misuseChild+"="+name)
+			out, err := cmd.CombinedOutput()
+			var exit *exec.ExitError
+			if err != nil && !errors.As(err, &exit) {
+				t.Fatalf("the child did not run: %v\n%s", err, out)
+			}
+			wantFail := name != "every schedule"
+			if failed := err != nil; failed != wantFail || !strings.Contains(string(out), m.want) || strings.Contains(string(out), "panic:") {
+				t.Errorf("the child failed %v, want %v, saying %q without a panic:\n%s", failed, wantFail, m.want, out)
+			}
+			if wantFail && !regexp.MustCompile(`explore_go125_test\.go:\d+: plantstoretest: Explore`).Match(out) {
+				t.Errorf("the failure is not reported at the caller's line:\n%s", out)
+			}
+		})
+	}
+}
