@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -103,8 +104,9 @@ func ExploreServer(opts ...Option) ExploreOption {
 // ran, and stops early once it has run every schedule of up to three
 // faults on the requests it draws from. The same code and options explore
 // the same schedules. A run fails past 1,000 requests after its last
-// fault, as under WithSchedule. A scenario that skips (t.Skip) every run
-// fails t: nothing was explored. Explore needs Go 1.25 (testing/synctest);
+// fault, as under WithSchedule. A panic of the scenario's goroutine fails
+// its run, with the stack; a scenario that skips (t.Skip) every run fails
+// t: nothing was explored. Explore needs Go 1.25 (testing/synctest);
 // before, it fails t, as it does when called inside a bubble (in
 // synctest.Test, or in its own scenario) or given an option's misuse. Its
 // runs are not parallel.
@@ -280,6 +282,13 @@ func (e *explorer) pass(s schedule) bool {
 		runInBubble(t, func(t *testing.T) {
 			opts := append(slices.Clip(e.c.server), WithInMemoryNetwork(), WithSchedule(text))
 			srv := NewServer(t, opts...)
+			defer func() {
+				// A panic of the scenario's own goroutine is a finding, as a
+				// failure is: the schedule is shrunk and shown.
+				if r := recover(); r != nil {
+					t.Errorf("plantstoretest: Explore: the scenario panicked: %v\n%s", r, debug.Stack())
+				}
+			}()
 			e.scenario(t, srv)
 			returned = true
 			if s == nil {

@@ -377,6 +377,15 @@ var misuses = map[string]struct {
 	"skips every run": {func(t *testing.T) {
 		plantstoretest.Explore(t, func(t *testing.T, _ *plantstoretest.Server) { t.Skip("not today") })
 	}, "the scenario skipped (t.Skip) every one of its 505 runs"},
+	"panics under a fault": {func(t *testing.T) {
+		plantstoretest.Explore(t, func(t *testing.T, srv *plantstoretest.Server) {
+			p, err := srv.Client().CreatePlant(context.Background(), plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"})
+			if err != nil && !errors.Is(err, plantstore.ErrMaybeCreated) {
+				return
+			}
+			_ = p.Name // a nil plant after an unknown outcome
+		}, plantstoretest.ExploreKinds("store-drop"))
+	}, `the scenario fails under the schedule "1:store-drop"`},
 	"every schedule": {func(t *testing.T) {
 		plantstoretest.Explore(t, oneCreate, plantstoretest.ExploreKinds("503"), plantstoretest.ExploreRuns(1_000_000))
 	}, "that is every schedule of up to 3 faults on requests 1 to 5"},
