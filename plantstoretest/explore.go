@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -105,7 +107,8 @@ func ExploreServer(opts ...Option) ExploreOption {
 // faults on the requests it draws from. The same code and options explore
 // the same schedules. A run fails past 1,000 requests after its last
 // fault, as under WithSchedule. A panic of the scenario's goroutine fails
-// its run, with the stack; a scenario that skips (t.Skip) every run fails
+// its run, with the stack, and so does a hang (every goroutine of the
+// bubble blocked for good), with where they wait; a scenario that skips (t.Skip) every run fails
 // t: nothing was explored. Explore needs Go 1.25 (testing/synctest);
 // before, it fails t, as it does when called inside a bubble (in
 // synctest.Test, or in its own scenario) or given an option's misuse. Its
@@ -279,6 +282,17 @@ func (e *explorer) pass(s schedule) bool {
 	ran, returned := false, false
 	ok := e.t.Run(name, func(t *testing.T) {
 		ran = true
+		defer func() {
+			// synctest.Test panics so when every goroutine of the bubble
+			// is blocked for good: the scenario hung, which is a finding.
+			if r := recover(); r != nil {
+				if msg := fmt.Sprint(r); strings.HasPrefix(msg, "deadlock: ") {
+					t.Errorf("plantstoretest: Explore: the scenario never returned (%s, in fake time: a wait that nothing ends, such as one for a reply a fault lost); where its goroutines wait:\n%s", msg, bubbleStacks())
+					return
+				}
+				panic(r)
+			}
+		}()
 		runInBubble(t, func(t *testing.T) {
 			opts := append(slices.Clip(e.c.server), WithInMemoryNetwork(), WithSchedule(text))
 			srv := NewServer(t, opts...)
@@ -303,4 +317,38 @@ func (e *explorer) pass(s schedule) bool {
 		e.skipped++ // t.Skip ends the scenario, and the run passes
 	}
 	return ok
+}
+
+// bubbleStacks returns the stacks of the goroutines of the newest
+// testing/synctest bubble, whose number the runtime puts in each
+// goroutine's header ("goroutine 9 [chan receive, synctest bubble 4]:"),
+// cut to 16 KiB.
+func bubbleStacks() string {
+	buf := make([]byte, 1<<20)
+	all := string(buf[:runtime.Stack(buf, true)])
+	var newest int
+	var stacks []string
+	for _, g := range strings.Split(all, "\n\n") {
+		header, _, _ := strings.Cut(g, "\n")
+		_, after, ok := strings.Cut(header, ", synctest bubble ")
+		if !ok {
+			continue
+		}
+		digits := strings.IndexFunc(after, func(r rune) bool { return r < '0' || r > '9' })
+		if digits < 0 {
+			digits = len(after)
+		}
+		n, _ := strconv.Atoi(after[:digits])
+		if n > newest {
+			newest, stacks = n, stacks[:0]
+		}
+		if n == newest {
+			stacks = append(stacks, g)
+		}
+	}
+	text := strings.Join(stacks, "\n\n")
+	if len(text) > 16<<10 {
+		text = text[:16<<10] + "\n…"
+	}
+	return text
 }

@@ -386,6 +386,17 @@ var misuses = map[string]struct {
 			_ = p.Name // a nil plant after an unknown outcome
 		}, plantstoretest.ExploreKinds("store-drop"))
 	}, `the scenario fails under the schedule "1:store-drop"`},
+	"hangs on a lost reply": {func(t *testing.T) {
+		plantstoretest.Explore(t, func(t *testing.T, srv *plantstoretest.Server) {
+			done := make(chan struct{})
+			go func() {
+				if _, err := srv.Client().CreatePlant(context.Background(), plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"}); err == nil {
+					close(done) // never, after a failure: the wait below hangs
+				}
+			}()
+			<-done
+		}, plantstoretest.ExploreKinds("drop"))
+	}, `never returned (deadlock: all goroutines in bubble are blocked`},
 	"every schedule": {func(t *testing.T) {
 		plantstoretest.Explore(t, oneCreate, plantstoretest.ExploreKinds("503"), plantstoretest.ExploreRuns(1_000_000))
 	}, "that is every schedule of up to 3 faults on requests 1 to 5"},
