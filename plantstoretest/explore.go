@@ -47,7 +47,14 @@ func ExploreSeed(seed uint64) ExploreOption { return func(c *exploreConfig) { c.
 // ExploreKinds limits the faults Explore places to kinds, of those
 // [WithSchedule] names; the default is all of them.
 func ExploreKinds(kinds ...string) ExploreOption {
-	return func(c *exploreConfig) { c.kinds, c.weights = kinds, nil }
+	return func(c *exploreConfig) {
+		c.kinds, c.weights = nil, nil
+		for _, k := range kinds {
+			if !slices.Contains(c.kinds, k) { // a kind named twice is drawn as often as the others
+				c.kinds = append(c.kinds, k)
+			}
+		}
+	}
 }
 
 // ExploreTraffic draws the faults of the random schedules in the mix of a
@@ -204,10 +211,14 @@ func (e *explorer) find() (schedule, bool) {
 	// How many schedules of two and three faults there are on the span:
 	// once each has run, drawing more finds none new.
 	k, n := float64(len(e.c.kinds)), float64(span)
+	// Weighted kinds may leave rare schedules all but undrawable: misses
+	// bound the search then.
 	distinct := n*(n-1)/2*k*k + n*(n-1)*(n-2)/6*k*k*k
-	for drawn := 0; e.ran < e.c.runs && float64(drawn) < distinct; {
+	drawn := 0
+	for misses := 0; e.ran < e.c.runs && float64(drawn) < distinct && misses < 100*e.c.runs; {
 		s := e.draw(r, 2+r.IntN(2), span)
 		if e.tried[s.String()] {
+			misses++
 			continue
 		}
 		drawn++
@@ -215,7 +226,7 @@ func (e *explorer) find() (schedule, bool) {
 			return s, false
 		}
 	}
-	if e.ran < e.c.runs {
+	if float64(drawn) >= distinct {
 		e.every = span
 	}
 	return nil, true
