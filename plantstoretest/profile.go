@@ -229,7 +229,10 @@ func (p *Profile) DuplicateIDError() (status int, code int32, ok bool) {
 	if p == nil || p.DuplicateID == nil {
 		return 0, 0, false
 	}
-	code, _, _ = wire.ReadError([]byte(p.DuplicateID.Body))
+	// Read as the client reads an answer: with a plant put in for the
+	// placeholders, which may stand where JSON needs a value ({"id":{id}}).
+	body, _, _, _ := expand(p.DuplicateID.Body, &plantstore.NewPlant{ID: 1, Name: "x"})
+	code, _, _ = wire.ReadError([]byte(body))
 	return p.DuplicateID.Status, code, true
 }
 

@@ -189,6 +189,7 @@ func TestDuplicateIDError(t *testing.T) {
 		{`{"error":1009,"message":"x"}`, 409, 1009, true},
 		{`{"error":1009}`, 409, 1009, true},
 		{`{"error":1009,"message":null}`, 409, 1009, true},
+		{`{"error":1009,"id":{id},"name":"{name}"}`, 409, 1009, true},
 		{`{"message":"x"}`, 409, 0, true},
 		{`{"error":1.5}`, 409, 0, true},
 		{`{"error":99999999999}`, 409, 0, true},

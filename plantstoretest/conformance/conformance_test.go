@@ -679,6 +679,7 @@ func TestRepeatedIDReadOneWay(t *testing.T) {
 		{"an Error", plantstoretest.ProfileReply{Status: 409, ContentType: "application/json", Body: `{"error":1009,"message":"id {id} is taken"}`}, "(409, 1009)"},
 		{"a code without a message", plantstoretest.ProfileReply{Status: 409, ContentType: "application/json", Body: `{"error":1009}`}, "(409, 1009)"},
 		{"a code with a null message", plantstoretest.ProfileReply{Status: 409, ContentType: "application/json", Body: `{"error":1009,"message":null}`}, "(409, 1009)"},
+		{"a code beside the id as a number", plantstoretest.ProfileReply{Status: 409, ContentType: "application/json", Body: `{"error":1009,"id":{id}}`}, "(409, 1009)"},
 		{"HTML", plantstoretest.ProfileReply{Status: 409, ContentType: "text/html", Body: `<h1>taken</h1>`}, "(409, 0)"},
 		{"nothing", plantstoretest.ProfileReply{Status: 422}, "(422, 0)"},
 	}
