@@ -346,7 +346,8 @@ func TestProfileTraffic(t *testing.T) {
 // recording whose every answer took 256–279 µs (one bucket), to 200 calls
 // one after another, and checks the fake's own measure of each (the
 // journal's Duration, from arrival to the status line): none is shorter
-// than the bucket, and the median is within 300 µs of its top. A timer
+// than the bucket, and the median is under 1 ms (300 µs over the top on an
+// idle machine). A timer
 // alone waits at least about 1 ms for any wait below 1 ms when the
 // process is idle, as it is between calls; the test runs alone so that it
 // is (not in parallel with the package's other tests).
@@ -378,7 +379,10 @@ func TestReplayLatencyInRealTime(t *testing.T) {
 	if low := time.Duration(from * 1e3); took[0] < low {
 		t.Errorf("a request took %v, less than the recorded %v", took[0], low)
 	}
-	if high := time.Duration(to*1e3) + 300*time.Microsecond; took[n/2] > high {
-		t.Errorf("the median request took %v, more than %v: the recorded %v–%v and 300 µs", took[n/2], high, time.Duration(from*1e3), time.Duration(to*1e3))
+	// Under 1 ms, which a timer alone never is; not the 300 µs of an idle
+	// machine, so that the other packages' tests, beside this one on two
+	// cores, cannot fail it.
+	if high := time.Millisecond; took[n/2] >= high {
+		t.Errorf("the median request took %v, %v or more: the recorded %v–%v waited on a timer", took[n/2], high, time.Duration(from*1e3), time.Duration(to*1e3))
 	}
 }
