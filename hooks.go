@@ -34,7 +34,7 @@ type CallInfo struct {
 	// StatusCode and Header are the last response's status and headers, or
 	// zero and nil. Header is as the server sent it, but that a token of
 	// the call's in a name or a value reads REDACTED ([CallError]); hooks
-	// see it only with [Hooks.ReadHeader].
+	// are given it only with [Hooks.ReadHeader].
 	StatusCode int
 	Header     http.Header
 	// Duration is how long the call took, waits between attempts included;
@@ -102,9 +102,10 @@ type Hooks struct {
 	// (nil on success).
 	CallEnd func(ctx context.Context, call *CallInfo, err error)
 	// ReadHeader says that these functions read CallInfo.Header: only then
-	// do they see it, redacted for them, once per response, at the cost of
-	// a search of every name and value for the call's tokens. Without it
-	// Header may be nil for them; ServerRequestID is set either way.
+	// are they given it, redacted for them once per response, at the cost
+	// of a search of every name and value for the call's tokens. Without
+	// it Header is nil for them, or what another Hooks' reading left;
+	// ServerRequestID is set either way.
 	ReadHeader bool
 }
 
