@@ -256,6 +256,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return 2
 		}
 	}
+	if err := mockserver.CheckScheduleText(f.schedule); err != nil {
+		fmt.Fprintf(stderr, "plantstore-mock: -schedule: %s\n", err)
+		return 2
+	}
 	if err := h.SetSchedule(f.schedule); err != nil {
 		fmt.Fprintf(stderr, "plantstore-mock: -schedule: %s\n", strings.TrimPrefix(err.Error(), "plantstoretest: "))
 		return 2

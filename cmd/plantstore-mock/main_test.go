@@ -218,6 +218,7 @@ func TestRunRejectsBadUsage(t *testing.T) {
 		{"chaos seed not a number", []string{"-chaos-seed", "x"}, 2, "invalid value"},
 		{"write timeout of 0", []string{"-write-timeout", "0"}, 2, "-write-timeout 0s: want a duration over 0"},
 		{"schedule over the budget", []string{"-max-stored-mib", "0", "-schedule", "1:503"}, 2, "-schedule: the store is full"},
+		{"schedule longer than the control API's", []string{"-schedule", "1:503" + strings.Repeat(" ", 65_532)}, 2, "-schedule: the schedule is 65537 characters long; it may have at most 65536"},
 		{"missing seed file", []string{"-seed", "/nonexistent/seed.json"}, 2, "-seed: open /nonexistent/seed.json"},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,7 @@ package mockserver
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"sort"
@@ -232,38 +233,47 @@ func writeYAML(w http.ResponseWriter, doc []byte) int {
 	return http.StatusOK
 }
 
-// maxScheduleText bounds the schedule of PUT /__plantstore/schedule, in
-// characters, as its document's maxLength says; its body may have 1 KiB
-// more, for the JSON around the text.
+// maxScheduleText bounds a schedule's text, in characters, as the control
+// API's document's maxLength says; the body of PUT /__plantstore/schedule
+// may have 1 KiB more, for the JSON around the text.
 const maxScheduleText = 64 << 10
+
+// CheckScheduleText refuses a schedule's text longer than the control API
+// takes: PUT /__plantstore/schedule's and plantstore-mock -schedule's, so
+// that GET's reply keeps to the document too.
+func CheckScheduleText(text string) error {
+	if n := utf8.RuneCountInString(text); n > maxScheduleText {
+		return fmt.Errorf("the schedule is %d characters long; it may have at most %d", n, maxScheduleText)
+	}
+	return nil
+}
 
 // scheduleBody is the body of PUT /__plantstore/schedule, and the reply of
 // GET.
 type scheduleBody struct {
-	Schedule string `json:"schedule"`
+	Schedule *string `json:"schedule"`
 }
 
 // getSchedule replies with the schedule in force, its faults in the order
 // of their requests.
 func (s *Server) getSchedule(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
-	writeJSON(w, http.StatusOK, scheduleBody{Schedule: s.fake.Schedule()})
+	text := s.fake.Schedule()
+	writeJSON(w, http.StatusOK, scheduleBody{Schedule: &text})
 	return http.StatusOK, nil
 }
 
 // setSchedule places faults on the next API requests by their number, as
 // plantstoretest.WithSchedule does.
 func (s *Server) setSchedule(w http.ResponseWriter, _ *http.Request, body []byte) (int, *controlError) {
-	var req struct {
-		Schedule *string `json:"schedule"`
-	}
+	var req scheduleBody
 	if err := decodeStrict(body, &req); err != nil {
 		return 0, err
 	}
-	switch {
-	case req.Schedule == nil:
+	if req.Schedule == nil {
 		return 0, badRequest(`the body must have "schedule", a string`)
-	case utf8.RuneCountInString(*req.Schedule) > maxScheduleText:
-		return 0, badRequest("the schedule is %d characters long; it may have at most %d", utf8.RuneCountInString(*req.Schedule), maxScheduleText)
+	}
+	if err := CheckScheduleText(*req.Schedule); err != nil {
+		return 0, badRequest("%s", err)
 	}
 	err := s.fake.SetSchedule(*req.Schedule)
 	switch {

@@ -50,7 +50,11 @@ func TestScheduleControl(t *testing.T) {
 		if rep.status != http.StatusOK {
 			t.Fatalf("GET /__plantstore/schedule = %d %s, want 200", rep.status, rep.body)
 		}
-		return decode[scheduleBody](t, rep).Schedule
+		got := decode[scheduleBody](t, rep).Schedule
+		if got == nil {
+			t.Fatalf("GET /__plantstore/schedule = %s, without \"schedule\"", rep.body)
+		}
+		return *got
 	}
 	if got := get(); got != "" {
 		t.Errorf("GET /__plantstore/schedule with none = %q, want \"\"", got)
