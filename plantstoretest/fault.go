@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"github.com/plantstore/plantstore-go/internal/bubble"
 )
 
 // Fault scripts the fake's reply to the next matching requests, to provoke
@@ -356,4 +360,56 @@ func (h *Handler) matches(f *scriptedFault, req Request) (ok bool) {
 	what := func() string { return fmt.Sprintf("the Match of injected Fault #%d panicked", f.seq) }
 	h.callback(f.at, what, func() { ok = f.Match(req) })
 	return ok
+}
+
+// timerSlack is how late a timer may fire, in real time, when the process
+// is idle: the runtime then sleeps in whole milliseconds, a wait under
+// 1 ms for 1 ms, so that a 250 µs timer fires after about 1.05 ms, and one
+// of 2 ms up to about 1 ms late (measured on two shared cores).
+const timerSlack = 1500 * time.Microsecond
+
+// spinning counts the requests that spin out the end of a [Fault]'s Delay,
+// in every Handler of the process: at most half the Ps, and one.
+var spinning atomic.Int32
+
+// delay waits d, or drops the connection when the client goes away or the
+// Handler is closed first, as wait does. A recorded latency may be a few
+// hundred microseconds, under a timer's slack: so a timer waits all but
+// the last timerSlack, and the request spins out the rest on the clock,
+// yielding to other goroutines, unless as many requests spin already. Then,
+// and in a testing/synctest bubble, a timer waits the rest: fake time is
+// exact, and would not move under a spin.
+func (h *Handler) delay(r *http.Request, d time.Duration) {
+	end := time.Now().Add(d)
+	h.sleep(r, d-timerSlack)
+	rest := time.Until(end)
+	if rest <= 0 {
+		return
+	}
+	// Asked only now: bubble.Inside costs microseconds, within the wait.
+	if n := spinning.Add(1); int(n) > max(1, runtime.GOMAXPROCS(0)/2) || bubble.Inside() {
+		spinning.Add(-1)
+		h.sleep(r, rest)
+		return
+	}
+	defer spinning.Add(-1)
+	for time.Now().Before(end) {
+		select {
+		case <-r.Context().Done():
+			panic(http.ErrAbortHandler)
+		case <-h.done:
+			panic(http.ErrAbortHandler)
+		default:
+			runtime.Gosched()
+		}
+	}
+}
+
+// sleep waits d on a timer, if d is above 0, as wait does.
+func (h *Handler) sleep(r *http.Request, d time.Duration) {
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		h.wait(r, t.C)
+	}
 }
