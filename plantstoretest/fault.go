@@ -37,7 +37,9 @@ type Fault struct {
 	Times int
 	// Delay is how long to wait before replying (negative is an error). If
 	// the client gives up or the Handler is closed first, the connection is
-	// dropped.
+	// dropped. In real time its last 1.5 ms spin on the clock, a CPU's
+	// worth, so that a wait under a millisecond is not one (at most half
+	// the process's Ps spin at once; the others wait on a timer).
 	Delay time.Duration
 	// Status, if not zero, is the status of the scripted reply, 200 to 599.
 	// Header is added to the reply, such as {"Retry-After": {"1"}}. Body is

@@ -224,4 +224,3 @@ func micros(v float64) time.Duration {
 	}
 	return math.MaxInt64
 }
-
