@@ -478,7 +478,7 @@ func (r *runner) search(c *CheckResult, probe func(size int, p storedPlant) (bod
 			case e.Status >= 400 && e.Status <= 499 && e.Status != http.StatusTooManyRequests:
 				refused, refusal, refusalPlant = actual, e, p
 				return false, false
-			case transient(e) && asked < maxAsks && r.silent < maxSilent:
+			case r.askAgain(asked, transient(e)):
 				c.Asked = max(c.Asked, asked+1)
 				continue
 			}

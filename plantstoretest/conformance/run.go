@@ -202,7 +202,7 @@ func run(ctx context.Context, s *settings) *Report {
 			for asked := 1; ; asked++ {
 				c = CheckResult{ID: ch.id, Tag: ch.tag, Title: ch.title}
 				ch.run(r, &c)
-				if ch.needsControl || ch.search || asked == maxAsks || !metTransientFault(&c) || r.silent >= maxSilent {
+				if ch.needsControl || ch.search || !r.askAgain(asked, metTransientFault(&c)) {
 					if asked > 1 {
 						c.Asked = asked
 					}
@@ -303,6 +303,14 @@ func (r *runner) send(c *CheckResult, method, path string, header http.Header, b
 // maxAsks bounds how many times a check is asked when each answer met a
 // transient fault (see metTransientFault).
 const maxAsks = 3
+
+// askAgain reports whether a check, or a limit search's probe, asked
+// asked times so far, is asked again: its answer met a transient fault
+// (transient), it was asked fewer than maxAsks times, and the target
+// still answers.
+func (r *runner) askAgain(asked int, transient bool) bool {
+	return transient && asked < maxAsks && r.silent < maxSilent
+}
 
 // metTransientFault reports whether one of c's exchanges met a transient
 // fault.
