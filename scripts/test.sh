@@ -42,7 +42,13 @@ args=()
 plain=
 for arg in "$@"; do
 	case $arg in
-	-long) export PLANTSTORE_LONG=1 ;;
+	# The soaks of one package take up to 10 minutes under -race on two
+	# busy cores, go test's default timeout: -long gives each package 30
+	# (a -timeout given after it still wins).
+	-long)
+		export PLANTSTORE_LONG=1
+		args=(-timeout 30m ${args[@]+"${args[@]}"})
+		;;
 	-json | -json=* | -v | -v=* | -bench | -bench=* | -fuzz | -fuzz=* | -list | -list=*) plain=1 args+=("$arg") ;;
 	*) args+=("$arg") ;;
 	esac
