@@ -18,6 +18,10 @@ import (
 // connect.
 const Addr = "127.0.0.1:1"
 
+// ClientAddr is the address of every client's end: a request's RemoteAddr
+// on the in-memory network.
+const ClientAddr = "memory-client"
+
 // ErrRefused fails a dial once the listener is closed, as a connection to
 // a server that has gone away is refused.
 var ErrRefused = errors.New("plantstoretest: connection refused: the in-memory server is closed")
@@ -76,8 +80,8 @@ func (l *Listener) Dial(ctx context.Context, network, address string) (net.Conn,
 		return nil, fail(errors.New("plantstoretest: the in-memory network has only " + Addr + " (the Server's URL)"))
 	}
 	c, s := net.Pipe()
-	client := &conn{Conn: c, local: addr("memory-client"), remote: addr(Addr)}
-	server := &conn{Conn: s, local: addr(Addr), remote: addr("memory-client"), l: l}
+	client := &conn{Conn: c, local: addr(ClientAddr), remote: addr(Addr)}
+	server := &conn{Conn: s, local: addr(Addr), remote: addr(ClientAddr), l: l}
 	l.mu.Lock()
 	l.open[server] = struct{}{}
 	l.mu.Unlock()
