@@ -186,7 +186,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.mu.Unlock()
 	}
 	status, d = h.send(w, rep, extra, ans.seq, req.Time)
-	if !delivered(w, r) && ans.seq != 0 { // 0: not journaled, the journal had no room
+	// Only a reply a fault held can have outlived the server's write
+	// timeout: flushing any other would hand it to the client before the
+	// request is logged. ans.seq is 0 when the journal had no room.
+	if held := ans.scripted != nil && ans.scripted.Delay > 0; held && ans.seq != 0 && !delivered(w, r) {
 		status = 0 // the deferred call records the drop
 	}
 }
