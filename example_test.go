@@ -364,7 +364,7 @@ func ExampleWithRetryBudget() {
 	// false
 	// true
 	// true 503 true 1
-	// plantstore: create plant: 503 Service Unavailable: injected fault: 503 Service Unavailable (error 9) (not retried: the client's retry budget is exhausted) (the plant may have been created)
+	// plantstore: create plant: 503 Service Unavailable: inject#1: 503 Service Unavailable (error 9) (not retried: the client's retry budget is exhausted) (the plant may have been created)
 }
 
 // attemptCancel is the context key under which the hooks below keep each

@@ -74,7 +74,7 @@ const (
 	faultCost       = 512
 	headerNameCost  = 144
 	headerValueCost = 32
-	scheduleCost    = 32 // a scheduleItem of 24 bytes, and the runtime's rounding up
+	scheduleCost    = 32 // a scheduleItem of 16 bytes, and the runtime's rounding up
 )
 
 func costOfPlant(name, tag string) int64 { return plantCost + int64(len(name)+len(tag)) }
@@ -99,7 +99,18 @@ func costOfRequest(r *Request) int64 {
 	return n + costOfHeader(r.Header)
 }
 
-func costOfSchedule(s schedule) int64 { return scheduleCost * int64(len(s)) }
+// costOfSchedule is what s costs: its items, and the fault of each kind.
+func costOfSchedule(s schedule) int64 {
+	n := scheduleCost * int64(len(s))
+	kinds := map[*Fault]bool{}
+	for _, it := range s {
+		if !kinds[it.fault] {
+			kinds[it.fault] = true
+			n += costOfFault(it.fault)
+		}
+	}
+	return n
+}
 
 func costOfFault(f *Fault) int64 {
 	return faultCost + int64(len(f.Body)+2*len(f.Note)) + costOfHeader(f.Header)

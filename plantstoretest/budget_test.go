@@ -152,7 +152,7 @@ func TestBudgetGivenBack(t *testing.T) {
 		{"ClearRequests", []Option{WithMaxPlants(0)}, func(h *Handler) { create(h, 1) }, (*Handler).ClearRequests, false},
 		{"ClearFaults", nil, func(h *Handler) { h.AddFault(Fault{Status: 503, Body: []byte("x")}) }, (*Handler).ClearFaults, false},
 		{"a schedule replaced", nil, func(h *Handler) { h.SetSchedule("1:503,2:503") }, func(h *Handler) { h.SetSchedule("") }, false},
-		{"a schedule replaced by another as long", nil, func(h *Handler) { h.SetSchedule("1:503,2:503") }, func(h *Handler) { h.SetSchedule("3:drop,4:429") }, true},
+		{"a schedule replaced by another as long", nil, func(h *Handler) { h.SetSchedule("1:503,2:503") }, func(h *Handler) { h.SetSchedule("3:503,4:503") }, true},
 		{"a fault used up", []Option{WithJournalLimit(0)}, func(h *Handler) { h.AddFault(Fault{Status: 503}) }, func(h *Handler) { create(h, 1) }, false},
 		{"the journal's limit", []Option{WithJournalLimit(1), WithMaxPlants(0)}, func(h *Handler) { create(h, 1) }, func(h *Handler) { create(h, 2) }, true},
 	}

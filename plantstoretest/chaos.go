@@ -1,9 +1,6 @@
 package plantstoretest
 
-import (
-	"net/http"
-	"time"
-)
+import "time"
 
 // chaos makes [WithChaos]'s choices, guarded by the Handler's mutex.
 type chaos struct {
@@ -11,13 +8,9 @@ type chaos struct {
 	draws    draws
 }
 
-// The faults chaos chooses, but delays: shared, never modified.
-var (
-	chaos503       = retryAfterFault("chaos", http.StatusServiceUnavailable)
-	chaos502       = &Fault{Status: http.StatusBadGateway, Body: faultBody("chaos", http.StatusBadGateway)}
-	chaosDrop      = &Fault{Drop: true}
-	chaosStoreDrop = &Fault{Store: true, Drop: true}
-)
+// chaosFaults are the faults chaos chooses, but delays: shared, never
+// modified.
+var chaosFaults = [...]*Fault{mustFault("503"), mustFault("502"), mustFault("drop"), mustFault("store-drop")}
 
 // The range of the delays chaos chooses.
 const (
@@ -25,28 +18,19 @@ const (
 	chaosMaxDelay = 500 * time.Millisecond
 )
 
-// next makes the next decision: a fault and its description for
-// [Request.Fault], or nil and "" to let the request through.
-func (c *chaos) next() (*Fault, string) {
+// place is chaos as a fault source (see [Handler.decide]): its next
+// decision, a fault or none.
+func (c *chaos) place(*Handler, Request) (*Fault, string) {
 	x := c.draws.next()
 	if uniform(x) >= c.fraction {
 		return nil, ""
 	}
 	y := mix64(x)
-	switch y % 5 {
-	case 0:
-		return chaos503, "chaos: 503 Retry-After"
-	case 1:
-		return chaos502, "chaos: 502"
-	case 2:
-		return chaosDrop, "chaos: drop"
-	case 3:
-		return chaosStoreDrop, "chaos: store then drop"
-	default:
-		steps := uint64((chaosMaxDelay-chaosMinDelay)/time.Millisecond) + 1
-		d := chaosMinDelay + time.Duration((y/5)%steps)*time.Millisecond
-		return &Fault{Delay: d}, "chaos: delay " + d.String()
+	if i := y % 5; i < uint64(len(chaosFaults)) {
+		return chaosFaults[i], "chaos"
 	}
+	steps := uint64((chaosMaxDelay-chaosMinDelay)/time.Millisecond) + 1
+	return &Fault{Delay: chaosMinDelay + time.Duration((y/5)%steps)*time.Millisecond}, "chaos"
 }
 
 // draws are the pseudo-random numbers [chaos] and [replay] decide by: the

@@ -135,7 +135,7 @@ func randomSchedule(seed uint64, n int, fraction float64) string {
 	var items []string
 	for at := 1; at <= n; at++ {
 		if r.Float64() < fraction {
-			items = append(items, fmt.Sprintf("%d:%s", at, scheduleKinds[r.IntN(len(scheduleKinds))]))
+			items = append(items, fmt.Sprintf("%d:%s", at, exploreKinds[r.IntN(len(exploreKinds))]))
 		}
 	}
 	return strings.Join(items, ",")
@@ -183,7 +183,7 @@ func TestScheduleOnHTTP2(t *testing.T) {
 		for _, r := range srv.Requests() {
 			got = append(got, fmt.Sprintf("%s %d %q", r.Proto, r.Status, r.Fault))
 		}
-		want := []string{`HTTP/2.0 0 "schedule: 1:drop"`, `HTTP/2.0 200 "schedule: 2:goaway"`, `HTTP/2.0 200 ""`}
+		want := []string{`HTTP/2.0 0 "schedule 1:drop"`, `HTTP/2.0 200 "schedule 2:goaway"`, `HTTP/2.0 200 ""`}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("the journal (-want +got):\n%s", diff)
 		}
@@ -210,7 +210,7 @@ func TestEnsurePlantUnderEverySchedule(t *testing.T) {
 		depth int
 	}{
 		{[]string{"503", "429", "store-drop"}, 8},
-		{scheduleKinds, 4},
+		{exploreKinds, 4},
 	}
 	for _, tt := range tests {
 		ran := 0
@@ -238,7 +238,7 @@ func TestEnsurePlantUnderEverySchedule(t *testing.T) {
 				return
 			}
 			for _, k := range tt.kinds {
-				grow(append(slices.Clip(prefix), scheduleItem{at: uint64(len(prefix) + 1), kind: k}))
+				grow(append(slices.Clip(prefix), scheduleItem{at: uint64(len(prefix) + 1), fault: mustFault(k)}))
 			}
 		}
 		grow(nil)

@@ -170,7 +170,7 @@ func ExampleHandler_Requests_outcomes() {
 		fmt.Printf("#%d %s %d fault=%q\n", r.Seq, r.Outcome, r.Status, r.Fault)
 	}
 	// Output:
-	// #1 sent 503 fault="#1 Status 503, Header"
+	// #1 sent 503 fault="inject#1 1:503 retry-after=0"
 	// #2 sent 200 fault=""
 }
 
@@ -241,5 +241,5 @@ func ExampleWithRateLimit() {
 	fmt.Println("stored", len(h.Plants()), "journal:", h.Requests()[1].Fault)
 	// Output:
 	// 429 true 1m0s
-	// stored 1 journal: rate limit
+	// stored 1 journal: rate-limit 2:429 retry-after=60
 }

@@ -57,7 +57,7 @@ func ExampleProfile_traffic() {
 			}
 			replayed := 0
 			for _, r := range srv.Requests() {
-				if strings.HasPrefix(r.Fault, "traffic: ") {
+				if strings.HasPrefix(r.Fault, "traffic ") {
 					replayed++
 				}
 			}

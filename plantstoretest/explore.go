@@ -44,8 +44,9 @@ func ExploreRuns(n int) ExploreOption {
 // The default is 1.
 func ExploreSeed(seed uint64) ExploreOption { return func(c *exploreConfig) { c.seed = seed } }
 
-// ExploreKinds limits the faults Explore places to kinds, of those
-// [WithSchedule] names; the default is all of them.
+// ExploreKinds sets the faults Explore places, each as [ParseFault] reads
+// it; the default is "503", "429", "drop", "store-drop", "delay",
+// "store-delay" and "goaway".
 func ExploreKinds(kinds ...string) ExploreOption {
 	return func(c *exploreConfig) {
 		c.kinds, c.weights = nil, nil
@@ -74,13 +75,17 @@ func ExploreTraffic(rec *traffic.Recording) ExploreOption {
 			counts[trafficKinds[o.Kind]] += o.Count
 		}
 		c.kinds, c.weights = nil, nil
-		for _, k := range scheduleKinds {
+		for _, k := range exploreKinds {
 			if n := counts[k]; n > 0 {
 				c.kinds, c.weights = append(c.kinds, k), append(c.weights, int(min(n, 1<<30)))
 			}
 		}
 	}
 }
+
+// exploreKinds are the faults Explore places by default, in the order it
+// tries them.
+var exploreKinds = []string{"503", "429", "drop", "store-drop", "delay", "store-delay", "goaway"}
 
 // trafficKinds are the schedule's kinds of a recording's failures.
 var trafficKinds = map[traffic.Kind]string{
@@ -122,7 +127,7 @@ func ExploreServer(opts ...Option) ExploreOption {
 // runs are not parallel.
 func Explore(t *testing.T, scenario func(t *testing.T, srv *Server), opts ...ExploreOption) {
 	t.Helper()
-	c := exploreConfig{runs: 1000, seed: 1, kinds: scheduleKinds}
+	c := exploreConfig{runs: 1000, seed: 1, kinds: exploreKinds}
 	for _, opt := range opts {
 		opt(&c)
 	}
@@ -136,15 +141,18 @@ func Explore(t *testing.T, scenario func(t *testing.T, srv *Server), opts ...Exp
 	if len(c.kinds) == 0 {
 		t.Fatal("plantstoretest: Explore: no kind of fault to place (ExploreKinds, or a recording without failures)")
 	}
-	for _, k := range c.kinds {
-		if _, ok := scheduleFaults[k]; !ok {
-			t.Fatalf("plantstoretest: Explore: ExploreKinds(%q): want kinds of %s", k, strings.Join(scheduleKinds, ", "))
+	faults := make([]*Fault, len(c.kinds))
+	for i, k := range c.kinds {
+		f, err := ParseFault(k)
+		if err != nil {
+			t.Fatalf("plantstoretest: Explore: ExploreKinds: %s", strings.TrimPrefix(err.Error(), "plantstoretest: "))
 		}
+		faults[i] = &f
 	}
 	if !exploreSupported(t) {
 		return
 	}
-	e := explorer{t: t, scenario: scenario, c: c, tried: map[string]bool{}}
+	e := explorer{t: t, scenario: scenario, c: c, faults: faults, tried: map[string]bool{}}
 	first, ok := e.find()
 	if ok && e.skipped == e.ran {
 		t.Fatalf("plantstoretest: Explore: the scenario skipped (t.Skip) every one of its %s: nothing was explored", plural.Count(e.ran, "run"))
@@ -181,6 +189,7 @@ type explorer struct {
 	t        *testing.T
 	scenario func(*testing.T, *Server)
 	c        exploreConfig
+	faults   []*Fault        // c.kinds, parsed
 	tried    map[string]bool // the schedules run, by text
 	ran      int
 	skipped  int    // runs the scenario skipped (t.Skip)
@@ -196,8 +205,8 @@ func (e *explorer) find() (schedule, bool) {
 	}
 	last := uint64(e.sent + 2)
 	for at := uint64(1); at <= last; at++ {
-		for _, k := range e.c.kinds {
-			s := schedule{{at: at, kind: k}}
+		for _, f := range e.faults {
+			s := schedule{{at: at, fault: f}}
 			if e.ran >= e.c.runs {
 				return nil, true
 			}
@@ -238,7 +247,7 @@ func (e *explorer) draw(r *rand.Rand, n int, span uint64) schedule {
 	for len(s) < n {
 		at := 1 + r.Uint64N(span)
 		if !slices.ContainsFunc(s, func(it scheduleItem) bool { return it.at == at }) {
-			s = append(s, scheduleItem{at: at, kind: e.pick(r)})
+			s = append(s, scheduleItem{at: at, fault: e.pick(r)})
 		}
 	}
 	slices.SortFunc(s, func(a, b scheduleItem) int { return cmp.Compare(a.at, b.at) })
@@ -246,9 +255,9 @@ func (e *explorer) draw(r *rand.Rand, n int, span uint64) schedule {
 }
 
 // pick draws a kind, by the weights when there are some.
-func (e *explorer) pick(r *rand.Rand) string {
+func (e *explorer) pick(r *rand.Rand) *Fault {
 	if e.c.weights == nil {
-		return e.c.kinds[r.IntN(len(e.c.kinds))]
+		return e.faults[r.IntN(len(e.faults))]
 	}
 	total := 0
 	for _, w := range e.c.weights {
@@ -257,10 +266,10 @@ func (e *explorer) pick(r *rand.Rand) string {
 	x := r.IntN(total)
 	for i, w := range e.c.weights {
 		if x -= w; x < 0 {
-			return e.c.kinds[i]
+			return e.faults[i]
 		}
 	}
-	return e.c.kinds[len(e.c.kinds)-1]
+	return e.faults[len(e.faults)-1]
 }
 
 // shrink removes faults from s, one at a time, while the scenario still

@@ -6,8 +6,8 @@ import "testing"
 // words that agree with the count, one included.
 func TestExploreReports(t *testing.T) {
 	t.Parallel()
-	one := schedule{{at: 2, kind: "store-drop"}}
-	three := schedule{{at: 1, kind: "503"}, {at: 2, kind: "store-drop"}, {at: 4, kind: "delay"}}
+	one := schedule{{at: 2, fault: mustFault("store-drop")}}
+	three := schedule{{at: 1, fault: mustFault("503")}, {at: 2, fault: mustFault("store-drop")}, {at: 4, fault: mustFault("delay")}}
 	tests := []struct {
 		name           string
 		ran            int

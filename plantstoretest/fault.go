@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -13,13 +14,19 @@ import (
 	"github.com/plantstore/plantstore-go/internal/bubble"
 )
 
-// Fault scripts the fake's reply to the next matching requests, to provoke
-// the failures a real deployment produces. Inject one with [Handler.Inject].
-// A matching request is still checked and recorded ([Request.Invalid]);
-// then the Fault acts, in this order: Store, Hang, Delay, Drop, Status,
-// GoAway. Without Status the request gets its usual reply, with Header
-// added, worked out after the delay unless Store worked it out first: a
-// Fault with only Delay and Header is a slow server.
+// Fault scripts the fake's reply to a request, to provoke the failures a
+// real deployment produces. Five sources place Faults, asked in this order
+// for each request, the first to place one answering it: [WithRateLimit]
+// (its 429), [Handler.Inject], [WithSchedule], [WithChaos] and a
+// [Profile]'s Traffic; [Request.Fault] names the source and the Fault in
+// [ParseFault]'s words, which spell every Fault but Match, Times, Note,
+// Body and headers other than Retry-After.
+//
+// A request a Fault answers is still checked and recorded
+// ([Request.Invalid]); then the Fault acts, in this order: Store, Hang,
+// Delay, Drop, Status, GoAway. Without Status the request gets its usual
+// reply, with Header added, worked out after the delay unless Store worked
+// it out first: a Fault with only Delay and Header is a slow server.
 //
 // The fake sees a client give up only once it has read the whole body, so
 // a request held by Hang or Delay whose body was over 1 MiB waits until the
@@ -109,43 +116,11 @@ func addsHeaders(header http.Header) bool {
 	return false
 }
 
-// does names what f does, for logs and reports: "Status 503, Header".
-func (f *Fault) does() string {
-	var parts []string
-	if f.Match != nil {
-		parts = append(parts, "Match")
-	}
-	if f.Store {
-		parts = append(parts, "Store")
-	}
-	if f.Delay > 0 {
-		parts = append(parts, "Delay "+f.Delay.String())
-	}
-	switch {
-	case f.Hang:
-		parts = append(parts, "Hang")
-	case f.Drop:
-		parts = append(parts, "Drop")
-	case f.Status != 0:
-		parts = append(parts, fmt.Sprintf("Status %d", f.Status))
-	}
-	if f.GoAway {
-		parts = append(parts, "GoAway")
-	}
-	if addsHeaders(f.Header) {
-		parts = append(parts, "Header")
-	}
-	if len(parts) == 0 {
-		return "no-op"
-	}
-	return strings.Join(parts, ", ")
-}
-
-// act plays f, the fault that answers a request: it waits out a Hang or a
-// Delay, drops the connection for Drop and marks it for GoAway. It returns
-// f's reply if f has a Status, and otherwise rep, the usual reply (status
-// 0 if not yet worked out).
-func (h *Handler) act(w http.ResponseWriter, r *http.Request, f *Fault, rep reply) reply {
+// act plays f, the fault that source by placed on a request: it waits out
+// a Hang or a Delay, drops the connection for Drop and marks it for
+// GoAway. It returns f's reply if f has a Status, and otherwise rep, the
+// usual reply (status 0 if not yet worked out).
+func (h *Handler) act(w http.ResponseWriter, r *http.Request, f *Fault, by string, rep reply) reply {
 	if f.Hang {
 		h.wait(r, nil)
 	}
@@ -159,7 +134,7 @@ func (h *Handler) act(w http.ResponseWriter, r *http.Request, f *Fault, rep repl
 		w.Header().Set("Connection", "close") // on HTTP/2, net/http sends GOAWAY for it
 	}
 	if f.Status != 0 {
-		return f.reply()
+		return f.reply(by)
 	}
 	return rep
 }
@@ -176,30 +151,19 @@ func (h *Handler) wait(r *http.Request, timer <-chan time.Time) {
 	}
 }
 
-// reply is f's scripted reply, sent with its Header.
-func (f *Fault) reply() reply {
+// reply is f's scripted reply, sent with its Header; a nil Body is an
+// [ErrorBody] with [CodeFault] that names the source, by: "chaos: 502 Bad
+// Gateway".
+func (f *Fault) reply(by string) reply {
 	body := f.Body
 	switch {
 	case f.Status == http.StatusNoContent || f.Status == http.StatusNotModified:
 		body = nil // HTTP allows no body with these
 	case body == nil:
-		body = faultBody("injected fault", f.Status)
+		msg := fmt.Sprintf("%s: %d %s", by, f.Status, http.StatusText(f.Status))
+		body, _ = json.Marshal(ErrorBody{Code: CodeFault, Message: strings.TrimSpace(msg)}) // cannot fail
 	}
 	return reply{kind: scripted, status: f.Status, raw: body}
-}
-
-// faultBody is the [ErrorBody], with [CodeFault], of a scripted reply:
-// "chaos: 502 Bad Gateway".
-func faultBody(what string, status int) []byte {
-	msg := strings.TrimSpace(fmt.Sprintf("%s: %d %s", what, status, http.StatusText(status)))
-	b, _ := json.Marshal(ErrorBody{Code: CodeFault, Message: msg}) // cannot fail
-	return b
-}
-
-// retryAfterFault is a reply of status that what scripted, with
-// "Retry-After: 1": the 503 and 429 of chaos and schedules.
-func retryAfterFault(what string, status int) *Fault {
-	return &Fault{Status: status, Header: http.Header{"Retry-After": {"1"}}, Body: faultBody(what, status)}
 }
 
 // scriptedFault is an injected Fault and how many replies it has left.
@@ -209,11 +173,6 @@ type scriptedFault struct {
 	times int    // replies it was injected for
 	left  int    // replies not yet used
 	at    string // the test's line that injected it (see callSite), under NewServer
-}
-
-// describe names f for [Request.Fault] and logs: "#3 Status 503, Header".
-func (f *scriptedFault) describe() string {
-	return fmt.Sprintf("#%d %s", f.seq, f.does())
 }
 
 // InjectedFault is a [Fault] with replies left, as [Handler.Faults]
@@ -282,11 +241,12 @@ func (q *faultQueue) add(f Fault, at string) (int, error) {
 	return q.seq, nil
 }
 
-// next uses up a reply of the first fault that matches req and returns it,
-// or nil. A fault used up goes, and gives back what it held.
-func (q *faultQueue) next(req Request, matches func(*scriptedFault, Request) bool) *scriptedFault {
+// place is the queue as a fault source (see [Handler.decide]): it uses up
+// a reply of the first fault that matches req, and names it "inject#3" by
+// its ID. A fault used up goes, and gives back what it held.
+func (q *faultQueue) place(h *Handler, req Request) (*Fault, string) {
 	for i, f := range q.list {
-		if f.Match != nil && !matches(f, req) {
+		if f.Match != nil && !h.matches(f, req) {
 			continue
 		}
 		f.left--
@@ -294,9 +254,9 @@ func (q *faultQueue) next(req Request, matches func(*scriptedFault, Request) boo
 			q.list = append(q.list[:i:i], q.list[i+1:]...)
 			_ = q.take(-costOfFault(&f.Fault))
 		}
-		return f
+		return &f.Fault, "inject#" + strconv.Itoa(f.seq)
 	}
-	return nil
+	return nil, ""
 }
 
 // clear forgets the faults and gives back what they held.
@@ -348,8 +308,12 @@ func (h *Handler) reportUnused() {
 		if f.at != "" {
 			at = " at " + f.at
 		}
+		what := f.Fault.String()
+		if f.Match != nil {
+			what += ", Match"
+		}
 		faults = append(faults, unused{f.at, fmt.Sprintf("plantstoretest: injected Fault #%d (%s)%s was used %d of %d times",
-			f.seq, f.does(), at, f.times-f.left, f.times)})
+			f.seq, what, at, f.times-f.left, f.times)})
 	}
 	h.mu.Unlock()
 	for _, f := range faults {

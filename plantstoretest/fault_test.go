@@ -89,7 +89,7 @@ func TestFaultStatusAsSeenByClient(t *testing.T) {
 			fault:       Fault{Status: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {"1"}}},
 			wantStatus:  http.StatusServiceUnavailable,
 			wantCode:    CodeFault,
-			wantMessage: "injected fault: 503 Service Unavailable",
+			wantMessage: "inject#1: 503 Service Unavailable",
 			wantRetry:   time.Second,
 		},
 		{
@@ -145,7 +145,7 @@ func TestFaultReplyOnTheWire(t *testing.T) {
 			wantStatus:      http.StatusServiceUnavailable,
 			wantContentType: "application/json",
 			wantHeader:      http.Header{"Retry-After": {"120"}},
-			wantBody:        `{"error":9,"message":"injected fault: 503 Service Unavailable"}`,
+			wantBody:        `{"error":9,"message":"inject#1: 503 Service Unavailable"}`,
 		},
 		{
 			name:            "malformed JSON body",
@@ -287,7 +287,7 @@ func TestFaultHangEndsWhenClientGivesUp(t *testing.T) {
 	}
 	// The handler returns while the server is still open.
 	rec := waitFor(t, "the handler to finish", (<-chan slog.Record)(records))
-	want := map[string]string{"method": "POST", "path": "/plants", "status": "0", "fault": "#1 Match, Hang"}
+	want := map[string]string{"method": "POST", "path": "/plants", "status": "0", "fault": "inject#1 1:hang"}
 	got := attrs(rec)
 	delete(got, "duration")
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -676,8 +676,8 @@ func TestAddFaultFaultsAndClearFaults(t *testing.T) {
 	if f := s.Faults()[0].Fault; f.Header.Get("Retry-After") != "1" || f.Body[0] != '{' {
 		t.Errorf("Faults() returned the Handler's own Header or Body: modifying them changed the fault to %+v", f)
 	}
-	if r := s.Requests()[0]; r.Fault != "#1 Status 503, Header" {
-		t.Errorf("Requests()[0].Fault = %q, want %q", r.Fault, "#1 Status 503, Header")
+	if r := s.Requests()[0]; r.Fault != "inject#1 1:503" {
+		t.Errorf("Requests()[0].Fault = %q, want %q", r.Fault, "inject#1 1:503")
 	}
 
 	s.ClearFaults()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -26,9 +27,7 @@ type Handler struct {
 	tb      testing.TB       // nil for a Handler from NewHandler
 	site    string           // the test's line that called NewServer; see callSite
 	logToTB bool             // WithLogging
-	limiter *rateLimiter     // nil without WithRateLimit
-	chaos   *chaos           // nil without WithChaos
-	replay  *replay          // nil without a Profile's Traffic
+	sources []faultSource    // in [Fault]'s order; see decide
 	now     func() time.Time // time.Now, but for tests of the rate limit
 	profile *Profile         // nil without WithProfile
 
@@ -87,13 +86,14 @@ func newHandler(c *config) *Handler {
 		h.journal.max = *c.maxRequests
 	}
 	if c.rateN > 0 {
-		h.limiter = newRateLimiter(c.rateN, c.ratePer)
+		h.sources = append(h.sources, newRateLimiter(c.rateN, c.ratePer))
 	}
+	h.sources = append(h.sources, &h.faults, &h.sched)
 	if c.chaos > 0 {
-		h.chaos = &chaos{fraction: c.chaos, draws: draws{seed: uint64(c.chaosSeed)}}
+		h.sources = append(h.sources, &chaos{fraction: c.chaos, draws: draws{seed: uint64(c.chaosSeed)}})
 	}
 	if c.profile != nil && c.profile.Traffic != nil {
-		h.replay = newReplay(c.profile.Traffic, c.chaosSeed)
+		h.sources = append(h.sources, newReplay(c.profile.Traffic, c.chaosSeed))
 	}
 	if err := h.sched.set(c.schedule, 0); err != nil {
 		h.misuse("plantstoretest: WithSchedule: " + strings.TrimPrefix(err.Error(), "plantstoretest: "))
@@ -177,7 +177,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.decide(&ans, req, op, in, rej)
 	rep, extra := ans.rep, http.Header(nil)
 	if f := ans.scripted; f != nil {
-		rep, extra = h.act(w, r, f, rep), f.Header
+		rep, extra = h.act(w, r, f, ans.by, rep), f.Header
 	}
 	if rep.status == 0 { // a Fault without Store or Status: processed after it, unless Reset ran meanwhile
 		h.mu.Lock()
@@ -198,16 +198,26 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type answer struct {
 	seq      uint64 // the request's Seq
 	gen      int    // the state's generation (see [Handler.Reset])
-	fault    string // what answered instead of the usual reply, as in Request.Fault
 	scripted *Fault // the fault to act out, or nil to send rep
+	by       string // the source that placed it, as in Request.Fault
+	fault    string // Request.Fault
 	rep      reply  // the reply, once worked out (status 0 until then): the operation done, or its refusal
+}
+
+// A faultSource places faults on requests: [WithRateLimit],
+// [Handler.Inject], [WithSchedule], [WithChaos] and a [Profile]'s Traffic,
+// asked in that order (as [Fault] says) under the Handler's mu.
+type faultSource interface {
+	// place returns the fault for req, numbered, and the source's name for
+	// [Request.Fault], or nil. A fault with no name is no fault to record:
+	// the recorded latency of a success.
+	place(h *Handler, req Request) (f *Fault, by string)
 }
 
 // decide numbers and records req, with the plant in or the refusal rej,
 // and decides in ans who answers it: the journal's [Budget] (see
-// journal.enter), the rate limit, the first injected fault that matches,
-// the schedule, chaos, the replay of a profile's traffic, or the fake itself, which then
-// processes it, as does a fault with Store.
+// journal.enter), the first fault source to place a fault, or the fake
+// itself, which then processes it, as it does for a fault with Store.
 func (h *Handler) decide(ans *answer, req Request, op *operation, in input, rej *reply) {
 	if rej == nil {
 		req.Plant = in.plant
@@ -223,27 +233,17 @@ func (h *Handler) decide(ans *answer, req Request, op *operation, in input, rej 
 	}
 	req.Seq, in.seq = entry.Seq, entry.Seq
 	ans.seq, ans.gen = entry.Seq, h.gen
-	defer func() {
+	defer func() { // also when a Match panics, under NewHandler
 		entry.Fault, entry.Duplicate = ans.fault, ans.rep.duplicate
 		h.journal.record(entry)
 	}()
-
-	if h.limiter != nil {
-		if wait, ok := h.limiter.take(h.now()); !ok {
-			ans.fault, ans.rep = "rate limit", h.limiter.reply(wait)
-			return
+	for _, src := range h.sources {
+		if ans.scripted, ans.by = src.place(h, req); ans.scripted != nil {
+			break
 		}
 	}
-	if sf := h.faults.next(req, h.matches); sf != nil {
-		ans.scripted, ans.fault = &sf.Fault, sf.describe()
-	} else {
-		ans.scripted, ans.fault = h.sched.faults.fault(entry.Seq - h.sched.from)
-	}
-	if ans.scripted == nil && h.chaos != nil {
-		ans.scripted, ans.fault = h.chaos.next()
-	}
-	if ans.scripted == nil && h.replay != nil {
-		ans.scripted, ans.fault = h.replay.next()
+	if ans.by != "" {
+		ans.fault = ans.by + " " + strconv.FormatUint(req.Seq, 10) + ":" + ans.scripted.String()
 	}
 	if ans.scripted == nil || ans.scripted.Store {
 		ans.rep = h.process(op, in, rej, true)

@@ -702,13 +702,14 @@ func TestResetKeepsSequences(t *testing.T) {
 	const n = 100
 	rec := testRecording(t)
 	h := NewHandler(WithChaos(0.5, 7), WithProfile(Profile{Traffic: rec}))
-	chaos, replay := drawChaos(h.chaos, n/2), drawReplay(h.replay, n/2)
+	chaotic, replayed := drawChaos(sourceOf[*chaos](h), n/2), drawReplay(sourceOf[*replay](h), n/2)
 	h.Reset()
-	chaos, replay = append(chaos, drawChaos(h.chaos, n/2)...), append(replay, drawReplay(h.replay, n/2)...)
-	if diff := cmp.Diff(decisions(0.5, 7, n), chaos); diff != "" {
+	chaotic = append(chaotic, drawChaos(sourceOf[*chaos](h), n/2)...)
+	replayed = append(replayed, drawReplay(sourceOf[*replay](h), n/2)...)
+	if diff := cmp.Diff(decisions(0.5, 7, n), chaotic); diff != "" {
 		t.Errorf("chaos across Reset differs from seed 7's sequence (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(replayDecisions(rec, 7, n), replay); diff != "" {
+	if diff := cmp.Diff(replayDecisions(rec, 7, n), replayed); diff != "" {
 		t.Errorf("replay across Reset differs from seed 7's sequence (-want +got):\n%s", diff)
 	}
 

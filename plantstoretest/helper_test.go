@@ -161,3 +161,11 @@ func repliesLeft(faults []InjectedFault) int {
 	}
 	return n
 }
+
+// splitFault splits a journal Fault, "chaos 3:503", into its source and the
+// fault's text.
+func splitFault(fault string) (by, kind string) {
+	by, item, _ := strings.Cut(fault, " ")
+	_, kind, _ = strings.Cut(item, ":")
+	return by, kind
+}

@@ -228,7 +228,7 @@ func TestGoAwayPerProtocol(t *testing.T) {
 		for _, r := range s.Requests() {
 			got = append(got, fmt.Sprintf("%s %d %q", r.Outcome, r.Status, r.Fault))
 		}
-		want := []string{`sent 200 "#1 GoAway"`, `sent 200 ""`, `sent 200 ""`}
+		want := []string{`sent 200 "inject#1 1:goaway"`, `sent 200 ""`, `sent 200 ""`}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("journal (-want +got):\n%s", diff)
 		}

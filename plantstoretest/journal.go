@@ -48,10 +48,11 @@ type Request struct {
 	Outcome Outcome
 	// Status is the status sent, or 0 when none was.
 	Status int
-	// Fault says what answered the request instead of the usual reply, or "":
-	// "#3 Status 503, Header" for an injected [Fault] (by its ID), "rate
-	// limit", "schedule: 2:503" for [WithSchedule], "chaos: 502" for
-	// [WithChaos] and "traffic: 503 Retry-After 2" for a [Profile]'s Traffic.
+	// Fault names the [Fault] that answered the request instead of the
+	// usual reply, or "": its source ("rate-limit", "inject#3" for the
+	// injected Fault of ID 3, "schedule", "chaos" or "traffic"), then the
+	// request's Seq and the Fault as [ParseFault] reads it, such as "chaos
+	// 7:store-drop". Joined with commas, Faults paste into [WithSchedule].
 	Fault string
 	// Duration is the time from Time until the reply's status line was
 	// written or the connection dropped; 0 while held.

@@ -51,10 +51,10 @@ func TestJournalOutcomes(t *testing.T) {
 		{"created", nil, nil, outcome{OutcomeSent, http.StatusOK, ""}},
 		{"rejected", nil, http.Header{}, outcome{OutcomeSent, http.StatusUnauthorized, ""}},
 		{"fault status", &Fault{Status: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {"0"}}},
-			nil, outcome{OutcomeSent, http.StatusServiceUnavailable, "#1 Status 503, Header"}},
-		{"fault drop", &Fault{Drop: true}, nil, outcome{OutcomeDropped, 0, "#1 Drop"}},
-		{"fault store then drop", &Fault{Store: true, Drop: true}, nil, outcome{OutcomeDropped, 0, "#1 Store, Drop"}},
-		{"fault header only", &Fault{Header: http.Header{"X-A": {"1"}}}, nil, outcome{OutcomeSent, http.StatusOK, "#1 Header"}},
+			nil, outcome{OutcomeSent, http.StatusServiceUnavailable, "inject#1 1:503 retry-after=0"}},
+		{"fault drop", &Fault{Drop: true}, nil, outcome{OutcomeDropped, 0, "inject#1 1:drop"}},
+		{"fault store then drop", &Fault{Store: true, Drop: true}, nil, outcome{OutcomeDropped, 0, "inject#1 1:store-drop"}},
+		{"fault header only", &Fault{Header: http.Header{"X-A": {"1"}}}, nil, outcome{OutcomeSent, http.StatusOK, "inject#1 1:reply"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,7 +103,7 @@ func TestJournalHeldRequest(t *testing.T) {
 	if len(held) != 1 {
 		t.Fatalf("len(Requests()) while held = %d, want 1", len(held))
 	}
-	if diff := cmp.Diff(outcome{OutcomeHeld, 0, "#1 Match, Hang"}, outcomeOf(held[0])); diff != "" {
+	if diff := cmp.Diff(outcome{OutcomeHeld, 0, "inject#1 1:hang"}, outcomeOf(held[0])); diff != "" {
 		t.Errorf("Requests()[0] while held mismatch (-want +got):\n%s", diff)
 	}
 	if held[0].Duration != 0 || held[0].Plant.Name != "Fern" {
@@ -115,7 +115,7 @@ func TestJournalHeldRequest(t *testing.T) {
 		t.Errorf("CreatePlant of a hung request returned no error")
 	}
 	done := s.Requests()
-	if diff := cmp.Diff(outcome{OutcomeDropped, 0, "#1 Match, Hang"}, outcomeOf(done[0])); diff != "" {
+	if diff := cmp.Diff(outcome{OutcomeDropped, 0, "inject#1 1:hang"}, outcomeOf(done[0])); diff != "" {
 		t.Errorf("Requests()[0] after Close mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -737,7 +737,7 @@ func TestJournalUndeliveredReplyIsDropped(t *testing.T) {
 			for _, r := range h.Requests() {
 				got = append(got, outcomeOf(r))
 			}
-			want := []outcome{{OutcomeDropped, 0, "#1 Store, Delay 200ms"}, {OutcomeSent, http.StatusOK, ""}}
+			want := []outcome{{OutcomeDropped, 0, "inject#1 1:store-delay after=200ms"}, {OutcomeSent, http.StatusOK, ""}}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("the journal (-want +got):\n%s", diff)
 			}

@@ -1,7 +1,10 @@
 package plantstoretest
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
+	"net/http"
 	"strconv"
 	"time"
 )
@@ -46,14 +49,22 @@ func (l *rateLimiter) take(now time.Time) (wait time.Duration, ok bool) {
 	return 0, true
 }
 
-// reply is the 429 for a request that must wait that long for a token.
-func (l *rateLimiter) reply(wait time.Duration) reply {
+// place is the rate limit as a fault source (see [Handler.decide]): a
+// token taken at the Handler's now, or its refusal.
+func (l *rateLimiter) place(h *Handler, _ Request) (*Fault, string) {
+	if wait, ok := l.take(h.now()); !ok {
+		return l.refusal(wait), "rate-limit"
+	}
+	return nil, ""
+}
+
+// refusal is the 429 for a request that must wait that long for a token.
+func (l *rateLimiter) refusal(wait time.Duration) *Fault {
 	secs := wait / time.Second // rounded up below: a truthful Retry-After
 	if wait%time.Second != 0 {
 		secs++ // (adding a second first would overflow near the largest wait)
 	}
-	rep := refusef(rateLimited, CodeRateLimited,
-		"over the rate limit of %d requests per %v (WithRateLimit, plantstore-mock -rate-limit); retry after %ds", l.n, l.per, secs)
-	rep.retryAfter = strconv.FormatInt(int64(secs), 10)
-	return *rep
+	body, _ := json.Marshal(ErrorBody{Code: CodeRateLimited, Message: fmt.Sprintf( // cannot fail: Retry-After is the wait rounded up
+		"over the rate limit of %d requests per %v (WithRateLimit, plantstore-mock -rate-limit); retry after %ds", l.n, l.per, secs)})
+	return &Fault{Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {strconv.FormatInt(int64(secs), 10)}}, Body: body}
 }

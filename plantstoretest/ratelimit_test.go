@@ -63,8 +63,12 @@ func TestWithRateLimit(t *testing.T) {
 					if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil || body.Code != CodeRateLimited {
 						t.Errorf("request %d: body %s, want an ErrorBody with CodeRateLimited", i, w.Body)
 					}
-					if r.Fault != "rate limit" || r.Status != http.StatusTooManyRequests || r.Invalid != nil {
-						t.Errorf("request %d: journal Fault %q, Status %d, Invalid %+v; want \"rate limit\", 429, nil", i, r.Fault, r.Status, r.Invalid)
+					wantFault := fmt.Sprintf("rate-limit %d:429", r.Seq)
+					if ra := st.wantRetryAfter; ra != "1" {
+						wantFault += " retry-after=" + ra
+					}
+					if r.Fault != wantFault || r.Status != http.StatusTooManyRequests || r.Invalid != nil {
+						t.Errorf("request %d: journal Fault %q, Status %d, Invalid %+v; want %q, 429, nil", i, r.Fault, r.Status, r.Invalid, wantFault)
 					}
 				} else {
 					stored++
@@ -120,7 +124,7 @@ func TestRateLimitRetryAfterIsTruthful(t *testing.T) {
 			if _, ok := late.take(now.Add(wait)); !ok {
 				t.Errorf("%d per %v: refused once the wait %v was over", rate.n, rate.per, wait)
 			}
-			retryAfter, _ := time.ParseDuration(l.reply(wait).retryAfter + "s")
+			retryAfter, _ := time.ParseDuration(l.refusal(wait).Header.Get("Retry-After") + "s")
 			if retryAfter < wait || retryAfter-wait >= time.Second {
 				t.Errorf("%d per %v: Retry-After %v for a wait of %v, want it rounded up to whole seconds", rate.n, rate.per, retryAfter, wait)
 			}
@@ -146,7 +150,7 @@ func TestRateLimitComesFirst(t *testing.T) {
 		t.Errorf("replies left = %d, want 1: the refused request must not use up the fault", got)
 	}
 	got := h.Requests()
-	want := []string{"#1 Status 502", "rate limit"}
+	want := []string{"inject#1 1:502", "rate-limit 2:429 retry-after=3600"}
 	if diff := cmp.Diff(want, []string{got[0].Fault, got[1].Fault}); diff != "" {
 		t.Errorf("journal Faults mismatch (-want +got):\n%s", diff)
 	}
@@ -216,7 +220,7 @@ func TestRateLimitRetryAfterOfLongWaits(t *testing.T) {
 	}
 	l := newRateLimiter(1, time.Duration(math.MaxInt64))
 	for _, tt := range tests {
-		if got := l.reply(tt.wait).retryAfter; got != tt.want {
+		if got := l.refusal(tt.wait).Header.Get("Retry-After"); got != tt.want {
 			t.Errorf("Retry-After for a wait of %v = %q, want %q", tt.wait, got, tt.want)
 		}
 	}

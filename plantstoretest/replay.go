@@ -30,7 +30,6 @@ type replayed struct {
 	upTo    int64 // the failures' counts up to and including this one
 	latency histogram
 	after   []retryAfter // nil for no Retry-After, as for kinds other than 429 and 5xx
-	body    []byte       // the ErrorBody of a 429 or 5xx
 }
 
 // histogram is a latency histogram: the buckets that hold any, in order.
@@ -77,7 +76,6 @@ func newReplay(rec *traffic.Recording, seed int64) *replay {
 			if p.status == 0 { // the catch-all of the statuses past the recording's places
 				p.status = http.StatusInternalServerError
 			}
-			p.body = faultBody("traffic", p.status)
 			var upTo int64
 			for _, ra := range o.RetryAfter {
 				upTo += ra.Count
@@ -124,12 +122,12 @@ func newHistogram(buckets []traffic.Bucket) histogram {
 	return h
 }
 
-// next makes the next decision: a fault and its description for
-// [Request.Fault] ("traffic: 503"), or a fault with only a Delay and "" for
-// the fake's own reply after the recorded latency, or nil and "" for the
-// fake's own reply at once. The i-th decision depends on the seed and the
-// decisions before it only.
-func (r *replay) next() (*Fault, string) {
+// place is the replay as a fault source (see [Handler.decide]): its next
+// decision, a fault, or a fault with only a Delay and no source for the
+// fake's own reply after the recorded latency, or none for the fake's own
+// reply at once. The i-th decision depends on the seed and the decisions
+// before it only.
+func (r *replay) place(*Handler, Request) (*Fault, string) {
 	x := r.draws.next()
 	u := func() float64 {
 		x = mix64(x)
@@ -147,28 +145,24 @@ func (r *replay) next() (*Fault, string) {
 	o := &r.fails[sort.Search(len(r.fails), func(i int) bool { return r.fails[i].upTo > c })]
 	switch o.kind {
 	case traffic.KindBrokenBeforeSend:
-		return &Fault{Drop: true, Delay: o.latency.sample(u)}, "traffic: " + string(o.kind)
+		return &Fault{Drop: true, Delay: o.latency.sample(u)}, "traffic"
 	case traffic.KindBrokenAfterSend:
 		// The draw is made only for a share below 1, so that a recording
 		// without the evidence replays as it did.
 		store := r.stored >= 1 || u() < r.stored
-		return &Fault{Store: store, Drop: true, Delay: o.latency.sample(u)}, "traffic: " + string(o.kind)
+		return &Fault{Store: store, Drop: true, Delay: o.latency.sample(u)}, "traffic"
 	case traffic.KindAttemptTimeout:
 		// The top of the recorded duration's bucket: a client with the
 		// deployment's attempt timeout, which the recorded duration
 		// reached, times out before the drop.
-		return &Fault{Drop: true, Delay: o.latency.top(u)}, "traffic: " + string(o.kind)
+		return &Fault{Drop: true, Delay: o.latency.top(u)}, "traffic"
 	case traffic.Kind429, traffic.Kind5xx:
-		f := &Fault{Status: o.status, Body: o.body, Delay: o.latency.sample(u)}
-		desc := "traffic: " + strconv.Itoa(o.status)
+		f := &Fault{Status: o.status, Delay: o.latency.sample(u)}
 		if len(o.after) > 0 {
 			c := int64(u() * float64(o.after[len(o.after)-1].upTo))
 			f.Header = o.after[sort.Search(len(o.after), func(i int) bool { return o.after[i].upTo > c })].header
-			if f.Header != nil {
-				desc += " Retry-After " + f.Header.Get("Retry-After")
-			}
 		}
-		return f, desc
+		return f, "traffic"
 	}
 	return r.success(u) // no failure to replay was recorded
 }

@@ -93,7 +93,7 @@ func replayDelays(rec *traffic.Recording, seed int64, n int) []time.Duration {
 	r := newReplay(rec, seed)
 	out := make([]time.Duration, n)
 	for i := range out {
-		if f, _ := r.next(); f != nil {
+		if f, _ := r.place(nil, Request{}); f != nil {
 			out[i] = f.Delay
 		}
 	}
@@ -345,7 +345,7 @@ func TestReplayIsItsFaults(t *testing.T) {
 		r := newReplay(rec, 5)
 		faults := make([]Fault, calls*11/10)
 		for i := range faults {
-			if f, _ := r.next(); f != nil {
+			if f, _ := r.place(nil, Request{}); f != nil {
 				faults[i] = *f
 			} else {
 				faults[i] = Fault{Delay: 0, Header: map[string][]string{"X-Replay": {"none"}}}

@@ -14,17 +14,16 @@ import (
 // reply is the fake's answer to a request, worked out before it is
 // written: a plant created, or a refusal of a kind.
 type reply struct {
-	kind       kind
-	status     int
-	result     any                 // the body of a 200, such as a *plantstore.Plant
-	body       *ErrorBody          // the body of a refusal
-	raw        []byte              // the body of a scripted or profiled reply, sent as it is
-	challenge  string              // the WWW-Authenticate value of a 401
-	allow      string              // the Allow value of a 405
-	retryAfter string              // the Retry-After value of a 429
-	refused    plantstore.NewPlant // the plant a duplicateID refusal refused
-	duplicate  *Duplicate          // what a duplicateID refusal found stored
-	profiled   *ProfileReply       // the profile's reply in its place, set by send only
+	kind      kind
+	status    int
+	result    any                 // the body of a 200, such as a *plantstore.Plant
+	body      *ErrorBody          // the body of a refusal
+	raw       []byte              // the body of a scripted or profiled reply, sent as it is
+	challenge string              // the WWW-Authenticate value of a 401
+	allow     string              // the Allow value of a 405
+	refused   plantstore.NewPlant // the plant a duplicateID refusal refused
+	duplicate *Duplicate          // what a duplicateID refusal found stored
+	profiled  *ProfileReply       // the profile's reply in its place, set by send only
 }
 
 // kind names what a reply says, so that send can tell replies apart (a
@@ -43,14 +42,13 @@ const (
 	rulePanicked
 	duplicateID
 	storeFull
-	rateLimited
 	scripted // a [Fault]'s Status, Header and Body
 )
 
 // statuses is the HTTP status of each kind; a scripted reply has its Fault's.
 var statuses = [...]int{created: 200, notFound: 404, methodNotAllowed: 405,
 	authMissing: 401, authMalformed: 401, authInvalid: 401, malformed: 400, ruleRefused: 400,
-	rulePanicked: 500, duplicateID: 400, storeFull: 400, rateLimited: 429}
+	rulePanicked: 500, duplicateID: 400, storeFull: 400}
 
 // send writes rep, the reply to request seq that arrived at start, with
 // extra headers, or in its place the profile's reply of its kind: the one
@@ -84,8 +82,6 @@ func (h *Handler) send(w http.ResponseWriter, rep reply, extra http.Header, seq 
 		w.Header().Set("WWW-Authenticate", rep.challenge)
 	case http.StatusMethodNotAllowed:
 		w.Header().Set("Allow", rep.allow)
-	case http.StatusTooManyRequests:
-		w.Header().Set("Retry-After", rep.retryAfter)
 	}
 	var v any = rep.body
 	if rep.status == http.StatusOK {

@@ -144,8 +144,8 @@ func TestFaultsMatchByMethodAndPath(t *testing.T) {
 			t.Fatalf("after POST /plants and GET /plants/2, %d faults waiting, want 1", n)
 		}
 		resp = send(t, s, http.MethodGet, "/plants/1", authOnly(string(s.token)), "")
-		checkError(t, "GET /plants/1", resp, http.StatusServiceUnavailable, CodeFault, "injected fault")
-		want := []string{"", "", "#1 Match, Status 503"}
+		checkError(t, "GET /plants/1", resp, http.StatusServiceUnavailable, CodeFault, "inject#1: 503")
+		want := []string{"", "", "inject#1 3:503 retry-after=none"}
 		var got []string
 		for _, r := range s.Requests() {
 			got = append(got, r.Fault)

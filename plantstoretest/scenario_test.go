@@ -84,8 +84,8 @@ func TestScenarioS(t *testing.T) {
 	// The scenario must exercise what it names, or identical journals
 	// prove little.
 	for _, want := range []string{
-		"#1 Status 503, Header", "#2 Hang", "#3 Delay", "#4 Store, Drop",
-		"rate limit", "chaos: 503 Retry-After", "chaos: 502", "chaos: drop", "chaos: delay",
+		"inject#1 1:503 retry-after=30", "inject#2 4:hang", "inject#3 7:delay after=20s", "inject#4 8:store-drop",
+		"rate-limit 6:429 retry-after=10", "chaos 13:503", "chaos 5:502", "chaos 3:drop", "chaos 12:delay after=415ms",
 		"attempt timed out",
 	} {
 		if !strings.Contains(first, want) {

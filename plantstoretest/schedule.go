@@ -3,54 +3,51 @@ package plantstoretest
 import (
 	"cmp"
 	"fmt"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 )
 
-// scheduleKinds are the kinds of fault a schedule places, as WithSchedule
-// describes them, in the order Explore tries them.
-var scheduleKinds = []string{"503", "429", "drop", "store-drop", "delay", "store-delay", "goaway"}
-
-// scheduleFaults are the Faults of scheduleKinds, by name.
-var scheduleFaults = map[string]Fault{
-	"503":         *retryAfterFault("schedule", http.StatusServiceUnavailable),
-	"429":         *retryAfterFault("schedule", http.StatusTooManyRequests),
-	"drop":        {Drop: true},
-	"store-drop":  {Store: true, Drop: true},
-	"delay":       {Delay: time.Minute},
-	"store-delay": {Store: true, Delay: time.Minute},
-	"goaway":      {GoAway: true},
-}
-
-// scheduleItem is one fault of a schedule: the kind placed on the request
-// numbered at, counted from the schedule's start.
+// scheduleItem is one fault of a schedule: the fault placed on the
+// request numbered at, counted from the schedule's start.
 type scheduleItem struct {
-	at   uint64
-	kind string // one of scheduleKinds: not a piece of the text, which it would keep
+	at    uint64
+	fault *Fault // shared by the items of one kind, never modified
 }
 
 // schedule is the faults a [WithSchedule] text places, by request number.
 type schedule []scheduleItem
 
 // parseSchedule reads a schedule's text: items "N:kind" separated by
-// commas, N the request's number from 1, each number at most once.
+// commas, N the request's number from 1, each number at most once, kind
+// as [ParseFault] reads it. An item may start with a journal's source
+// ("chaos 7:503", see [Request.Fault]), which it skips.
 func parseSchedule(text string) (schedule, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, nil
 	}
 	s := make(schedule, 0, strings.Count(text, ",")+1) // what the Budget counts: no spare room
+	faults := map[string]*Fault{}                      // one for each kind the text names
 	for _, item := range strings.Split(text, ",") {
-		n, kind, ok := strings.Cut(strings.TrimSpace(item), ":")
-		at, err := strconv.ParseUint(n, 10, 32)
-		k := slices.Index(scheduleKinds, kind)
-		if !ok || err != nil || at == 0 || k < 0 {
-			return nil, fmt.Errorf("plantstoretest: schedule item %.40q: want N:kind, N a request's number from 1 and kind one of %s",
-				item, strings.Join(scheduleKinds, ", "))
+		item = strings.TrimSpace(item)
+		if source, rest, ok := strings.Cut(item, " "); ok && !strings.Contains(source, ":") {
+			item = rest
 		}
-		s = append(s, scheduleItem{at: at, kind: scheduleKinds[k]})
+		n, kind, ok := strings.Cut(item, ":")
+		at, err := strconv.ParseUint(n, 10, 32)
+		if !ok || err != nil || at == 0 {
+			return nil, fmt.Errorf("plantstoretest: schedule item %.40q: want N:kind, N a request's number from 1", item)
+		}
+		f := faults[kind]
+		if f == nil {
+			parsed, err := ParseFault(kind)
+			if err != nil {
+				return nil, err
+			}
+			f = &parsed
+			faults[kind] = f
+		}
+		s = append(s, scheduleItem{at: at, fault: f})
 	}
 	slices.SortFunc(s, func(a, b scheduleItem) int { return cmp.Compare(a.at, b.at) })
 	for i := 1; i < len(s); i++ {
@@ -73,21 +70,20 @@ func (s schedule) last() uint64 {
 func (s schedule) String() string {
 	items := make([]string, len(s))
 	for i, it := range s {
-		items[i] = fmt.Sprintf("%d:%s", it.at, it.kind)
+		items[i] = fmt.Sprintf("%d:%s", it.at, it.fault)
 	}
 	return strings.Join(items, ",")
 }
 
-// fault returns the fault s places on request n, and its description for
-// [Request.Fault] ("schedule: 2:store-drop"), or nil. s is sorted: a long
-// schedule costs a request a binary search.
-func (s schedule) fault(n uint64) (*Fault, string) {
-	i, ok := slices.BinarySearchFunc(s, n, func(it scheduleItem, n uint64) int { return cmp.Compare(it.at, n) })
+// place is the schedule as a fault source (see [Handler.decide]). s is
+// sorted: a long schedule costs a request a binary search.
+func (st *scheduleState) place(_ *Handler, req Request) (*Fault, string) {
+	s := st.faults
+	i, ok := slices.BinarySearchFunc(s, req.Seq-st.from, func(it scheduleItem, n uint64) int { return cmp.Compare(it.at, n) })
 	if !ok {
 		return nil, ""
 	}
-	f := scheduleFaults[s[i].kind]
-	return &f, fmt.Sprintf("schedule: %d:%s", n, s[i].kind)
+	return s[i].fault, "schedule"
 }
 
 // maxScheduleRequests is the most requests a test under a schedule may
@@ -131,19 +127,8 @@ func (h *Handler) pastSchedule() bool {
 
 // WithSchedule places faults on the fake's requests by number, as
 // [Explore] finds them: items "N:kind" separated by commas, N counting the
-// requests from 1 ([Request.Seq] of a new fake), kind one of:
-//
-//   - "503", "429": that status with "Retry-After: 1" and an [ErrorBody];
-//   - "drop": the connection dropped (on HTTP/2, the stream reset) before
-//     anything is stored;
-//   - "store-drop": the plant stored, then the connection dropped;
-//   - "delay": the reply held for a minute, longer than any attempt
-//     timeout; if the client gives up first, nothing is stored;
-//   - "store-delay": the plant stored, then the reply held for a minute;
-//   - "goaway": the usual reply, and the connection takes no more requests.
-//
-// A schedule's fault comes after [WithRateLimit] and an injected [Fault],
-// before [WithChaos] and Traffic; the journal names it ("schedule: 2:503").
+// requests from 1 ([Request.Seq] of a new fake), kind as [ParseFault]
+// reads it: "1:store-drop,3:503". A [Request.Fault] pastes in as an item.
 // A text that does not parse, or that the [Budget] has no room for, is
 // misuse. A test under WithSchedule fails with t.FailNow when its Server's
 // clients send 1,000 requests past the last fault of the schedule in force

@@ -22,7 +22,11 @@ func TestParseSchedule(t *testing.T) {
 		{" 3:503 , 1:store-drop,2:goaway", "1:store-drop,2:goaway,3:503", ""},
 		{"1:delay,10:store-delay,4:429,5:drop", "1:delay,4:429,5:drop,10:store-delay", ""},
 		{"0:503", "", "want N:kind"},
-		{"1:500", "", "kind one of 503, 429"},
+		{"1:600", "", `"600" is no kind`},
+		{"1:500 retry-after=2 after=1s,2:store-hang", "1:500 after=1s retry-after=2,2:store-hang", ""},
+		{"chaos 7:503, inject#2 9:drop goaway", "", "GoAway goes with a reply"},
+		{"chaos 7:503, inject#2 9:store-drop", "7:503,9:store-drop", ""},
+		{"1:delay after=1m0s", "1:delay", ""},
 		{"503", "", "want N:kind"},
 		{"1:503,,2:503", "", "want N:kind"},
 		{"-1:503", "", "want N:kind"},
@@ -76,7 +80,7 @@ func TestScheduleByRequestNumber(t *testing.T) {
 	for _, r := range h.Requests() {
 		got = append(got, entry{r.Status, r.Fault})
 	}
-	want := []entry{{http.StatusOK, ""}, {503, "schedule: 2:503"}, {0, "schedule: 3:store-drop"}, {429, "schedule: 1:429"}, {http.StatusOK, ""}}
+	want := []entry{{http.StatusOK, ""}, {503, "schedule 2:503"}, {0, "schedule 3:store-drop"}, {429, "schedule 4:429"}, {http.StatusOK, ""}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the journal (-want +got):\n%s", diff)
 	}
@@ -198,8 +202,8 @@ func TestScheduleBudget(t *testing.T) {
 	if err := h.SetSchedule(longSchedule(1000)); err != nil {
 		t.Fatalf("SetSchedule of 1,000 faults: %v", err)
 	}
-	if used := b.Used(); used < 1000*small/2 || used > limit {
-		t.Errorf("Used() = %d under 1,000 faults (%d under 2), want about 500 times as much", used, small)
+	if used := b.Used(); used < 1000*scheduleCost || used > limit {
+		t.Errorf("Used() = %d under 1,000 faults (%d under 2), want %d or more", used, small, 1000*scheduleCost)
 	}
 	before := b.Used()
 	err := h.SetSchedule(longSchedule(limit))

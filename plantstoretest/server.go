@@ -57,10 +57,9 @@
 //     is 400 with [CodeStoreFull].
 //
 // Before these, a request whose journal entry the [Budget] has no room for
-// is 400 with [CodeStoreFull], and is not recorded; then [WithRateLimit],
-// an injected [Fault], [WithChaos] and a [Profile]'s Traffic, in this
-// order, may take over; the request is still checked, for
-// [Request.Invalid].
+// is 400 with [CodeStoreFull], and is not recorded; then a [Fault] may take
+// over, placed by the first of its sources, in the order [Fault] gives;
+// the request is still checked, for [Request.Invalid].
 //
 // A plant that passes is stored and answered with 200 and a Plant body.
 // Every other reply is "Content-Type: application/json" with an

@@ -431,7 +431,7 @@ func TestCleanupReportsUnusedFaults(t *testing.T) {
 	// Reported at the Inject (through Output), and naming it for Go
 	// versions where the report is at NewServer's line.
 	want := []string{
-		at + ": plantstoretest: injected Fault #3 (Match, Status 429) at " + at + " was used 0 of 3 times",
+		at + ": plantstoretest: injected Fault #3 (429 retry-after=none, Match) at " + at + " was used 0 of 3 times",
 	}
 	if diff := cmp.Diff(want, tb.logs); !tb.failed || diff != "" {
 		t.Errorf("cleanup's report: failed %v, mismatch (-want +got):\n%s", tb.failed, diff)
@@ -444,7 +444,7 @@ func TestCleanupReportsUnusedFaults(t *testing.T) {
 	s.AddFault(Fault{Status: http.StatusBadGateway, Times: 2}) // AddFault's are reported alike
 	s.Client(plantstore.WithMaxRetries(0)).CreatePlant(context.Background(), plantstore.NewPlant{ID: 1, Name: "Fern"})
 	tb.cleanup()
-	want = []string{at + ": plantstoretest: injected Fault #1 (Status 502) at " + at + " was used 1 of 2 times"}
+	want = []string{at + ": plantstoretest: injected Fault #1 (502) at " + at + " was used 1 of 2 times"}
 	if diff := cmp.Diff(want, tb.logs); !tb.failed || diff != "" {
 		t.Errorf("cleanup's report: failed %v, mismatch (-want +got):\n%s", tb.failed, diff)
 	}
@@ -479,7 +479,7 @@ func TestWithLogging(t *testing.T) {
 	if len(logs) != 2 {
 		t.Fatalf("after 2 requests, Logf lines = %q, want 2", logs)
 	}
-	for i, want := range []string{"plantstoretest: POST /plants -> 200 in ", "plantstoretest: POST /plants -> no response (fault: #1 Drop) in "} {
+	for i, want := range []string{"plantstoretest: POST /plants -> 200 in ", "plantstoretest: POST /plants -> no response (fault: inject#1 2:drop) in "} {
 		if want = at + ": " + want; !strings.HasPrefix(logs[i], want) {
 			t.Errorf("Logf line %d = %q, want prefix %q", i, logs[i], want)
 		}
@@ -572,7 +572,7 @@ func TestWithLogger(t *testing.T) {
 	send(t, s, http.MethodGet, "/nowhere", http.Header{"Authorization": {"Bearer " + token}}, "")
 
 	want := `level=DEBUG msg="plantstoretest request" method=POST path=/plants status=200
-level=DEBUG msg="plantstoretest request" method=POST path=/plants status=503 fault="#1 Status 503"
+level=DEBUG msg="plantstoretest request" method=POST path=/plants status=503 fault="inject#1 2:503 retry-after=none"
 level=DEBUG msg="plantstoretest request" method=GET path=/nowhere status=404
 `
 	if diff := cmp.Diff(want, buf.String()); diff != "" {
@@ -797,7 +797,7 @@ func TestCallbackPanicsFailTheTest(t *testing.T) {
 		tb.cleanup()
 		want := []string{
 			at + ": plantstoretest: the Match of injected Fault #1 panicked: boom",
-			at + ": plantstoretest: injected Fault #1 (Match, Status 503) at " + at + " was used 0 of 1 times",
+			at + ": plantstoretest: injected Fault #1 (503 retry-after=none, Match) at " + at + " was used 0 of 1 times",
 		}
 		if diff := cmp.Diff(want, tb.logs); !tb.failed || diff != "" {
 			t.Errorf("failed %v, logs mismatch (-want +got):\n%s", tb.failed, diff)

@@ -431,7 +431,7 @@ func TestChaosAndProfileReachNamespaces(t *testing.T) {
 				faults[i] = append(faults[i], e.Fault)
 			}
 		}
-		if !slices.ContainsFunc(faults[0], func(f string) bool { return strings.HasPrefix(f, "chaos: ") }) {
+		if !slices.ContainsFunc(faults[0], func(f string) bool { return strings.HasPrefix(f, "chaos ") }) {
 			t.Errorf("namespace 0's faults %q: none from chaos under -chaos 0.5", faults[0])
 		}
 		if diff := cmp.Diff(faults[0], faults[1]); diff != "" {

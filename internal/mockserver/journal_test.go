@@ -62,7 +62,7 @@ func TestJournal(t *testing.T) {
 	if diff := cmp.Diff(want, got, opts); diff != "" {
 		t.Errorf("GET requests mismatch (-want +got):\n%s", diff)
 	}
-	if !strings.HasPrefix(f1, "#1 ") {
+	if !strings.HasPrefix(f1, "inject#1 ") {
 		t.Errorf("entry 1 fault = %q, want it to name fault #1", f1)
 	}
 	for _, e := range got {

@@ -1,0 +1,149 @@
+package plantstoretest
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// hold is how long "delay" holds a reply unless it says: longer than any
+// attempt timeout.
+const hold = time.Minute
+
+// ParseFault reads a fault in the words every part of the fake spells
+// faults in ([WithSchedule], [Request.Fault], the mock's fault JSON): a
+// kind, "store-" before it to store the plant first, then modifiers.
+//
+//   - "503", "429": that status with "Retry-After: 1" and an [ErrorBody];
+//     any other status from 200 to 599 likewise, with no Retry-After;
+//   - "drop": the connection dropped (on HTTP/2, the stream reset);
+//   - "hang": no reply until the client gives up;
+//   - "delay": the usual reply, held a minute, longer than any attempt
+//     timeout; if the client gives up first, nothing is stored;
+//   - "goaway": the usual reply, and the connection takes no more requests;
+//   - "reply": the usual reply, as an injected Fault that only adds
+//     headers;
+//   - modifiers: "after=250ms" waits that long first (a Go duration; for
+//     "delay", the hold), "retry-after=2" or "retry-after=none" sets or
+//     removes a status's Retry-After, "goaway" ends the connection after a
+//     status.
+//
+// So "store-drop" stores the plant and drops the connection, and "503
+// retry-after=30 after=2s" answers 503 two seconds late. Its error says
+// what it cannot read.
+func ParseFault(text string) (Fault, error) {
+	fields := strings.Fields(text)
+	bad := func(why string) (Fault, error) {
+		return Fault{}, fmt.Errorf("plantstoretest: fault %.40q: %s", text, why)
+	}
+	if len(fields) == 0 {
+		return bad("want a kind: 503, 429, another status, drop, hang, delay, goaway or reply")
+	}
+	var f Fault
+	kind, store := strings.CutPrefix(fields[0], "store-")
+	f.Store = store
+	switch kind {
+	case "drop":
+		f.Drop = true
+	case "hang":
+		f.Hang = true
+	case "delay":
+		f.Delay = hold
+	case "goaway":
+		f.GoAway = true
+	case "reply":
+	default:
+		n, err := strconv.Atoi(kind)
+		if err != nil || len(kind) != 3 || n < 200 || n > 599 {
+			return bad(fmt.Sprintf("%q is no kind: want 503, 429, another status from 200 to 599, drop, hang, delay, goaway or reply, with store- before it to store first", kind))
+		}
+		f.Status = n
+		if n == http.StatusServiceUnavailable || n == http.StatusTooManyRequests {
+			f.Header = http.Header{"Retry-After": {"1"}}
+		}
+	}
+	var after, retryAfter bool
+	for _, m := range fields[1:] {
+		name, value, _ := strings.Cut(m, "=")
+		switch {
+		case m == "goaway" && !f.GoAway:
+			f.GoAway = true
+		case name == "after" && !after:
+			d, err := time.ParseDuration(value)
+			if err != nil || d <= 0 {
+				return bad(fmt.Sprintf("%q: want a positive Go duration such as after=250ms", m))
+			}
+			f.Delay, after = d, true
+		case name == "retry-after" && f.Status != 0 && !retryAfter:
+			if _, err := strconv.ParseUint(value, 10, 31); err != nil && value != "none" {
+				return bad(fmt.Sprintf("%q: want seconds or none, such as retry-after=2", m))
+			}
+			f.Header, retryAfter = nil, true
+			if value != "none" {
+				f.Header = http.Header{"Retry-After": {value}}
+			}
+		default:
+			return bad(fmt.Sprintf("%q: want each of goaway, after=D and (after a status) retry-after=S at most once", m))
+		}
+	}
+	if err := f.check(); err != nil {
+		return bad(strings.TrimPrefix(err.Error(), "plantstoretest: invalid Fault: "))
+	}
+	return f, nil
+}
+
+// mustFault is the Fault text spells, which must parse.
+func mustFault(text string) *Fault {
+	f, err := ParseFault(text)
+	if err != nil {
+		panic(err)
+	}
+	return &f
+}
+
+// String spells f as [ParseFault] reads it, such as "store-drop" or "503
+// retry-after=none": its Match, Times, Body and headers other than
+// Retry-After are not in the text.
+func (f Fault) String() string {
+	var b strings.Builder
+	if f.Store {
+		b.WriteString("store-")
+	}
+	kind := "reply"
+	switch {
+	case f.Hang:
+		kind = "hang"
+	case f.Drop:
+		kind = "drop"
+	case f.Status != 0:
+		kind = strconv.Itoa(f.Status)
+	case f.Delay > 0:
+		kind = "delay"
+	case f.GoAway:
+		kind = "goaway"
+	}
+	b.WriteString(kind)
+	if f.GoAway && kind != "goaway" {
+		b.WriteString(" goaway")
+	}
+	if f.Delay > 0 && (kind != "delay" || f.Delay != hold) {
+		b.WriteString(" after=" + f.Delay.String())
+	}
+	if f.Status != 0 {
+		got, want := f.Header.Get("Retry-After"), ""
+		if f.Status == http.StatusServiceUnavailable || f.Status == http.StatusTooManyRequests {
+			want = "1"
+		}
+		_, err := strconv.ParseUint(got, 10, 31)
+		switch {
+		case got == want:
+		case got == "":
+			b.WriteString(" retry-after=none")
+		case err == nil: // an injected date is not in the text
+			b.WriteString(" retry-after=" + got)
+		}
+	}
+	return b.String()
+}
