@@ -189,8 +189,7 @@ func roundTrip(ctx context.Context, client *http.Client, method, url string, hea
 		e.Error = "reading the body: " + err.Error()
 		e.timedOut = isTimeout(err)
 	}
-	e.body = b
-	e.ResponseBody = snippet(b, responseSnippet)
+	e.body = b // do redacts it, then keeps its snippet
 	return e
 }
 

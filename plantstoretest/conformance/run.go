@@ -211,13 +211,10 @@ func run(ctx context.Context, s *settings) *Report {
 			}
 			c.Problem = printable(c.Problem) // it may quote what the target sent
 		}
-		if c.Outcome == "" {
-			switch c.Tag {
-			case Spec:
-				c.Outcome = Pass
-			default:
-				c.Outcome = Recorded
-			}
+		if c.Outcome == "" && c.Tag == Spec {
+			c.Outcome = Pass
+		} else if c.Outcome == "" {
+			c.Outcome = Recorded
 		}
 		if c.Outcome == Fail {
 			rep.Passed = false
