@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/plantstore/plantstore-go/internal/plural"
@@ -20,79 +20,101 @@ type check struct {
 	title        string
 	needsControl bool
 	search       bool // a limit search (runner.search), which asks each probe again itself
-	run          func(r *runner, c *CheckResult)
+	run          func(c *CheckResult)
 }
 
-// checks are the kit's checks, in the order they run: later ones read what
-// earlier ones stored (duplicate-id repeats create's plant).
-var checks = []check{
-	// What a valid create gets.
-	{id: "create", tag: Spec, title: "a valid NewPlant with a tag is answered 200 with a Plant: the name sent, no id", run: checkCreate},
-	{id: "create-without-tag", tag: Spec, title: "a NewPlant without tag is answered 200 with a Plant", run: checkCreateWithoutTag},
-	{id: "tag-echo", tag: Observed, title: "whether the 200 body echoes the tag sent", run: observeTagEcho},
-	{id: "tag-omitted", tag: Observed, title: "the 200 body of a create without a tag", run: observeTagOmitted},
-	{id: "response-content-type", tag: Observed, title: "the exact Content-Type of a 200 and of a 400", run: observeContentTypes},
-	{id: "duplicate-id", tag: Observed, title: "the answer to a create whose id is already stored", run: observeDuplicate},
+// sent is a create a check sent and its answer, which later checks read.
+type sent struct {
+	e *Exchange
+	p storedPlant
+}
 
-	// Authentication.
-	{id: "auth-required", tag: Spec, title: "a create without Authorization is refused", run: specAuth("auth-missing", nil)},
-	{id: "auth-bearer-scheme", tag: Spec, title: "a create with another scheme (Basic) is refused", run: specAuth("auth-wrong-scheme", []string{"Basic Y29uZm9ybWFuY2U6a2l0"})},
-	{id: "auth-token-checked", tag: Spec, title: "a create with a wrong bearer token is refused", run: specAuth("auth-wrong-token", []string{"Bearer conformance-wrong-token"})},
-	{id: "auth-missing", tag: Observed, title: "the answer to a create without Authorization", run: observeMemo("auth-missing")},
-	{id: "auth-wrong-scheme", tag: Observed, title: "the answer to a create with Basic credentials", run: observeMemo("auth-wrong-scheme")},
-	{id: "auth-wrong-token", tag: Observed, title: "the answer to a create with a wrong bearer token", run: observeMemo("auth-wrong-token")},
-	{id: "auth-scheme-case", tag: Observed, title: `whether "bearer" in lower case is accepted (RFC 7235 says it should be)`, run: observeSchemeCase},
+// keep sets *to to s unless s is nil: an ask of a check that sent nothing
+// (the run's creates used up) leaves what an earlier ask sent.
+func keep(to **sent, s *sent) {
+	if s != nil {
+		*to = s
+	}
+}
 
-	// Bodies the specification makes invalid: 400 with an Error.
-	{id: "missing-name", tag: Spec, title: "a NewPlant without name is answered 400 with an Error", run: specInvalid("missing-name", func(r *runner, id int64) []byte { return plantJSON("id", itoa(id)) })},
-	{id: "missing-id", tag: Spec, title: "a NewPlant without id is answered 400 with an Error", run: specInvalid("missing-id", func(r *runner, id int64) []byte { return plantJSON("name", quote(r.name("missing-id"))) })},
-	{id: "null-name", tag: Spec, title: "a NewPlant whose name is null is answered 400 with an Error", run: specInvalid("null-name", func(r *runner, id int64) []byte { return plantJSON("id", itoa(id), "name", "null") })},
-	{id: "name-not-string", tag: Spec, title: "a NewPlant whose name is a number is answered 400 with an Error", run: specInvalid("name-not-string", func(r *runner, id int64) []byte { return plantJSON("id", itoa(id), "name", "42") })},
-	{id: "id-not-integer", tag: Spec, title: "a NewPlant whose id is 1.5 (not an integer) is answered 400 with an Error", run: specInvalid("id-not-integer", func(r *runner, id int64) []byte {
-		return plantJSON("id", itoa(id)+".5", "name", quote(r.name("id-not-integer")))
-	})},
-	{id: "id-out-of-range", tag: Spec, title: "a NewPlant whose id is past int64 is answered 400 with an Error", run: specInvalid("id-out-of-range", func(r *runner, id int64) []byte {
-		return plantJSON("id", "9223372036854775808", "name", quote(r.name("id-out-of-range")))
-	})},
-	{id: "empty-object", tag: Spec, title: "an empty JSON object is answered 400 with an Error", run: specInvalid("empty-object", func(*runner, int64) []byte { return []byte("{}") })},
-	{id: "not-an-object", tag: Spec, title: "a JSON array is answered 400 with an Error", run: specInvalid("not-an-object", func(*runner, int64) []byte { return []byte("[]") })},
-	{id: "invalid-json", tag: Spec, title: "a body that is not JSON is answered 400 with an Error", run: specInvalid("invalid-json", func(*runner, int64) []byte { return []byte(`{"id":`) })},
-	{id: "empty-body", tag: Spec, title: "an empty body is answered 400 with an Error", run: specInvalid("empty-body", func(*runner, int64) []byte { return []byte{} })},
-	{id: "error-codes", tag: Observed, title: `the "error" code of each 400 above`, run: observeErrorCodes},
+// checks returns the checks of r's run, in the order they run. A check that
+// reads what an earlier one sent is handed it, nil if that one sent nothing.
+func (r *runner) checks() []check {
+	var created, untagged, noAuth, basicAuth, wrongToken *sent
+	codes := map[string]*Exchange{} // the invalid bodies' answers, by check, for error-codes
+	return []check{
+		// What a valid create gets.
+		{id: "create", tag: Spec, title: "a valid NewPlant with a tag is answered 200 with a Plant: the name sent, no id", run: func(c *CheckResult) { keep(&created, r.checkCreate(c, "create", "conformance")) }},
+		{id: "create-without-tag", tag: Spec, title: "a NewPlant without tag is answered 200 with a Plant", run: func(c *CheckResult) { keep(&untagged, r.checkCreate(c, "no-tag", "")) }},
+		{id: "tag-echo", tag: Observed, title: "whether the 200 body echoes the tag sent", run: func(c *CheckResult) { observeTagEcho(c, created) }},
+		{id: "tag-omitted", tag: Observed, title: "the 200 body of a create without a tag", run: func(c *CheckResult) { observeSent(c, "create-without-tag", untagged) }},
+		{id: "response-content-type", tag: Observed, title: "the exact Content-Type of a 200 and of a 400", run: func(c *CheckResult) { r.observeContentTypes(c, created) }},
+		{id: "duplicate-id", tag: Observed, title: "the answer to a create whose id is already stored", run: func(c *CheckResult) { r.observeDuplicate(c, created) }},
 
-	// What the specification leaves open about bodies.
-	{id: "unknown-field", tag: Observed, title: "the answer to a NewPlant with a field the specification does not name", run: observeVariant(func(r *runner, p storedPlant) []byte {
-		return plantJSON("id", itoa(p.id), "name", quote(p.name), "colour", `"green"`)
-	}, nil)},
-	{id: "id-as-string", tag: Observed, title: `the answer to an id sent as a string ("123")`, run: observeVariant(func(r *runner, p storedPlant) []byte {
-		return plantJSON("id", quote(itoa(p.id)), "name", quote(p.name))
-	}, nil)},
-	{id: "id-as-float", tag: Observed, title: "the answer to an integral id written as a float (123.0)", run: observeVariant(func(r *runner, p storedPlant) []byte {
-		return plantJSON("id", itoa(p.id)+".0", "name", quote(p.name))
-	}, nil)},
-	{id: "empty-name", tag: Observed, title: `the answer to a name that is ""`, run: observeVariant(func(r *runner, p storedPlant) []byte {
-		return plantJSON("id", itoa(p.id), "name", `""`)
-	}, nil)},
-	{id: "tag-null", tag: Observed, title: "the answer to a tag that is null", run: observeVariant(func(r *runner, p storedPlant) []byte {
-		return plantJSON("id", itoa(p.id), "name", quote(p.name), "tag", "null")
-	}, nil)},
-	{id: "content-type-missing", tag: Observed, title: "the answer to a valid NewPlant without Content-Type", run: observeVariant(nil, func(h http.Header) { h.Del("Content-Type") })},
-	{id: "content-type-text-plain", tag: Observed, title: "the answer to a valid NewPlant sent as text/plain", run: observeVariant(nil, func(h http.Header) { h.Set("Content-Type", "text/plain") })},
-	{id: "content-type-charset", tag: Observed, title: "the answer to a valid NewPlant sent as application/json; charset=utf-8", run: observeVariant(nil, func(h http.Header) { h.Set("Content-Type", "application/json; charset=utf-8") })},
-	{id: "not-found", tag: Observed, title: "the answer to POST /plants/conformance, a path the API does not have", run: observeNotFound},
-	{id: "method-not-allowed", tag: Observed, title: "the answer to GET /plants", run: observeMethod},
+		// Authentication.
+		{id: "auth-required", tag: Spec, title: "a create without Authorization is refused", run: func(c *CheckResult) { keep(&noAuth, r.specAuth(c, "auth-missing", nil)) }},
+		{id: "auth-bearer-scheme", tag: Spec, title: "a create with another scheme (Basic) is refused", run: func(c *CheckResult) {
+			keep(&basicAuth, r.specAuth(c, "auth-wrong-scheme", []string{"Basic Y29uZm9ybWFuY2U6a2l0"}))
+		}},
+		{id: "auth-token-checked", tag: Spec, title: "a create with a wrong bearer token is refused", run: func(c *CheckResult) {
+			keep(&wrongToken, r.specAuth(c, "auth-wrong-token", []string{"Bearer conformance-wrong-token"}))
+		}},
+		{id: "auth-missing", tag: Observed, title: "the answer to a create without Authorization", run: func(c *CheckResult) { observeSent(c, "auth-required", noAuth) }},
+		{id: "auth-wrong-scheme", tag: Observed, title: "the answer to a create with Basic credentials", run: func(c *CheckResult) { observeSent(c, "auth-bearer-scheme", basicAuth) }},
+		{id: "auth-wrong-token", tag: Observed, title: "the answer to a create with a wrong bearer token", run: func(c *CheckResult) { observeSent(c, "auth-token-checked", wrongToken) }},
+		{id: "auth-scheme-case", tag: Observed, title: `whether "bearer" in lower case is accepted (RFC 7235 says it should be)`, run: r.observeSchemeCase},
 
-	// Limits, searched with a bounded number of creates.
-	{id: "longest-name", tag: Observed, title: "the longest name accepted, searched up to 1 MiB", search: true, run: observeLongestName},
-	{id: "largest-body", tag: Observed, title: "the largest body accepted (padded with spaces), searched up to 1 MiB", search: true, run: observeLargestBody},
+		// Bodies the specification makes invalid: 400 with an Error.
+		{id: "missing-name", tag: Spec, title: "a NewPlant without name is answered 400 with an Error", run: r.specInvalid(codes, func(p storedPlant) []byte { return plantJSON("id", itoa(p.id)) })},
+		{id: "missing-id", tag: Spec, title: "a NewPlant without id is answered 400 with an Error", run: r.specInvalid(codes, func(p storedPlant) []byte { return plantJSON("name", quote(p.name)) })},
+		{id: "null-name", tag: Spec, title: "a NewPlant whose name is null is answered 400 with an Error", run: r.specInvalid(codes, func(p storedPlant) []byte { return plantJSON("id", itoa(p.id), "name", "null") })},
+		{id: "name-not-string", tag: Spec, title: "a NewPlant whose name is a number is answered 400 with an Error", run: r.specInvalid(codes, func(p storedPlant) []byte { return plantJSON("id", itoa(p.id), "name", "42") })},
+		{id: "id-not-integer", tag: Spec, title: "a NewPlant whose id is 1.5 (not an integer) is answered 400 with an Error", run: r.specInvalid(codes, func(p storedPlant) []byte {
+			return plantJSON("id", itoa(p.id)+".5", "name", quote(p.name))
+		})},
+		{id: "id-out-of-range", tag: Spec, title: "a NewPlant whose id is past int64 is answered 400 with an Error", run: r.specInvalid(codes, func(p storedPlant) []byte {
+			return plantJSON("id", "9223372036854775808", "name", quote(p.name))
+		})},
+		{id: "empty-object", tag: Spec, title: "an empty JSON object is answered 400 with an Error", run: r.specInvalid(codes, func(storedPlant) []byte { return []byte("{}") })},
+		{id: "not-an-object", tag: Spec, title: "a JSON array is answered 400 with an Error", run: r.specInvalid(codes, func(storedPlant) []byte { return []byte("[]") })},
+		{id: "invalid-json", tag: Spec, title: "a body that is not JSON is answered 400 with an Error", run: r.specInvalid(codes, func(storedPlant) []byte { return []byte(`{"id":`) })},
+		{id: "empty-body", tag: Spec, title: "an empty body is answered 400 with an Error", run: r.specInvalid(codes, func(storedPlant) []byte { return []byte{} })},
+		{id: "error-codes", tag: Observed, title: `the "error" code of each 400 above`, run: func(c *CheckResult) { observeErrorCodes(c, codes) }},
 
-	// Only with a control API: what a real deployment cannot show without load.
-	{id: "retry-after-429", tag: Observed, title: "a 429 scripted through the control API, and its Retry-After", needsControl: true, run: observeScripted(429)},
-	{id: "retry-after-503", tag: Observed, title: "a 503 scripted through the control API, and its Retry-After", needsControl: true, run: observeScripted(503)},
-	// Every 400 of the run, observed checks' included: the specification
-	// gives each an Error body.
-	{id: "error-shape", tag: Spec, title: "every 400 the run got, to any check, has an Error body: an int32 error and a string message", run: specErrorShape},
-	{id: "control-stored", tag: Spec, title: "the control API lists every plant answered 200 as sent, and none refused", needsControl: true, run: specStored},
+		// What the specification leaves open about bodies.
+		{id: "unknown-field", tag: Observed, title: "the answer to a NewPlant with a field the specification does not name", run: r.observeVariant(func(p storedPlant) []byte {
+			return plantJSON("id", itoa(p.id), "name", quote(p.name), "colour", `"green"`)
+		}, nil)},
+		{id: "id-as-string", tag: Observed, title: `the answer to an id sent as a string ("123")`, run: r.observeVariant(func(p storedPlant) []byte {
+			return plantJSON("id", quote(itoa(p.id)), "name", quote(p.name))
+		}, nil)},
+		{id: "id-as-float", tag: Observed, title: "the answer to an integral id written as a float (123.0)", run: r.observeVariant(func(p storedPlant) []byte {
+			return plantJSON("id", itoa(p.id)+".0", "name", quote(p.name))
+		}, nil)},
+		{id: "empty-name", tag: Observed, title: `the answer to a name that is ""`, run: r.observeVariant(func(p storedPlant) []byte {
+			return plantJSON("id", itoa(p.id), "name", `""`)
+		}, nil)},
+		{id: "tag-null", tag: Observed, title: "the answer to a tag that is null", run: r.observeVariant(func(p storedPlant) []byte {
+			return plantJSON("id", itoa(p.id), "name", quote(p.name), "tag", "null")
+		}, nil)},
+		{id: "content-type-missing", tag: Observed, title: "the answer to a valid NewPlant without Content-Type", run: r.observeVariant(nil, func(h http.Header) { h.Del("Content-Type") })},
+		{id: "content-type-text-plain", tag: Observed, title: "the answer to a valid NewPlant sent as text/plain", run: r.observeVariant(nil, func(h http.Header) { h.Set("Content-Type", "text/plain") })},
+		{id: "content-type-charset", tag: Observed, title: "the answer to a valid NewPlant sent as application/json; charset=utf-8", run: r.observeVariant(nil, func(h http.Header) { h.Set("Content-Type", "application/json; charset=utf-8") })},
+		{id: "not-found", tag: Observed, title: "the answer to POST /plants/conformance, a path the API does not have", run: r.observeNotFound},
+		{id: "method-not-allowed", tag: Observed, title: "the answer to GET /plants", run: r.observeMethod},
+
+		// Limits, searched with a bounded number of creates.
+		{id: "longest-name", tag: Observed, title: "the longest name accepted, searched up to 1 MiB", search: true, run: r.observeLongestName},
+		{id: "largest-body", tag: Observed, title: "the largest body accepted (padded with spaces), searched up to 1 MiB", search: true, run: r.observeLargestBody},
+
+		// Only with a control API: what a real deployment cannot show without load.
+		{id: "retry-after-429", tag: Observed, title: "a 429 scripted through the control API, and its Retry-After", needsControl: true, run: r.observeScripted(429)},
+		{id: "retry-after-503", tag: Observed, title: "a 503 scripted through the control API, and its Retry-After", needsControl: true, run: r.observeScripted(503)},
+		// Every 400 of the run, observed checks' included: the specification
+		// gives each an Error body.
+		{id: "error-shape", tag: Spec, title: "every 400 the run got, to any check, has an Error body: an int32 error and a string message", run: r.specErrorShape},
+		{id: "control-stored", tag: Spec, title: "the control API lists every plant answered 200 as sent, and none refused", needsControl: true, run: r.specStored},
+	}
 }
 
 // fail marks c failed, adding the problem to those already found.
@@ -114,12 +136,6 @@ func noResponse(c *CheckResult, e *Exchange) bool {
 	return false
 }
 
-// isJSON reports whether the Content-Type ct is application/json.
-func isJSON(ct string) bool {
-	mt, _, err := mime.ParseMediaType(ct)
-	return err == nil && mt == "application/json"
-}
-
 // decodeObject decodes body as one JSON object, numbers kept as text.
 func decodeObject(body []byte) (map[string]any, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -137,22 +153,32 @@ func decodeObject(body []byte) (map[string]any, error) {
 	return m, nil
 }
 
-// wantPlant checks that e is a 200 with a Plant body for p.
-func wantPlant(c *CheckResult, e *Exchange, p storedPlant) map[string]any {
-	if noResponse(c, e) {
-		return nil
-	}
-	if e.Status != http.StatusOK {
-		fail(c, "status %d, want 200", e.Status)
-		return nil
-	}
-	if ct := e.ResponseHeader["Content-Type"]; !isJSON(ct) {
+// jsonObject returns e's body, which must be one JSON object sent as
+// application/json, failing c where it is not; nil if it is no object.
+func jsonObject(c *CheckResult, e *Exchange) map[string]any {
+	ct := e.ResponseHeader["Content-Type"]
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 		fail(c, "Content-Type %q, want application/json", ct)
 	}
 	m, err := decodeObject(e.body)
 	if err != nil {
 		fail(c, "the body is not a JSON object: %v", err)
-		return nil
+	}
+	return m
+}
+
+// wantPlant checks that e is a 200 with a Plant body for p.
+func wantPlant(c *CheckResult, e *Exchange, p storedPlant) {
+	if noResponse(c, e) {
+		return
+	}
+	if e.Status != http.StatusOK {
+		fail(c, "status %d, want 200", e.Status)
+		return
+	}
+	m := jsonObject(c, e)
+	if m == nil {
+		return
 	}
 	if _, ok := m["id"]; ok {
 		fail(c, `the body has an "id"; a Plant has none`)
@@ -168,83 +194,61 @@ func wantPlant(c *CheckResult, e *Exchange, p storedPlant) map[string]any {
 			fail(c, `"tag" is %v, want a string`, tag)
 		}
 	}
-	return m
 }
 
-// wantError checks that e is a 400 with an Error body.
+// wantError checks that e's body is an Error, sent as JSON.
 func wantError(c *CheckResult, e *Exchange) {
-	if noResponse(c, e) {
+	m := jsonObject(c, e)
+	if m == nil {
 		return
 	}
-	if e.Status != http.StatusBadRequest {
-		fail(c, "status %d, want 400", e.Status)
-		return
-	}
-	wantErrorBody(c, e)
-}
-
-// wantErrorBody checks that e's body is an Error, sent as JSON.
-func wantErrorBody(c *CheckResult, e *Exchange) {
-	if ct := e.ResponseHeader["Content-Type"]; !isJSON(ct) {
-		fail(c, "Content-Type %q, want application/json", ct)
-	}
-	m, err := decodeObject(e.body)
-	if err != nil {
-		fail(c, "the body is not a JSON object: %v", err)
-		return
-	}
-	switch code, ok := m["error"].(json.Number); {
-	case !ok:
+	code, _ := m["error"].(json.Number)
+	if _, err := strconv.ParseInt(code.String(), 10, 32); err != nil {
 		fail(c, `"error" is %v, want an int32`, m["error"])
-	default:
-		if n, err := strconv.ParseInt(code.String(), 10, 64); err != nil || n < math.MinInt32 || n > math.MaxInt32 {
-			fail(c, `"error" is %s, want an int32`, code)
-		}
 	}
 	if _, ok := m["message"].(string); !ok {
 		fail(c, `"message" is %v, want a string`, m["message"])
 	}
 }
 
-func checkCreate(r *runner, c *CheckResult) {
-	p := storedPlant{id: r.id(), name: r.name("create"), tag: "conformance", hasTag: true}
-	e := r.create(c, r.headers(), plantJSON("id", itoa(p.id), "name", quote(p.name), "tag", quote(p.tag)), p)
-	if e == nil {
-		return
+// checkCreate checks that a valid NewPlant named name, with tag unless it
+// is "", is answered 200 with a Plant.
+func (r *runner) checkCreate(c *CheckResult, name, tag string) *sent {
+	p := storedPlant{id: r.id(), name: r.name(name), tag: tag}
+	fields := []string{"id", itoa(p.id), "name", quote(p.name)}
+	if tag != "" {
+		fields = append(fields, "tag", quote(tag))
 	}
-	r.memo["create"] = e
-	r.plants["create"] = p
+	e := r.create(c, r.headers(), plantJSON(fields...), p)
+	if e == nil {
+		return nil
+	}
 	wantPlant(c, e, p)
+	return &sent{e, p}
 }
 
-func checkCreateWithoutTag(r *runner, c *CheckResult) {
-	p := storedPlant{id: r.id(), name: r.name("no-tag")}
-	e := r.create(c, r.headers(), plantJSON("id", itoa(p.id), "name", quote(p.name)), p)
-	if e == nil {
-		return
-	}
-	r.memo["create-without-tag"] = e
-	r.plants["create-without-tag"] = p
-	wantPlant(c, e, p)
-}
-
-// needMemo returns the exchange an earlier check kept under key, or marks
-// c skipped.
-func needMemo(r *runner, c *CheckResult, key string) *Exchange {
-	e := r.memo[key]
-	if e == nil {
+// need reports whether s, what the check named check sent, is there, and
+// marks c skipped if not.
+func need(c *CheckResult, check string, s *sent) bool {
+	if s == nil {
 		c.Outcome = Skipped
-		c.Problem = "check " + key + " did not run"
+		c.Problem = "check " + check + " did not run"
 	}
-	return e
+	return s != nil
 }
 
-func observeTagEcho(r *runner, c *CheckResult) {
-	e := needMemo(r, c, "create")
-	if e == nil {
+// observeSent records the answer to s, what the check named check sent.
+func observeSent(c *CheckResult, check string, s *sent) {
+	if need(c, check, s) {
+		c.Answer = answer(s.e, s.p)
+	}
+}
+
+func observeTagEcho(c *CheckResult, created *sent) {
+	if !need(c, "create", created) {
 		return
 	}
-	p := r.plants["create"]
+	e := created.e
 	echo := "no response"
 	if e.Status != 0 {
 		echo = "not a JSON object"
@@ -252,7 +256,7 @@ func observeTagEcho(r *runner, c *CheckResult) {
 			switch tag, ok := m["tag"]; {
 			case !ok:
 				echo = "absent"
-			case tag == p.tag:
+			case tag == created.p.tag:
 				echo = "echoed"
 			default:
 				echo = fmt.Sprintf("changed to %v", tag)
@@ -262,15 +266,8 @@ func observeTagEcho(r *runner, c *CheckResult) {
 	c.Answer = map[string]string{"status": strconv.Itoa(e.Status), "tag": echo}
 }
 
-func observeTagOmitted(r *runner, c *CheckResult) {
-	if e := needMemo(r, c, "create-without-tag"); e != nil {
-		c.Answer = answer(e, r.plants["create-without-tag"])
-	}
-}
-
-func observeContentTypes(r *runner, c *CheckResult) {
-	e := needMemo(r, c, "create")
-	if e == nil {
+func (r *runner) observeContentTypes(c *CheckResult, created *sent) {
+	if !need(c, "create", created) {
 		return
 	}
 	bad := r.create(c, r.headers(), []byte("{}"), storedPlant{id: r.id()})
@@ -278,67 +275,48 @@ func observeContentTypes(r *runner, c *CheckResult) {
 		return
 	}
 	c.Answer = map[string]string{
-		"200":                    e.ResponseHeader["Content-Type"],
+		"200":                    created.e.ResponseHeader["Content-Type"],
 		strconv.Itoa(bad.Status): bad.ResponseHeader["Content-Type"],
 	}
 }
 
-func observeDuplicate(r *runner, c *CheckResult) {
-	e := needMemo(r, c, "create")
-	if e == nil {
+func (r *runner) observeDuplicate(c *CheckResult, created *sent) {
+	if !need(c, "create", created) {
 		return
 	}
-	p := r.plants["create"]
-	if e.Status != http.StatusOK {
+	if created.e.Status != http.StatusOK {
 		c.Outcome = Skipped
-		c.Problem = fmt.Sprintf("check create got %d, not 200, so no plant is stored to repeat", e.Status)
+		c.Problem = fmt.Sprintf("check create got %d, not 200, so no plant is stored to repeat", created.e.Status)
 		return
 	}
-	dup := p
+	dup := created.p
 	dup.name = r.name("duplicate")
-	d := r.create(c, r.headers(), plantJSON("id", itoa(dup.id), "name", quote(dup.name), "tag", quote(p.tag)), dup)
-	if d != nil {
+	if d := r.create(c, r.headers(), plantJSON("id", itoa(dup.id), "name", quote(dup.name), "tag", quote(dup.tag)), dup); d != nil {
 		c.Answer = answer(d, dup)
 	}
 }
 
-// specAuth checks that a valid create with the given Authorization values
-// (none for nil) is refused, and keeps the exchange for the observed check
-// key.
-func specAuth(key string, authorization []string) func(*runner, *CheckResult) {
-	return func(r *runner, c *CheckResult) {
-		p := storedPlant{id: r.id(), name: r.name(key)}
-		h := r.headers()
-		if authorization == nil {
-			h.Del("Authorization")
-		} else {
-			h["Authorization"] = authorization
-		}
-		e := r.create(c, h, plantJSON("id", itoa(p.id), "name", quote(p.name)), p)
-		if e == nil {
-			return
-		}
-		r.memo[key] = e
-		r.plants[key] = p
-		if noResponse(c, e) {
-			return
-		}
-		if e.Status >= 200 && e.Status <= 299 {
-			fail(c, "status %d: the create was accepted, and may have stored a plant", e.Status)
-		}
+// specAuth checks that a valid create named name, with the given
+// Authorization values (none for nil), is refused.
+func (r *runner) specAuth(c *CheckResult, name string, authorization []string) *sent {
+	p := storedPlant{id: r.id(), name: r.name(name)}
+	h := r.headers()
+	if authorization == nil {
+		h.Del("Authorization")
+	} else {
+		h["Authorization"] = authorization
 	}
+	e := r.create(c, h, plantJSON("id", itoa(p.id), "name", quote(p.name)), p)
+	if e == nil {
+		return nil
+	}
+	if !noResponse(c, e) && e.Status >= 200 && e.Status <= 299 {
+		fail(c, "status %d: the create was accepted, and may have stored a plant", e.Status)
+	}
+	return &sent{e, p}
 }
 
-// observeMemo records the answer to the exchange kept under key.
-func observeMemo(key string) func(*runner, *CheckResult) {
-	return func(r *runner, c *CheckResult) {
-		if e := needMemo(r, c, key); e != nil {
-			c.Answer = answer(e, r.plants[key])
-		}
-	}
-}
-
-func observeSchemeCase(r *runner, c *CheckResult) {
+func (r *runner) observeSchemeCase(c *CheckResult) {
 	p := storedPlant{id: r.id(), name: r.name("scheme-case")}
 	h := r.headers()
 	h.Set("Authorization", "bearer "+r.s.token)
@@ -348,30 +326,35 @@ func observeSchemeCase(r *runner, c *CheckResult) {
 }
 
 // specInvalid checks that the body body builds is answered 400 with an
-// Error, and keeps the exchange under key for error-codes.
-func specInvalid(key string, body func(r *runner, id int64) []byte) func(*runner, *CheckResult) {
-	return func(r *runner, c *CheckResult) {
-		p := storedPlant{id: r.id(), name: r.name(key)}
-		e := r.create(c, r.headers(), body(r, p.id), p)
+// Error, and keeps the answer in codes, by check, for error-codes.
+func (r *runner) specInvalid(codes map[string]*Exchange, body func(storedPlant) []byte) func(*CheckResult) {
+	return func(c *CheckResult) {
+		p := storedPlant{id: r.id(), name: r.name(c.ID)}
+		e := r.create(c, r.headers(), body(p), p)
 		if e == nil {
 			return
 		}
-		r.memo[key] = e
-		r.plants[key] = p
-		wantError(c, e)
+		codes[c.ID] = e
+		switch {
+		case noResponse(c, e):
+		case e.Status != http.StatusBadRequest:
+			fail(c, "status %d, want 400", e.Status)
+		default:
+			wantError(c, e)
+		}
 	}
 }
 
 // specErrorShape checks the body of every 400 the target gave the run's
 // requests to the API, whichever check sent them: the specification gives
 // every 400 an Error body. A body cut at maxResponseBody is not judged.
-func specErrorShape(r *runner, c *CheckResult) {
+func (r *runner) specErrorShape(c *CheckResult) {
 	for _, a := range r.answered400 {
 		if a.e.Error != "" {
 			continue
 		}
 		var one CheckResult
-		wantErrorBody(&one, a.e)
+		wantError(&one, a.e)
 		if one.Outcome == Fail {
 			fail(c, "the 400 to check %s: %s", a.check, one.Problem)
 			c.Exchanges = append(c.Exchanges, a.e)
@@ -383,30 +366,25 @@ func specErrorShape(r *runner, c *CheckResult) {
 	}
 }
 
-// errorCodeChecks are the spec checks whose codes error-codes reports.
-var errorCodeChecks = []string{"missing-name", "missing-id", "null-name", "name-not-string", "id-not-integer", "id-out-of-range", "empty-object", "not-an-object", "invalid-json", "empty-body"}
-
-func observeErrorCodes(r *runner, c *CheckResult) {
+// observeErrorCodes records the "error" code of each answer in codes, or
+// its status where it has none.
+func observeErrorCodes(c *CheckResult, codes map[string]*Exchange) {
 	c.Answer = map[string]string{}
-	for _, key := range errorCodeChecks {
-		e := r.memo[key]
-		if e == nil {
-			continue
-		}
+	for id, e := range codes {
 		v := "status " + strconv.Itoa(e.Status)
 		if m, err := decodeObject(e.body); err == nil {
 			if code, ok := m["error"].(json.Number); ok {
 				v = code.String()
 			}
 		}
-		c.Answer[key] = v
+		c.Answer[id] = v
 	}
 }
 
 // observeVariant records the answer to a create changed by body (nil: a
 // valid NewPlant) and header (nil: the usual headers).
-func observeVariant(body func(*runner, storedPlant) []byte, header func(http.Header)) func(*runner, *CheckResult) {
-	return func(r *runner, c *CheckResult) {
+func (r *runner) observeVariant(body func(storedPlant) []byte, header func(http.Header)) func(*CheckResult) {
+	return func(c *CheckResult) {
 		p := storedPlant{id: r.id(), name: r.name(c.ID)}
 		h := r.headers()
 		if header != nil {
@@ -414,7 +392,7 @@ func observeVariant(body func(*runner, storedPlant) []byte, header func(http.Hea
 		}
 		b := plantJSON("id", itoa(p.id), "name", quote(p.name))
 		if body != nil {
-			b = body(r, p)
+			b = body(p)
 		}
 		if e := r.create(c, h, b, p); e != nil {
 			c.Answer = answer(e, p)
@@ -422,14 +400,14 @@ func observeVariant(body func(*runner, storedPlant) []byte, header func(http.Hea
 	}
 }
 
-func observeNotFound(r *runner, c *CheckResult) {
+func (r *runner) observeNotFound(c *CheckResult) {
 	p := storedPlant{id: r.id(), name: r.name("not-found")}
 	if e := r.createAt(c, "/plants/conformance", r.headers(), plantJSON("id", itoa(p.id), "name", quote(p.name)), p); e != nil {
 		c.Answer = answer(e, p)
 	}
 }
 
-func observeMethod(r *runner, c *CheckResult) {
+func (r *runner) observeMethod(c *CheckResult) {
 	h := r.headers()
 	h.Del("Content-Type")
 	c.Answer = answer(r.send(c, http.MethodGet, "/plants", h, nil), storedPlant{})
@@ -534,7 +512,7 @@ func (r *runner) search(c *CheckResult, probe func(size int, p storedPlant) (bod
 	}
 }
 
-func observeLongestName(r *runner, c *CheckResult) {
+func (r *runner) observeLongestName(c *CheckResult) {
 	r.search(c, func(size int, p storedPlant) ([]byte, int) {
 		name := r.name("")
 		b := plantJSON("id", itoa(p.id), "name", quote(name))
@@ -553,7 +531,7 @@ func observeLongestName(r *runner, c *CheckResult) {
 	})
 }
 
-func observeLargestBody(r *runner, c *CheckResult) {
+func (r *runner) observeLargestBody(c *CheckResult) {
 	r.search(c, func(size int, p storedPlant) ([]byte, int) {
 		b := plantJSON("id", itoa(p.id), "name", quote(r.name("large-body")))
 		if size > len(b) {
@@ -581,8 +559,8 @@ func (r *runner) control(c *CheckResult, method, path string, body []byte, limit
 // with a Retry-After of 1, and records what arrives. The request it
 // answers is an empty object; answered with the scripted status, it counts
 // as no create, since a fault without Store stores nothing.
-func observeScripted(status int) func(*runner, *CheckResult) {
-	return func(r *runner, c *CheckResult) {
+func (r *runner) observeScripted(status int) func(*CheckResult) {
+	return func(c *CheckResult) {
 		if r.s.fake != nil {
 			if _, err := r.s.fake.AddFault(plantstoretest.Fault{Status: status, Header: http.Header{"Retry-After": {"1"}}}); err != nil {
 				c.Outcome = Skipped
@@ -620,7 +598,7 @@ type listedPlant struct {
 // maxPlantList bounds what control-stored reads of the stored plants.
 const maxPlantList = 16 << 20
 
-func specStored(r *runner, c *CheckResult) {
+func (r *runner) specStored(c *CheckResult) {
 	var list []listedPlant
 	if r.s.fake != nil {
 		for _, p := range r.s.fake.Plants() {
@@ -663,18 +641,8 @@ func specStored(r *runner, c *CheckResult) {
 		}
 	}
 	for _, id := range r.refused {
-		if len(byID[id]) > 0 && !r.storedID(id) {
+		if len(byID[id]) > 0 && !slices.ContainsFunc(r.stored, func(p storedPlant) bool { return p.id == id }) {
 			fail(c, "plant %d, refused, is listed", id)
 		}
 	}
-}
-
-// storedID reports whether a create with id was answered 2xx.
-func (r *runner) storedID(id int64) bool {
-	for _, p := range r.stored {
-		if p.id == id {
-			return true
-		}
-	}
-	return false
 }

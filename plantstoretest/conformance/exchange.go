@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -59,7 +60,7 @@ var responseHeaders = []string{"Content-Type", "WWW-Authenticate", "Allow", "Ret
 func (e *Exchange) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "    > %s %s\n", e.Method, e.URL)
-	for _, k := range sortedKeys(e.Header) {
+	for _, k := range slices.Sorted(maps.Keys(e.Header)) {
 		fmt.Fprintf(&b, "    > %s: %s\n", k, e.Header[k])
 	}
 	if e.BodyBytes > 0 { // the kit's own
@@ -70,7 +71,7 @@ func (e *Exchange) String() string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "    < %d %s\n", e.Status, http.StatusText(e.Status))
-	for _, k := range sortedKeys(e.ResponseHeader) {
+	for _, k := range slices.Sorted(maps.Keys(e.ResponseHeader)) {
 		fmt.Fprintf(&b, "    < %s: %q\n", k, e.ResponseHeader[k])
 	}
 	fmt.Fprintf(&b, "    < %q%s\n", e.ResponseBody, more(len(e.ResponseBody), len(e.body)))
@@ -87,15 +88,6 @@ func more(shown, n int) string {
 		return fmt.Sprintf("… (%d bytes)", n)
 	}
 	return ""
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func snippet(b []byte, n int) string {
@@ -197,8 +189,7 @@ func roundTrip(ctx context.Context, client *http.Client, method, url string, hea
 		e.Error = "reading the body: " + err.Error()
 		e.timedOut = isTimeout(err)
 	}
-	e.body = b
-	e.ResponseBody = snippet(b, responseSnippet)
+	e.body = b // do redacts it, then keeps its snippet
 	return e
 }
 

@@ -1,10 +1,11 @@
 package conformance
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -262,16 +263,12 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, " (%s)", strings.Join(r.Differences, ", "))
 	}
 	b.WriteString("\n")
-	if status, code, ok := r.duplicate(); ok {
+	p := r.Profile()
+	if status, code, ok := p.DuplicateIDError(); ok {
 		fmt.Fprintf(&b, "repeated id: status %d, error code %d (plantstore.WithAlreadyExists(%d, %d))\n", status, code, status, code)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func (r *Report) duplicate() (int, int32, bool) {
-	p := r.Profile()
-	return p.DuplicateIDError()
 }
 
 // answerOrder is the order formatAnswer shows these keys in, before any
@@ -280,23 +277,9 @@ var answerOrder = map[string]int{"status": 1, "content_type": 2, "challenge": 3,
 
 // formatAnswer shows an answer on one line, each value cut to a snippet.
 func formatAnswer(a map[string]string) string {
-	keys := make([]string, 0, len(a))
-	for k := range a {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		oi, oj := answerOrder[keys[i]], answerOrder[keys[j]]
-		if oi == 0 {
-			oi = 100
-		}
-		if oj == 0 {
-			oj = 100
-		}
-		if oi != oj {
-			return oi < oj
-		}
-		return keys[i] < keys[j]
-	})
+	rank := func(k string) int { return cmp.Or(answerOrder[k], len(answerOrder)+1) }
+	keys := slices.Sorted(maps.Keys(a))
+	slices.SortStableFunc(keys, func(x, y string) int { return rank(x) - rank(y) })
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		v := a[k]

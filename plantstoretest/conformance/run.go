@@ -174,7 +174,7 @@ func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // run runs every check against s's target.
 func run(ctx context.Context, s *settings) *Report {
-	r := &runner{ctx: ctx, s: s, nextID: s.firstID, memo: map[string]*Exchange{}, plants: map[string]storedPlant{}}
+	r := &runner{ctx: ctx, s: s, nextID: s.firstID}
 	rep := &Report{
 		Target:     s.base,
 		MaxCreates: s.maxCreates,
@@ -183,7 +183,7 @@ func run(ctx context.Context, s *settings) *Report {
 		Control:    s.control != nil || s.fake != nil,
 		Passed:     true,
 	}
-	for _, ch := range checks {
+	for _, ch := range r.checks() {
 		c := CheckResult{ID: ch.id, Tag: ch.tag, Title: ch.title}
 		switch {
 		case ch.needsControl && s.control == nil && s.fake == nil:
@@ -201,7 +201,7 @@ func run(ctx context.Context, s *settings) *Report {
 			// spend its creates twice.
 			for asked := 1; ; asked++ {
 				c = CheckResult{ID: ch.id, Tag: ch.tag, Title: ch.title}
-				ch.run(r, &c)
+				ch.run(&c)
 				if ch.needsControl || ch.search || !r.askAgain(asked, metTransientFault(&c)) {
 					if asked > 1 {
 						c.Asked = asked
@@ -211,13 +211,10 @@ func run(ctx context.Context, s *settings) *Report {
 			}
 			c.Problem = printable(c.Problem) // it may quote what the target sent
 		}
-		if c.Outcome == "" {
-			switch c.Tag {
-			case Spec:
-				c.Outcome = Pass
-			default:
-				c.Outcome = Recorded
-			}
+		if c.Outcome == "" && c.Tag == Spec {
+			c.Outcome = Pass
+		} else if c.Outcome == "" {
+			c.Outcome = Recorded
 		}
 		if c.Outcome == Fail {
 			rep.Passed = false
@@ -238,21 +235,17 @@ func run(ctx context.Context, s *settings) *Report {
 	return rep
 }
 
-// runner holds a run's state: the creates it may still make, the ids and
-// names it used, and exchanges that more than one check reads.
+// runner holds a run's state: the creates it may still make, the ids it
+// used, and what the target answered, for error-shape and control-stored.
 type runner struct {
-	ctx    context.Context
-	s      *settings
-	used   int // requests that may have stored a plant
-	nextID int64
-	silent int                  // requests in a row that timed out
-	memo   map[string]*Exchange // exchanges later checks read, by check
-	// answered400 are the API's 400s to the run, for error-shape.
-	answered400 []answered
-	plants      map[string]storedPlant // the plant each of those sent
-
-	stored  []storedPlant // what the target answered 2xx to
-	refused []int64       // ids the target refused with a 4xx
+	ctx         context.Context
+	s           *settings
+	used        int // requests that may have stored a plant
+	nextID      int64
+	silent      int           // requests in a row that timed out
+	answered400 []answered    // the API's 400s to the run
+	stored      []storedPlant // what the target answered 2xx to
+	refused     []int64       // ids the target refused with a 4xx
 }
 
 // answered is an exchange, and the check that sent it.
@@ -264,7 +257,6 @@ type answered struct {
 type storedPlant struct {
 	id        int64
 	name, tag string
-	hasTag    bool
 }
 
 // id returns a fresh plant id.
