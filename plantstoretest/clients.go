@@ -61,9 +61,9 @@ func (g guardedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // fake stores repeats ([WithAllowDuplicateIDs]).
 func (h *Handler) alreadyExists() []plantstore.Option {
 	h.mu.Lock()
-	allowed := h.store.ids == nil
+	refuses := h.store.refusesRepeats()
 	h.mu.Unlock()
-	if allowed {
+	if !refuses {
 		return nil
 	}
 	if status, code, ok := h.profile.DuplicateIDError(); ok {
