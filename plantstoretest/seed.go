@@ -117,10 +117,8 @@ func (h *Handler) checkPlant(p plantstore.NewPlant) *ErrorBody {
 	case !utf8.ValidString(p.Tag):
 		return invalidJSON("tag is not valid UTF-8 (at byte %d)", strictjson.InvalidUTF8([]byte(p.Tag)))
 	}
-	for _, rule := range h.rules {
-		if rej := h.applyRule(rule, p); rej != nil {
-			return rej.body
-		}
+	if rej := h.applyRules(p); rej != nil {
+		return rej.body
 	}
 	return nil
 }
