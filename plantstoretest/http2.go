@@ -5,10 +5,9 @@ package plantstoretest
 // deployment and the default plantstore client do: with [WithTLS], h2
 // negotiated by ALPN; without, h2c with prior knowledge (no Upgrade), which
 // needs Go 1.24 or later. It works on the in-memory network too, and in a
-// testing/synctest bubble from Go 1.26; where it cannot work, NewServer
-// fails the test. The fake answers the same on both protocols; what
-// differs is the connection under the requests (see [Fault]'s Drop and
-// GoAway). [NewHandler] refuses it.
+// testing/synctest bubble from Go 1.26. The fake answers the same on both
+// protocols; what differs is the connection under the requests (see
+// [Fault]'s Drop and GoAway).
 func WithHTTP2() Option {
 	return func(c *config) {
 		c.http2 = true

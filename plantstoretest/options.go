@@ -110,7 +110,7 @@ func WithToken(token string) Option {
 }
 
 // WithTLS makes [NewServer] serve HTTPS with a self-signed certificate that
-// [Server.Client] trusts. [NewHandler] refuses it.
+// [Server.Client] trusts.
 func WithTLS() Option {
 	return func(c *config) {
 		c.tls = true
@@ -159,7 +159,6 @@ func WithLogger(l *slog.Logger) Option {
 
 // WithLogging makes [NewServer] log those lines ([WithLogger]) and the
 // server's own errors (such as failed TLS handshakes) to the test's log.
-// [NewHandler] refuses it.
 func WithLogging() Option {
 	return func(c *config) {
 		c.logToTB = true
@@ -217,8 +216,7 @@ func WithChaos(fraction float64, seed int64) Option {
 // [Profile]'s Traffic, as plantstore-mock -chaos-seed does: with the same
 // seed and fraction, the i-th request to reach the choice gets the same
 // fate in every run, whatever the concurrency, so a failing soak test can
-// be replayed. The default seed is 0. Of WithChaos and WithChaosSeed, the
-// last wins.
+// be replayed. The default seed is 0.
 func WithChaosSeed(seed int64) Option {
 	return func(c *config) { c.chaosSeed = seed }
 }

@@ -90,7 +90,8 @@ func decodeSeed(data []byte) ([]plantstore.NewPlant, error) {
 }
 
 // eachElement calls f with the index and the offsets of each element of the
-// array at data[start], which json.Valid accepted, until f returns an error.
+// array at data[start], which strictjson.Valid accepted, until f returns an
+// error.
 func eachElement(data []byte, start int, f func(n, i, end int) error) error {
 	i := strictjson.SkipSpace(data, start+1) // after the opening bracket
 	for n := 0; data[i] != ']'; n++ {
