@@ -130,21 +130,17 @@ func decodeString(name string, raw []byte) (string, *ErrorBody) {
 	return string(strictjson.Unescape(raw)), nil
 }
 
-// kindOf names the kind of JSON value v is, for messages.
+// kindOf names the kind of JSON value v is, for messages: "a boolean".
 func kindOf(v []byte) string {
-	switch v[0] {
-	case 'n':
-		return "null"
-	case 't', 'f':
+	switch k := strictjson.Kind(v[0]); k {
+	case "null":
+		return k
+	case "bool":
 		return "a boolean"
-	case '"':
-		return "a string"
-	case '[':
-		return "an array"
-	case '{':
-		return "an object"
+	case "array", "object":
+		return "an " + k
 	default:
-		return "a number"
+		return "a " + k
 	}
 }
 
