@@ -89,9 +89,8 @@ const (
 // accepts loads again however encoding/json escapes it.
 const MaxProfileSize = traffic.MaxDocumentSize
 
-// IDPlaceholder and NamePlaceholder are what a [Profile]'s DuplicateID
-// body holds where the deployment's reply held the id and the name of the
-// plant sent.
+// IDPlaceholder and NamePlaceholder stand in a [Profile]'s DuplicateID body
+// where the deployment's reply held the id and the name sent.
 const (
 	IDPlaceholder   = "{id}"
 	NamePlaceholder = "{name}"

@@ -10,8 +10,7 @@ import (
 )
 
 // SeedError is the error of [Handler.Seed] and [Handler.SeedJSON]: the
-// first plant that failed its checks, and what POST /plants would have
-// answered for it. Nothing was stored.
+// first plant that failed its checks. Nothing was stored.
 type SeedError struct {
 	// Index is the index of the first bad plant, from 0, or -1 when SeedJSON's
 	// input is not a JSON array.
