@@ -32,10 +32,8 @@ func (h *Handler) check(op *operation, r *http.Request, body []byte, readErr err
 	if e != nil {
 		return plantstore.NewPlant{}, refuse(malformed, *e)
 	}
-	for _, rule := range h.rules {
-		if rej := h.applyRule(rule, p); rej != nil {
-			return plantstore.NewPlant{}, rej
-		}
+	if rej = h.applyRules(p); rej != nil {
+		return plantstore.NewPlant{}, rej
 	}
 	return p, nil
 }
@@ -78,15 +76,18 @@ func checkNoBody(r *http.Request, body []byte, readErr error) *reply {
 	return nil
 }
 
-// applyRule runs a [WithRule] rule; a panic in it is a 500.
-func (h *Handler) applyRule(rule func(plantstore.NewPlant) *ErrorBody, p plantstore.NewPlant) *reply {
-	var e *ErrorBody
-	what := func() string { return fmt.Sprintf("a WithRule rule panicked on %+v", p) }
-	if r := h.callback(h.site, what, func() { e = rule(p) }); r != nil {
-		return refusef(rulePanicked, CodeCallbackPanic, "a WithRule rule panicked: %v", r)
-	}
-	if e != nil {
-		return refuse(ruleRefused, *e)
+// applyRules runs the [WithRule] rules on p, in order, and returns the
+// first refusal; a rule that panics is a 500.
+func (h *Handler) applyRules(p plantstore.NewPlant) *reply {
+	for _, rule := range h.rules {
+		var e *ErrorBody
+		what := func() string { return fmt.Sprintf("a WithRule rule panicked on %+v", p) }
+		if r := h.callback(h.site, what, func() { e = rule(p) }); r != nil {
+			return refusef(rulePanicked, CodeCallbackPanic, "a WithRule rule panicked: %v", r)
+		}
+		if e != nil {
+			return refuse(ruleRefused, *e)
+		}
 	}
 	return nil
 }

@@ -8,10 +8,9 @@ import (
 
 // ProductionClient is [Server.Client] without its 1ms to 10ms backoff: it
 // retries as [plantstore.NewClient] does by default, so a test sees
-// production's timing, such as how long a 503 with "Retry-After: 30" waits
-// and whether a deadline leaves room for a retry. In real time each retry
-// waits at least 125ms; in a testing/synctest bubble with
-// [WithInMemoryNetwork], no wall time.
+// production's timing, such as whether a deadline leaves room for a retry.
+// In real time each retry waits at least 125ms; in a bubble, no wall time
+// (see Fake time in the package documentation).
 func (s *Server) ProductionClient(opts ...plantstore.Option) *plantstore.Client {
 	s.tb.Helper()
 	return s.client("ProductionClient", opts)
@@ -55,15 +54,13 @@ func (g guardedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return g.rt.RoundTrip(r)
 }
 
-// alreadyExists returns the client's rule for the fake's answer to a
-// repeated id (plantstore.WithAlreadyExists): 400 with [CodeDuplicateID],
-// or the profile's DuplicateID ([Profile.DuplicateIDError]); none when the
-// fake stores repeats ([WithAllowDuplicateIDs]).
+// alreadyExists returns the plantstore.WithAlreadyExists that
+// [Server.Client] promises, or none when the fake stores repeats.
 func (h *Handler) alreadyExists() []plantstore.Option {
 	h.mu.Lock()
-	allowed := h.store.ids == nil
+	refuses := h.store.refusesRepeats()
 	h.mu.Unlock()
-	if allowed {
+	if !refuses {
 		return nil
 	}
 	if status, code, ok := h.profile.DuplicateIDError(); ok {

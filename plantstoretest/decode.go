@@ -9,19 +9,17 @@ import (
 	"github.com/plantstore/plantstore-go/internal/strictjson"
 )
 
-// decodePlant decodes body as a NewPlant, as strictly as the package documentation says,
-// which encoding/json alone is not. It runs on every request, so
-// strictjson.Valid checks the encoding, the syntax and that body is an
-// object, in passes that allocate only the error of a body it refuses,
-// and a walk over the object, which can trust it, finds the fields;
-// encoding/json only decodes strings with escapes.
+// decodePlant decodes body as a NewPlant, as strictly as the package
+// documentation says. It runs on every request, so strictjson.Valid checks
+// the body, allocating only for a refusal, and a walk that trusts it finds
+// the fields (TestDecodePlantAllocations).
 func decodePlant(body []byte) (plantstore.NewPlant, *ErrorBody) {
 	return decodePlantAt(body, 0, len(body))
 }
 
 // decodePlantAt is decodePlant for the value at data[start:end], an
-// element of a document (a seed) whose syntax and encoding strictjson.Valid
-// accepted; its messages count offsets from the document's start.
+// element of a seed that strictjson.Valid accepted; its messages count
+// offsets from the seed's start.
 func decodePlantAt(data []byte, start, end int) (plantstore.NewPlant, *ErrorBody) {
 	if err := strictjson.Valid(data[start:end], (*plantstore.NewPlant)(nil)); err != nil {
 		return plantstore.NewPlant{}, &ErrorBody{Code: CodeInvalidJSON, Message: "body: " + err.Error()}
@@ -67,8 +65,8 @@ type plantFields struct {
 }
 
 // objectFields finds the NewPlant fields in the JSON object at
-// body[start], which json.Valid accepted, and rejects a field name that
-// appears twice, compared as they decode: "n\u0061me" repeats "name".
+// body[start], which strictjson.Valid accepted, and rejects a field name
+// that appears twice ([strictjson.NameSet]).
 func objectFields(body []byte, start int) (plantFields, *ErrorBody) {
 	var (
 		fields plantFields
@@ -102,9 +100,7 @@ func objectFields(body []byte, start int) (plantFields, *ErrorBody) {
 	}
 }
 
-// decodeID decodes the id field, which must be present and an integer
-// literal (no fraction or exponent) that fits in int64. A nil raw means the
-// field is missing.
+// decodeID decodes the id field, raw, nil if it is missing.
 func decodeID(raw []byte) (int64, *ErrorBody) {
 	if raw == nil {
 		return 0, invalidPlant("id is required")
@@ -123,8 +119,7 @@ func decodeID(raw []byte) (int64, *ErrorBody) {
 	return id, nil
 }
 
-// decodeString decodes the field called name, whose value raw must be a
-// JSON string without unpaired surrogate escapes.
+// decodeString decodes the string field called name, raw.
 func decodeString(name string, raw []byte) (string, *ErrorBody) {
 	if raw[0] != '"' {
 		return "", invalidPlant("%s must be a string, got %s", name, kindOf(raw))
@@ -135,21 +130,17 @@ func decodeString(name string, raw []byte) (string, *ErrorBody) {
 	return string(strictjson.Unescape(raw)), nil
 }
 
-// kindOf names the kind of JSON value v is, for messages.
+// kindOf names the kind of JSON value v is, for messages: "a boolean".
 func kindOf(v []byte) string {
-	switch v[0] {
-	case 'n':
-		return "null"
-	case 't', 'f':
+	switch k := strictjson.Kind(v[0]); k {
+	case "null":
+		return k
+	case "bool":
 		return "a boolean"
-	case '"':
-		return "a string"
-	case '[':
-		return "an array"
-	case '{':
-		return "an object"
+	case "array", "object":
+		return "an " + k
 	default:
-		return "a number"
+		return "a " + k
 	}
 }
 

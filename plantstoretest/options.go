@@ -110,11 +110,58 @@ func WithToken(token string) Option {
 }
 
 // WithTLS makes [NewServer] serve HTTPS with a self-signed certificate that
-// [Server.Client] trusts. [NewHandler] refuses it.
+// [Server.Client] trusts.
 func WithTLS() Option {
 	return func(c *config) {
 		c.tls = true
 		c.serverOnly = append(c.serverOnly, "WithTLS")
+	}
+}
+
+// WithHTTP2 makes [NewServer] serve HTTP/2 beside HTTP/1.1, on the same
+// address, and the clients the Server hands out speak HTTP/2, as a
+// deployment and the default plantstore client do: with [WithTLS], h2
+// negotiated by ALPN; without, h2c with prior knowledge (no Upgrade), which
+// needs Go 1.24 or later. It works on the in-memory network too, and in a
+// testing/synctest bubble from Go 1.26. The fake answers the same on both
+// protocols; what differs is the connection under the requests (see
+// [Fault]'s Drop and GoAway).
+func WithHTTP2() Option {
+	return func(c *config) {
+		c.http2 = true
+		c.serverOnly = append(c.serverOnly, "WithHTTP2")
+	}
+}
+
+// errH2CNeedsGo124 is why NewServer refuses WithHTTP2 without WithTLS
+// before Go 1.24.
+const errH2CNeedsGo124 = "plantstoretest: WithHTTP2 without WithTLS serves h2c, which needs Go 1.24 or later (http.Protocols); " +
+	"add WithTLS for HTTP/2 over TLS"
+
+// WithInMemoryNetwork makes [NewServer] serve on an in-memory network of
+// its own instead of a loopback socket, so that the fake works inside a
+// testing/synctest bubble, where time is fake and a socket would hang the
+// test. Call NewServer inside the function given to synctest.Test, so that
+// its goroutines and timers belong to the bubble. Every feature works
+// there, [WithTLS] included; [WithRateLimit]'s clock is the bubble's.
+// Outside a bubble it works in real time, with no port to allocate.
+//
+// Only the Server's clients ([Server.Client], [Server.ProductionClient],
+// [Server.HTTPClient]) reach it: the address is 127.0.0.1:1, loopback,
+// which plantstore.NewClient takes without WithInsecureHTTP, at a port
+// where nothing listens. Keep the loopback default when anything else
+// must: another process, a transport that cannot be replaced, a test of
+// dialling or socket errors.
+//
+// Under the race detector on Go 1.25 and 1.26, a bubble whose goroutines
+// fire timers at the same instant on two threads can crash the runtime
+// (SIGSEGV in runtime.(*timer).maybeRunChan, or "ThreadSanitizer: CHECK
+// failed"), as a client retrying in many goroutines does: a Go bug, fixed
+// in Go 1.27. Run such tests with go test -race -cpu 1 there.
+func WithInMemoryNetwork() Option {
+	return func(c *config) {
+		c.inMemory = true
+		c.serverOnly = append(c.serverOnly, "WithInMemoryNetwork")
 	}
 }
 
@@ -159,7 +206,6 @@ func WithLogger(l *slog.Logger) Option {
 
 // WithLogging makes [NewServer] log those lines ([WithLogger]) and the
 // server's own errors (such as failed TLS handshakes) to the test's log.
-// [NewHandler] refuses it.
 func WithLogging() Option {
 	return func(c *config) {
 		c.logToTB = true
@@ -178,8 +224,7 @@ func WithPlants(plants ...plantstore.NewPlant) Option {
 // WithMaxPlants bounds how many plants the fake stores ([WithBudget]
 // bounds their bytes): a create, seed or [WithPlants] past it is refused
 // with [CodeStoreFull]. The default is [DefaultMaxPlants]; 0 refuses every
-// create; negative is invalid. A plant costs about 100 bytes besides its
-// name and tag.
+// create; negative is invalid.
 func WithMaxPlants(n int) Option {
 	return func(c *config) { c.maxPlants = n }
 }
@@ -217,8 +262,7 @@ func WithChaos(fraction float64, seed int64) Option {
 // [Profile]'s Traffic, as plantstore-mock -chaos-seed does: with the same
 // seed and fraction, the i-th request to reach the choice gets the same
 // fate in every run, whatever the concurrency, so a failing soak test can
-// be replayed. The default seed is 0. Of WithChaos and WithChaosSeed, the
-// last wins.
+// be replayed. The default seed is 0.
 func WithChaosSeed(seed int64) Option {
 	return func(c *config) { c.chaosSeed = seed }
 }

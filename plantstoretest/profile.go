@@ -89,9 +89,8 @@ const (
 // accepts loads again however encoding/json escapes it.
 const MaxProfileSize = traffic.MaxDocumentSize
 
-// IDPlaceholder and NamePlaceholder are what a [Profile]'s DuplicateID
-// body holds where the deployment's reply held the id and the name of the
-// plant sent.
+// IDPlaceholder and NamePlaceholder stand in a [Profile]'s DuplicateID body
+// where the deployment's reply held the id and the name sent.
 const (
 	IDPlaceholder   = "{id}"
 	NamePlaceholder = "{name}"
@@ -174,16 +173,18 @@ func (p *Profile) Check() error {
 	return nil
 }
 
-// namedReply is a reply field of a Profile and its JSON name.
+// namedReply is a reply field of a Profile, its JSON name and the kind of
+// reply it replaces.
 type namedReply struct {
 	name  string
+	kind  kind
 	reply **ProfileReply
 }
 
 // replies returns p's reply fields, in order.
-func (p *Profile) replies() []namedReply {
-	return []namedReply{{"duplicate_id", &p.DuplicateID}, {"auth_missing", &p.AuthMissing},
-		{"auth_malformed", &p.AuthMalformed}, {"auth_invalid", &p.AuthInvalid}}
+func (p *Profile) replies() [4]namedReply {
+	return [...]namedReply{{"duplicate_id", duplicateID, &p.DuplicateID}, {"auth_missing", authMissing, &p.AuthMissing},
+		{"auth_malformed", authMalformed, &p.AuthMalformed}, {"auth_invalid", authInvalid, &p.AuthInvalid}}
 }
 
 func (r *ProfileReply) check() error {
@@ -308,15 +309,10 @@ func (p *Profile) apply(rep reply) reply {
 		return rep
 	}
 	var r *ProfileReply
-	switch rep.kind {
-	case authMissing:
-		r = p.AuthMissing
-	case authMalformed:
-		r = p.AuthMalformed
-	case authInvalid:
-		r = p.AuthInvalid
-	case duplicateID:
-		r = p.DuplicateID
+	for _, f := range p.replies() {
+		if f.kind == rep.kind {
+			r = *f.reply
+		}
 	}
 	if r == nil {
 		return rep

@@ -10,8 +10,7 @@ import (
 )
 
 // SeedError is the error of [Handler.Seed] and [Handler.SeedJSON]: the
-// first plant that failed its checks, and what POST /plants would have
-// answered for it. Nothing was stored.
+// first plant that failed its checks. Nothing was stored.
 type SeedError struct {
 	// Index is the index of the first bad plant, from 0, or -1 when SeedJSON's
 	// input is not a JSON array.
@@ -90,7 +89,8 @@ func decodeSeed(data []byte) ([]plantstore.NewPlant, error) {
 }
 
 // eachElement calls f with the index and the offsets of each element of the
-// array at data[start], which json.Valid accepted, until f returns an error.
+// array at data[start], which strictjson.Valid accepted, until f returns an
+// error.
 func eachElement(data []byte, start int, f func(n, i, end int) error) error {
 	i := strictjson.SkipSpace(data, start+1) // after the opening bracket
 	for n := 0; data[i] != ']'; n++ {
@@ -117,10 +117,8 @@ func (h *Handler) checkPlant(p plantstore.NewPlant) *ErrorBody {
 	case !utf8.ValidString(p.Tag):
 		return invalidJSON("tag is not valid UTF-8 (at byte %d)", strictjson.InvalidUTF8([]byte(p.Tag)))
 	}
-	for _, rule := range h.rules {
-		if rej := h.applyRule(rule, p); rej != nil {
-			return rej.body
-		}
+	if rej := h.applyRules(p); rej != nil {
+		return rej.body
 	}
 	return nil
 }

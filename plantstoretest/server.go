@@ -127,9 +127,8 @@ type Server struct {
 // [WithRule] rule that panicked, [WithLogging]'s lines) go through tb.Output
 // at the test's line; before, at the line that called NewServer.
 //
-// An invalid [Option] fails the test with tb.Fatalf, and so does a call
-// inside a testing/synctest bubble without [WithInMemoryNetwork], or with
-// [WithHTTP2] before Go 1.26.
+// Like an invalid [Option], a call inside a testing/synctest bubble without
+// [WithInMemoryNetwork], or with [WithHTTP2] before Go 1.26, fails the test.
 func NewServer(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	c := newConfig(opts)
@@ -137,9 +136,13 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 		tb.Fatalf("%v", err)
 	}
 	if inBubble := bubble.Inside(); inBubble && !c.inMemory {
-		tb.Fatalf("%s", errLoopbackInBubble)
+		tb.Fatalf("plantstoretest: NewServer inside a testing/synctest bubble needs WithInMemoryNetwork(): " +
+			"a loopback socket never counts as durably blocked there, so the test would hang until go test's timeout " +
+			"once fake time must advance (a Retry-After, a backoff)")
 	} else if inBubble && c.http2 && !bubble.HTTP2 {
-		tb.Fatalf("%s", errHTTP2InBubble)
+		tb.Fatalf("plantstoretest: WithHTTP2 inside a testing/synctest bubble needs Go 1.26 or later: " +
+			"before it, net/http's HTTP/2 servers share a pool of channels, and one made outside the bubble " +
+			"crashes the test binary; test HTTP/2 outside the bubble, or on Go 1.26")
 	}
 	c.tb, c.site = tb, callSite()
 	h := newHandler(c)
@@ -241,16 +244,6 @@ func (w tbWriter) Write(p []byte) (int, error) {
 	w.h.report(w.h.site, false, strings.TrimSuffix(string(p), "\n"))
 	return len(p), nil
 }
-
-// errLoopbackInBubble and errHTTP2InBubble are why NewServer refuses to
-// start in a testing/synctest bubble.
-const errLoopbackInBubble = "plantstoretest: NewServer inside a testing/synctest bubble needs WithInMemoryNetwork(): " +
-	"a loopback socket never counts as durably blocked there, so the test would hang until go test's timeout " +
-	"once fake time must advance (a Retry-After, a backoff)"
-
-const errHTTP2InBubble = "plantstoretest: WithHTTP2 inside a testing/synctest bubble needs Go 1.26 or later: " +
-	"before it, net/http's HTTP/2 servers share a pool of channels, and one made outside the bubble " +
-	"crashes the test binary; test HTTP/2 outside the bubble, or on Go 1.26"
 
 // startServer starts ts, with TLS and HTTP/2 as asked, and returns a copy of
 // its client's transport, speaking HTTP/2 when http2 is set.
