@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -17,7 +18,12 @@ import (
 // contradictions, with the messages [plantstoretest.Handler.Inject] gives,
 // told in JSON terms (see [jsonFaultMessage]).
 type faultJSON struct {
-	Status int `json:"status"`
+	// Kind is the fault in the words of plantstoretest.ParseFault
+	// ("store-drop", "503 retry-after=2"), the one spelling every part
+	// uses; the fields from Status to Store are the older spelling, and
+	// go with no Kind.
+	Kind   *string `json:"kind"`
+	Status int     `json:"status"`
 	// Headers maps a header name to a string or an array of strings. Names
 	// are case-insensitive, so each header may appear once.
 	Headers map[string]json.RawMessage `json:"headers"`
@@ -105,6 +111,19 @@ func (m *matchJSON) check() *controlError {
 // (header syntax, the delay's syntax, an empty match); the Handler checks
 // the rest.
 func (fj *faultJSON) fault() (plantstoretest.Fault, *controlError) {
+	if fj.Kind != nil {
+		rest := *fj
+		rest.Kind, rest.Times, rest.Match = nil, 0, nil
+		if !reflect.ValueOf(rest).IsZero() {
+			return plantstoretest.Fault{}, badRequest("kind names the whole fault: leave out status, headers, body, delay, hang, drop, goaway and store, or kind")
+		}
+		f, err := plantstoretest.ParseFault(*fj.Kind)
+		if err != nil {
+			return f, badRequest("%s", strings.TrimPrefix(err.Error(), "plantstoretest: "))
+		}
+		f.Times = fj.Times
+		return f, fj.addMatch(&f)
+	}
 	f := plantstoretest.Fault{
 		Status: fj.Status,
 		Hang:   fj.Hang,
@@ -147,13 +166,18 @@ func (fj *faultJSON) fault() (plantstoretest.Fault, *controlError) {
 		}
 		f.Delay = d
 	}
+	return f, fj.addMatch(&f)
+}
+
+// addMatch gives f fj's match, if it has one that can match.
+func (fj *faultJSON) addMatch(f *plantstoretest.Fault) *controlError {
 	if fj.Match != nil {
 		if err := fj.Match.check(); err != nil {
-			return f, err
+			return err
 		}
 		f.Match, f.Note = fj.Match.fn(), fj.Match.note()
 	}
-	return f, nil
+	return nil
 }
 
 // jsonTerms rewrites the Handler's messages about a [plantstoretest.Fault],
@@ -221,6 +245,7 @@ func headerValues(name string, raw json.RawMessage) ([]string, *controlError) {
 // duration, times resolved), its id and the replies it has left.
 type faultStatusJSON struct {
 	ID      int                 `json:"id"`
+	Kind    string              `json:"kind"`
 	Status  int                 `json:"status"`
 	Headers map[string][]string `json:"headers"`
 	Body    *string             `json:"body"`
@@ -237,6 +262,7 @@ type faultStatusJSON struct {
 func newFaultStatus(fs plantstoretest.InjectedFault) faultStatusJSON {
 	out := faultStatusJSON{
 		ID:      fs.ID,
+		Kind:    fs.Fault.String(),
 		Status:  fs.Fault.Status,
 		Headers: map[string][]string(fs.Fault.Header),
 		Delay:   fs.Fault.Delay.String(),

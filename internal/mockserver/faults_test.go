@@ -31,7 +31,7 @@ func TestAddFaultServesTheFault(t *testing.T) {
 	body := `{"error": 42, "message": "busy"}`
 	fern := "Fern"
 	want := faultStatusJSON{
-		ID: 1, Status: 503,
+		ID: 1, Kind: "503 retry-after=2", Status: 503,
 		Headers: map[string][]string{"Retry-After": {"2"}, "X-Multi": {"a", "b"}},
 		Body:    &body, Delay: "0s", Match: &matchJSON{Name: &fern}, Times: 2, Left: 2,
 	}
@@ -77,6 +77,9 @@ func TestAddFaultKinds(t *testing.T) {
 		{"match by id and tag", `{"status": 418, "match": {"id": 1, "tag": "t"}}`, 418, 0, false},
 		{"goaway with the usual reply", `{"goaway": true}`, 200, 1, true},
 		{"goaway with a 503", `{"status": 503, "goaway": true}`, 503, 0, true},
+		{"kind store-drop", `{"kind": "store-drop"}`, 0, 1, false},
+		{"kind with a match", `{"kind": "418 goaway", "match": {"id": 1}}`, 418, 0, true},
+		{"kind delay after", `{"kind": "delay after=1ms"}`, 200, 1, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -207,6 +210,8 @@ func TestAddFaultRejectsInJSONTerms(t *testing.T) {
 		{"hang with delay", `{"hang": true, "delay": "1s"}`, `invalid fault: a fault with "hang" never replies, so "delay" must be left out`},
 		{"store alone", `{"store": true}`, `invalid fault: "store" alone changes nothing; add "status", "headers", "delay", "hang", "drop" or "goaway"`},
 		{"goaway with drop", `{"goaway": true, "drop": true}`, `invalid fault: "goaway" goes with a reply, and "hang" and "drop" send none; set one`},
+		{"kind unknown", `{"kind": "fetch"}`, `fault "fetch": "fetch" is no kind: want 503, 429, another status from 200 to 599, drop, hang, delay, goaway or reply, with store- before it to store first`},
+		{"kind and status", `{"kind": "503", "status": 500}`, "kind names the whole fault: leave out status, headers, body, delay, hang, drop, goaway and store, or kind"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
