@@ -10,10 +10,8 @@ import (
 )
 
 // ErrRetryBudgetExhausted matches the error of a call whose retry the
-// [Client]'s retry budget refused ([WithRetryBudget]), to spare a service
-// that fails for every caller: the call returned the last attempt's
-// outcome at once, and its error is still that outcome (an [*APIError], or
-// a transport error), noted as [CallError.Error] says.
+// [Client]'s retry budget ([WithRetryBudget]) refused; the error is still
+// the last attempt's outcome, noted as [CallError.Error] says.
 var ErrRetryBudgetExhausted = errors.New("plantstore: retry budget exhausted")
 
 // retryBudgetNote is what the text of an error that matches

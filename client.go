@@ -48,27 +48,17 @@ const (
 //
 // Every method retries a failed attempt, up to [WithMaxRetries] or
 // [WithCallRetries] times, when it failed in transport (a refused or broken
-// connection, even one that broke after the request was sent) or was
-// answered 429, 502, 503 or 504. A 500 is not retried: it reports a fault in
-// handling this very request, which repeating it rarely cures. Any other
-// status is final, and so is an answer the transport refused (with the
-// default transport, response headers over 64 KiB: the error wraps
-// net/http's and matches [ErrMaybeCreated]). The wait before a retry is
-// [WithRetryBackoff]'s, or the answer's Retry-After when longer
-// ([WithMaxRetryAfter]). A retry is not made, and the call returns the last
-// outcome at once, when its wait at its longest would reach the context's
-// deadline, or when the retry budget refuses it ([ErrRetryBudgetExhausted]).
-// Every attempt sends the same bytes, with the headers X-Request-Id
-// ([CallInfo.RequestID]) and X-Retry-Count ([Attempt.Number] minus one), so
-// the service can tell a retry from a new create.
-//
-// Every request on the wire is an attempt the call counted, on HTTP/1.1,
-// HTTP/2 and h2c, whatever transport [WithHTTPClient] gives: the transport
-// never re-sends a create on its own. Over HTTP/2 a stream the server
-// refused (REFUSED_STREAM) or left above its GOAWAY was not processed (RFC
-// 9113 §8.7): it is retried as a failure before sending and does not match
-// [ErrMaybeCreated]; any other reset after sending does, and the error says
-// which ("the server did not process the request (HTTP/2 REFUSED_STREAM)").
+// connection, even after sending) or was answered 429, 502, 503 or 504.
+// Any other status is final, a 500 included, and so is an answer the
+// transport refused (by default, response headers over 64 KiB). Waits are
+// [WithRetryBackoff]'s and [WithMaxRetryAfter]'s; a retry whose wait at its
+// longest would reach the context's deadline, or that the retry budget
+// refuses ([ErrRetryBudgetExhausted]), is not made: the call returns the
+// last outcome at once. Every attempt sends the same bytes, with the call's
+// request id and its own retry count ([CallInfo.RequestID],
+// [Attempt.Number]). On HTTP/1.1, HTTP/2 and h2c, whatever transport
+// [WithHTTPClient] gives, each request on the wire is an attempt the call
+// counted; an HTTP/2 stream refused unprocessed is retried.
 type Client struct {
 	// base is the base URL, ending in a slash: an operation's URL is base
 	// followed by its path.
@@ -102,12 +92,10 @@ type Client struct {
 // half-working Client, when baseURL is empty, malformed, not http or https,
 // has no host or one that is not a name, an IPv4 address or an [IPv6]
 // address, contains a space, has a port outside 1 to 65535, or carries
-// user info, a query or a fragment; when no credentials are given; when a
-// token would go over plain http to a host that is not loopback without
-// [WithInsecureHTTP]; when baseURL holds the token of WithToken, in any
-// form the client redacts (a URL shows in [CallInfo], logs and errors); or
-// when an option is given an invalid value. A token from [WithTokenFunc]
-// is not known here: keep it out of the URL.
+// user info, a query, a fragment or WithToken's token in any form the
+// client redacts (keep WithTokenFunc's out too); when no credentials are
+// given; when a token would go over plain http to a host that is not
+// loopback without [WithInsecureHTTP]; or when an option is invalid.
 func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	cfg := defaultConfig()
 	for _, opt := range opts {

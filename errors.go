@@ -19,10 +19,8 @@ import (
 // an attempt was written to the network and then failed without an answer,
 // was answered with a 5xx, or got a 2xx that could not be read; not when
 // every attempt certainly failed before reaching the server (a refused
-// connection, a DNS or TLS failure), or the server said over HTTP/2 that
-// it did not process it (a REFUSED_STREAM, a GOAWAY below the stream), or
-// it was answered with a 4xx. Such an error's text ends with "(the plant
-// may have been created)". Settle it by creating the plant again with the
+// connection, a DNS or TLS failure, an HTTP/2 REFUSED_STREAM or GOAWAY below
+// the stream) or got a 4xx. Settle it by creating the plant again with the
 // same ID, never a new one: [Client.EnsurePlant] does.
 var ErrMaybeCreated = errors.New("plantstore: plant may have been created")
 
@@ -42,22 +40,19 @@ func (e *ValidationError) Error() string {
 	return "plantstore: invalid plant: " + e.Field + " " + e.Reason
 }
 
-// APIError is the answer, with a status other than 2xx, that ended a call
-// the server rejected (see [Client] for which are retried first). Read it
-// with [errors.As], and branch on StatusCode (and Code, the service's own
-// error code). It is the answer alone: the [*CallError] that wraps it
-// describes the call.
+// APIError is the non-2xx answer that ended a call ([Client] says which are
+// retried first); the [*CallError] that wraps it describes the call. Branch
+// on StatusCode and Code.
 type APIError struct {
 	// StatusCode is the HTTP status of the last response.
 	StatusCode int
-	// Code is the Error body's "error" field, read even when "message" is
-	// missing or null; zero when the body was not an Error (a JSON object
-	// whose "error" is an integer).
+	// Code is the service's own error code, the Error body's "error" field,
+	// read even when "message" is missing or null; zero when the body was
+	// not an Error (a JSON object whose "error" is an integer).
 	Code int32
-	// Message is the "message" field of the Error body. When the body had
-	// no message string (an HTML page from a proxy, a problem+json
-	// document, nothing, {"error":1009}), it holds the first bytes of the
-	// body instead, as valid UTF-8.
+	// Message is the Error body's "message" or, when it had none (a proxy's
+	// HTML page, nothing, {"error":1009}), the body's first bytes, as valid
+	// UTF-8.
 	Message string
 	// RetryAfter is the wait the Retry-After header asked for, or zero.
 	RetryAfter time.Duration
@@ -88,29 +83,22 @@ func (e *APIError) Error() string {
 
 // CallError is the error every [Client] method returns, as net/http's
 // *url.Error is every error of an http.Client: Call says which call
-// failed, and Err is the cause (an [*APIError], a [*ValidationError], or a
-// transport or context error), which [errors.As] and [errors.Is] see
-// through. Log Call.RequestID, and Call.ServerRequestID when the server
-// answered with another: they are the ids to quote to the service's
-// operators. errors.Is with [ErrMaybeCreated] tells whether the failed
-// call may nevertheless have stored the plant, and with
-// [ErrRetryBudgetExhausted] whether the retry budget refused a retry.
+// failed, and Err is the cause, which [errors.As] and [errors.Is] see
+// through.
 //
-// No error of a call holds the token, its text nor any error below it
-// that Unwrap reaches: where the server's text, or a URL it chose by a
-// redirect, holds a token that the call sent, as written, JSON-escaped,
-// percent-encoded or HTML-escaped, it reads REDACTED (one shorter than 8
-// bytes only where "Bearer " precedes it). A *url.Error that held it is a
-// copy with its URL redacted; any other cause that held it, or wrapped
-// one that did, is a stand-in that reads the same but REDACTED, unwraps to
-// its causes redacted alike, and still matches with [errors.Is] what it
-// matched ([context.Canceled], [context.DeadlineExceeded]) and with
-// [errors.As] a [net.Error] if it was one, but no longer its own type.
+// No error of a call holds the token, in its text or any error Unwrap
+// reaches: where the server's text or a redirect's URL holds a token the
+// call sent, as written or JSON-, percent- or HTML-escaped, it reads
+// REDACTED (one shorter than 8 bytes only where "Bearer " precedes it). A
+// cause so redacted is a copy (a *url.Error) or a stand-in that still
+// matches with [errors.Is] and [errors.As] what it did ([context.Canceled],
+// a [net.Error]) but is no longer its own type.
 type CallError struct {
 	// Call is the failed call, as [WithCallInfo] records it; its RequestID
 	// is empty only when a CallOption was invalid.
 	Call CallInfo
-	// Err is the cause; never nil.
+	// Err is the cause, never nil: an [*APIError], a [*ValidationError], or
+	// a transport or context error.
 	Err error
 
 	op            string // the failed operation, e.g. "create plant"; "" if none ran
@@ -125,8 +113,8 @@ type CallError struct {
 // " (not retried: the client's retry budget is exhausted)" and " (the
 // plant may have been created)" when e matches [ErrRetryBudgetExhausted]
 // and [ErrMaybeCreated]. A call refused for an invalid plant or
-// CallOption reads as its cause alone. The request id is left out (log it
-// from Call), and so is the token ([CallError]).
+// CallOption reads as its cause alone. The request id and the token are
+// left out.
 func (e *CallError) Error() string {
 	if e.op == "" {
 		return e.Err.Error()

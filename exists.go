@@ -8,25 +8,19 @@ import (
 
 // ErrAlreadyExists matches the error of a create the service refused
 // because the plant's id is already stored, as the Client's
-// [WithAlreadyExists] rule reads the answer. The specification does not
-// say how a deployment answers a repeated id, so the rule is
-// configuration: the clients of package plantstoretest know the fake's,
-// and a production client takes its deployment's, as a conformance run
-// learned it. A Client without the rule never matches it.
-//
-// The error of a call whose first attempt may have stored the plant and
-// whose retry was then refused as a repeat matches both ErrAlreadyExists
-// and [ErrMaybeCreated]: the plant is stored, by this call when the id is
-// the caller's alone ([NewID]). [Client.EnsurePlant] makes that decision.
+// [WithAlreadyExists] rule reads the answer; without the rule it never
+// matches. When an earlier attempt of the call may have stored the plant,
+// the error matches [ErrMaybeCreated] too: the plant is stored, by this
+// call if the id is the caller's alone ([Client.EnsurePlant]).
 var ErrAlreadyExists = errors.New("plantstore: the plant's id is already stored")
 
-// WithAlreadyExists tells the Client how its deployment refuses a create
-// whose id is already stored: with status, from 400 to 499, and an Error
-// body whose "error" is code (0 for an answer without an Error body). Only
-// that pair matches [ErrAlreadyExists], since a deployment may answer many
-// refusals with one status. plantstore-mock conformance prints the pair
-// ("repeated id: status S, error code C"), and
-// plantstoretest.Profile.DuplicateIDError reads it from the profile.
+// WithAlreadyExists tells the Client how its deployment, which the
+// specification leaves free, refuses a create whose id is already stored:
+// with status, from 400 to 499, and an Error body whose "error" is code (0
+// for an answer without an Error body); only that pair matches
+// [ErrAlreadyExists]. plantstore-mock conformance prints the pair ("repeated
+// id: status S, error code C"); plantstoretest.Profile.DuplicateIDError
+// reads it from a profile, and the fake's clients have it already.
 func WithAlreadyExists(status int, code int32) Option {
 	return func(c *config) error {
 		if status < 400 || status > 499 {
@@ -57,23 +51,15 @@ const maxSettles = 3
 // EnsurePlant stores p exactly once, or returns an error that says it is
 // not known whether it did. It creates p and, while the outcome is unknown
 // ([ErrMaybeCreated]), creates it again with the same id, up to 3 times
-// and while ctx allows. An answer that the id is stored ([ErrAlreadyExists],
-// by the Client's [WithAlreadyExists] rule) is success.
-//
-// That is right only for an id that is the caller's alone: one from
-// [NewID], or from a scheme of its own that no other writer shares. Then a
-// plant stored under it is the caller's, stored by this call or by an
-// earlier one for the same plant. With ids from a clock or a counter two
-// writers share, a repeat may be another's plant, and EnsurePlant would
-// report as stored a plant that is not.
+// and while ctx allows; an answer that the id is stored ([ErrAlreadyExists])
+// is success. That is right only for an id that is the caller's alone, as
+// [NewID]'s are: with ids from a clock or a counter two writers share, the
+// plant stored may be another's.
 //
 // It returns nil when p is stored; an error that matches ErrMaybeCreated
-// when that is still not known (call EnsurePlant again with the same p to
-// settle it); and otherwise the error that says why p is not stored. Once
-// any of its creates may have stored p, the error matches ErrMaybeCreated
-// however the last one ended (a 429, a refused connection): a refusal of a
-// settle does not say that p is not stored. It returns an error at once
-// for a Client without a WithAlreadyExists rule.
+// when that is still not known, however the last create ended (call
+// EnsurePlant again with the same p); otherwise why p is not stored. A
+// Client without a [WithAlreadyExists] rule gets an error at once.
 func (c *Client) EnsurePlant(ctx context.Context, p NewPlant, opts ...CallOption) error {
 	if c.exists == nil {
 		return errors.New("plantstore: EnsurePlant needs the deployment's answer to a repeated id: give the Client WithAlreadyExists")

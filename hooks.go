@@ -17,28 +17,23 @@ type CallInfo struct {
 	// never carries credentials.
 	Method string
 	URL    string
-	// RequestID is the X-Request-Id the call sends on every attempt, its
-	// own random one or [WithRequestID]'s, set before CallStart and never
-	// changed. Quote it to the service's operators.
+	// RequestID is the X-Request-Id every attempt sends, random or
+	// [WithRequestID]'s, set before CallStart. Quote it to the service's
+	// operators.
 	RequestID string
-	// ServerRequestID is the X-Request-Id of the last response (the one
-	// Header holds), if the server or a proxy sent one. Quote it beside
-	// RequestID when it differs. It is made printable (each character
-	// unicode.IsPrint refuses, a control or a bidirectional mark or
-	// override, reads as a space), and a token of the call's echoed in it
-	// reads REDACTED ([CallError]): safe to log.
+	// ServerRequestID is the X-Request-Id of the last response, if the
+	// server or a proxy sent one; quote it beside RequestID when it differs.
+	// It is safe to log: what unicode.IsPrint refuses reads as a space, and
+	// a token as REDACTED ([CallError]).
 	ServerRequestID string
 	// Attempts counts the attempts made so far, as [Attempt.Number] does;
 	// zero when nothing was sent.
 	Attempts int
 	// StatusCode and Header are the last response's status and headers, or
-	// zero and nil. Header is as the server sent it, but that a token of
-	// the call's in a name or a value reads REDACTED ([CallError]); hooks
-	// are given it only with [Hooks.ReadHeader].
+	// zero and nil; a token in Header reads REDACTED ([CallError]).
 	StatusCode int
 	Header     http.Header
-	// Duration is how long the call took, waits between attempts included;
-	// set when the call returns.
+	// Duration is how long the call took, waits included; set before CallEnd.
 	Duration time.Duration
 }
 
@@ -48,40 +43,33 @@ type Attempt struct {
 	// the attempt sends Number-1 in X-Retry-Count.
 	Number int
 	// StatusCode is the response's status, or zero when the attempt got
-	// none; Err is then why. Err is also set beside a 2xx StatusCode whose
-	// body could not be read, on which the call then fails. Both are zero
-	// when the attempt starts.
+	// none; Err is then why, or why a 2xx body could not be read. Both are
+	// zero at AttemptStart.
 	StatusCode int
 	Err        error
-	// RetryAfter is the wait the response asked for in Retry-After, or
-	// zero.
+	// RetryAfter is the wait the response asked for in Retry-After, or zero.
 	RetryAfter time.Duration
 	// WillRetry reports whether the client retries after this attempt, and
 	// Wait how long it waits first; the retry is not made if the context
 	// ends during the wait, or if WithTokenFunc's function then fails.
 	WillRetry bool
 	Wait      time.Duration
-	// RetryDenied reports that the retry budget refused the retry that
-	// would have followed ([ErrRetryBudgetExhausted]); WillRetry is then
-	// false.
+	// RetryDenied reports that the retry budget refused the next retry
+	// ([ErrRetryBudgetExhausted]); WillRetry is then false.
 	RetryDenied bool
-	// MaybeSent reports, for an attempt that got no answer (Err set,
-	// StatusCode zero), whether its request may have reached the server:
-	// it got a connection (or, without trace events, its error does not
-	// prove otherwise) and was neither a redirect not followed nor refused
-	// unprocessed by HTTP/2. A failed create whose last attempt was so
-	// matches [ErrMaybeCreated]. False for an answer.
+	// MaybeSent reports, for an attempt that got no answer, whether its
+	// request may have reached the server: it got a connection, and was
+	// neither a redirect not followed nor refused unprocessed by HTTP/2.
+	// False for an answer.
 	MaybeSent bool
 }
 
 // Hooks are functions a [Client] calls as each call runs, for tracing or
 // metrics (module github.com/plantstore/plantstore-go/otel builds them for
 // OpenTelemetry). Any may be nil. They run on the calling goroutine, so
-// they must be safe for concurrent use, and they must not panic: a panic
-// goes on out of the method, and one in AttemptEnd leaves that attempt's
-// response unclosed and CallEnd uncalled. The *CallInfo they get is the client's
-// record of the call (Duration is set before CallEnd): read it during the
-// hook; do not keep or change it.
+// they must be safe for concurrent use, and must not panic: a panic goes
+// on out of the method. Read the *CallInfo they get during the hook; do
+// not keep or change it.
 type Hooks struct {
 	// CallStart runs once per call, before the first attempt. The context
 	// it returns, if not nil, is the call's from then on (a span's); unless
@@ -92,20 +80,15 @@ type Hooks struct {
 	// and bounds that attempt only: retries and waits go by the call's.
 	AttemptStart func(ctx context.Context, call *CallInfo, a Attempt) context.Context
 	// AttemptEnd runs after each attempt, before any wait for the next, with
-	// the attempt's context: once the attempt failed, got an answer that is
-	// retried (its body drained up to 4 KiB), or read the whole answer that
-	// ends the call. The client is done with that context by then, so
-	// AttemptEnd may cancel one AttemptStart made.
+	// the attempt's context, which the client no longer uses: AttemptEnd
+	// may cancel one AttemptStart made.
 	AttemptEnd func(ctx context.Context, call *CallInfo, a Attempt)
 	// CallEnd runs once per call that reached CallStart, as the method
-	// returns, with the call's context and the error the method returns
-	// (nil on success).
+	// returns, with the call's context and the method's error.
 	CallEnd func(ctx context.Context, call *CallInfo, err error)
-	// ReadHeader says that these functions read CallInfo.Header: only then
-	// are they given it, redacted for them once per response, at the cost
-	// of a search of every name and value for the call's tokens. Without
-	// it Header is nil for them, or what another Hooks' reading left;
-	// ServerRequestID is set either way.
+	// ReadHeader says that these functions read CallInfo.Header, which they
+	// are given only then, at the cost of a search of each response's
+	// headers for the call's tokens; without it they must not read Header.
 	ReadHeader bool
 }
 

@@ -6,12 +6,10 @@ import (
 )
 
 // NewID returns a new plant id for [NewPlant]: a positive int64 of 63 bits
-// from crypto/rand. Draw one for each plant you mean to create, and keep
-// it across every retry and settle of that create: an id the service has
-// stored then names your plant. Among a million ids two collide with odds
-// of about 5 × 10⁻⁸ (n²/2⁶⁴), wherever and by whom they were drawn, where
-// ids from the clock collide whenever two writers share a millisecond. It
-// is safe for concurrent use.
+// from crypto/rand, so that among a million ids, wherever drawn, two
+// collide with odds of about 5 × 10⁻⁸. Draw one per plant and keep it
+// across every retry of its create ([Client.EnsurePlant]). It is safe for
+// concurrent use.
 func NewID() int64 {
 	var b [8]byte
 	for {

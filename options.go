@@ -53,10 +53,7 @@ func defaultConfig() config {
 
 // WithToken authenticates every request with the bearer token t, a
 // non-empty string of visible ASCII; it replaces any earlier
-// [WithTokenFunc]. The token never appears in errors or logs, even echoed
-// by a server in a body, a redirect or X-Request-Id ([CallError.Error]); a
-// token shorter than 8 bytes, such as "dev", is redacted only where
-// "Bearer " precedes it.
+// [WithTokenFunc]. The token never appears in errors or logs ([CallError]).
 func WithToken(t string) Option {
 	return func(c *config) error {
 		if problem := wire.TokenProblem(t); problem != "" {
