@@ -179,7 +179,7 @@ type scriptedFault struct {
 // reports it.
 type InjectedFault struct {
 	// ID numbers a Handler's Faults from 1 in the order injected;
-	// [Request.Fault] and the reports of unused faults name it ("#3 …").
+	// [Request.Fault] ("inject#3 …") and the reports of unused faults name it.
 	ID int
 	// Fault is a copy of the Fault as injected, Times 0 made 1.
 	Fault Fault

@@ -59,8 +59,8 @@ type Profile struct {
 	// request no [Fault], rate limit or chaos took fails at the recorded rates,
 	// in runs of the recorded mean length, after a latency drawn from its
 	// outcome's histogram; 4xx are not replayed. [Request.Fault] reads
-	// "traffic: 503 Retry-After 3". TRAFFIC.md, beside this package, has the
-	// details.
+	// "traffic 9:503 after=1.2ms retry-after=3". TRAFFIC.md, beside this
+	// package, has the details.
 	Traffic *traffic.Recording `json:"traffic,omitempty"`
 }
 

@@ -12,6 +12,7 @@ with SIGTERM. The last line is "e2e: N passed, M failed"; the exit status is
 import http.client
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -155,7 +156,7 @@ def test_injected_503_is_served_and_journaled():
         _, _, journal = m.call("GET", "/__plantstore/requests")
         expect([(e["status"], e["outcome"], e["request_id"], e["retry_count"]) for e in journal],
                [(503, "sent", "req-1", 0), (200, "sent", "req-1", 1)], "journal (status, outcome, request_id, retry_count)")
-        assert journal[0]["fault"].startswith(f"#{fault['id']} "), journal[0]["fault"]
+        expect(journal[0]["fault"], f"inject#{fault['id']} {journal[0]['seq']}:503 retry-after=2", "fault of the first entry")
         expect(journal[1]["fault"], None, "fault of the second entry")
         expect(journal[0]["headers"]["Authorization"], ["Bearer REDACTED"], "journaled Authorization")
         assert API_TOKEN not in json.dumps(journal), "the journal holds the token"
@@ -193,10 +194,10 @@ def test_schedule_replays_what_explore_found():
         expect((status, body["error"]), (400, 5), "the repeat after the schedule: the id is stored")
         _, _, journal = m.call("GET", "/__plantstore/requests")
         expect([(e["fault"], e["duplicate"]) for e in journal],
-               [("schedule: 1:503", None), ("schedule: 1:store-drop", None), ("schedule: 2:503", None),
+               [("schedule 1:503", None), ("schedule 2:store-drop", None), ("schedule 3:503", None),
                 (None, {"stored_by": journal[1]["seq"], "same": True})], "journal (fault, duplicate)")
         status, _, err = m.call("PUT", "/__plantstore/schedule", {"schedule": "1:explode"})
-        expect((status, "kind one of" in err["message"]), (400, True), "a kind that does not exist")
+        expect((status, '"explode" is no kind' in err["message"]), (400, True), "a kind that does not exist")
         expect(m.call("GET", "/__plantstore/schedule")[::2], (200, {"schedule": "1:store-drop,2:503"}),
                "GET /__plantstore/schedule after a refused PUT")
         # The longest schedule the control API's document allows (maxLength),
@@ -225,9 +226,36 @@ def test_reply_held_past_the_write_timeout_is_journaled_dropped():
         expect(m.create({"id": 2, "name": "Ivy"})[0], 200, "a create in time")
         _, _, journal = m.call("GET", "/__plantstore/requests")
         expect([(e["outcome"], e["status"], e["fault"]) for e in journal],
-               [("dropped", 0, "#1 Store, Delay 1s"), ("sent", 200, None)], "journal (outcome, status, fault)")
+               [("dropped", 0, "inject#1 1:store-delay after=1s"), ("sent", 200, None)], "journal (outcome, status, fault)")
         _, _, plants = m.call("GET", "/__plantstore/plants")
         expect([p["id"] for p in plants], [1, 2], "plants: the held create stored before its hold")
+
+
+def test_journal_faults_are_schedule_items():
+    # Every source's fault is journaled one way, "source Seq:kind" (issue
+    # 42), and the journal's lines, pasted into -schedule, place the same
+    # faults on the same requests.
+    line = re.compile(r"^(rate-limit|inject#[1-9][0-9]*|schedule|chaos|traffic) ([1-9][0-9]*):(.+)$")
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+        json.dump(recording(), f)
+        f.flush()
+        with Mock("-profile", f.name, "-chaos", "0.3", "-chaos-seed", "3", "-rate-limit", "40/h", "-schedule", "2:503,3:store-drop") as m:
+            status, _, _ = m.call("POST", "/__plantstore/faults", {"kind": "502 retry-after=7"})
+            expect(status, 201, "POST /__plantstore/faults by kind")
+            replay_outcomes(m, 60)
+            _, _, journal = m.call("GET", "/__plantstore/requests")
+    items, sources = [], set()
+    for e in journal:
+        if e["fault"] is None:
+            continue
+        match = line.match(e["fault"])
+        assert match and int(match.group(2)) == e["seq"], e
+        sources.add(match.group(1).split("#")[0])
+        items.append(e["fault"])
+    expect(sorted(sources), ["chaos", "inject", "rate-limit", "schedule", "traffic"], "the sources journaled")
+    with Mock("-schedule", ",".join(items)) as m:
+        want = ",".join(i.split(" ", 1)[1] for i in items)
+        expect(m.call("GET", "/__plantstore/schedule")[2], {"schedule": want}, "the journal's faults as -schedule")
 
 
 def test_fault_matches_by_method_and_path():
@@ -355,8 +383,9 @@ def test_profile_replays_a_recording_deterministically():
             mean_run = sum(fails) / runs_seen
             assert 1.5 <= mean_run <= 2.5, (seed, mean_run)
             faults = [e["fault"] for e in journal]
-            expect(faults.count("traffic: 503 Retry-After 2"), got.count("503 2"), f"seed {seed}: journaled 503s")
-            expect(faults.count("traffic: broken_after_send"), got.count("dropped"), f"seed {seed}: journaled breaks")
+            kinds = [f.split(":", 1)[1].split(" ") for f in faults if f]  # "traffic 9:503 after=1µs retry-after=2"
+            expect(sum(k[0] == "503" and "retry-after=2" in k for k in kinds), got.count("503 2"), f"seed {seed}: journaled 503s")
+            expect(sum(k[0] == "store-drop" for k in kinds), got.count("dropped"), f"seed {seed}: journaled breaks")
             stored = {p["id"] for p in plants}
             dropped = {i + 1 for i, o in enumerate(got) if o == "dropped"}
             assert dropped <= stored, f"seed {seed}: plants dropped after sending but not stored: {sorted(dropped - stored)[:5]}"

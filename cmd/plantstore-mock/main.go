@@ -136,7 +136,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 	fs.StringVar(&f.profilePath, "profile", "", "answer a repeated id and refused credentials as the profile in `file` says (written by plantstore-mock conformance -profile-out), "+
 		"and replay its traffic, the fault mix and latencies traffic.Recorder recorded")
 	fs.StringVar(&f.schedule, "schedule", "", "place faults on the API requests by their number: `items` N:kind separated by commas, as plantstoretest.WithSchedule "+
-		"and Explore write them (kinds 503, 429, drop, store-drop, delay, store-delay, goaway); PUT /__plantstore/schedule replaces it")
+		"and Explore write them (kinds as plantstoretest.ParseFault reads them, such as 503, drop, store-drop, delay after=250ms); PUT /__plantstore/schedule replaces it")
 	fs.DurationVar(&f.writeTimeout, "write-timeout", 30*time.Second, "give up a reply not written within `duration` of its request's arrival, dropping the connection "+
 		"(the journal says dropped): a delay or replayed latency longer than it is never delivered")
 	fs.Int64Var(&f.chaosSeed, "chaos-seed", 0, "the `seed` of -chaos's choices and of the replay of -profile's traffic; the same seed gives the same sequence (default a random seed, printed)")
