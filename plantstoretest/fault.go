@@ -18,19 +18,15 @@ import (
 // real deployment produces. Five sources place Faults, asked in this order
 // for each request, the first to place one answering it: [WithRateLimit]
 // (its 429), [Handler.Inject], [WithSchedule], [WithChaos] and a
-// [Profile]'s Traffic; [Request.Fault] names the source and the Fault in
-// [ParseFault]'s words, which spell every Fault but Match, Times, Note,
-// Body and headers other than Retry-After.
+// [Profile]'s Traffic. [Request.Fault] names the source and the Fault.
 //
 // A request a Fault answers is still checked and recorded
 // ([Request.Invalid]); then the Fault acts, in this order: Store, Hang,
 // Delay, Drop, Status, GoAway. Without Status the request gets its usual
 // reply, with Header added, worked out after the delay unless Store worked
-// it out first: a Fault with only Delay and Header is a slow server.
-//
-// The fake sees a client give up only once it has read the whole body, so
-// a request held by Hang or Delay whose body was over 1 MiB waits until the
-// Handler is closed or the delay ends.
+// it out first. A request held by Hang or Delay whose body was over 1 MiB
+// waits until the Handler is closed or the delay ends: the fake sees a
+// client give up only once it has read the whole body.
 type Fault struct {
 	// Match selects the requests the Fault answers; nil matches every
 	// request. It sees the whole [Request], its Plant not cut: Method and
@@ -44,9 +40,8 @@ type Fault struct {
 	Times int
 	// Delay is how long to wait before replying (negative is an error). If
 	// the client gives up or the Handler is closed first, the connection is
-	// dropped. In real time its last 1.5 ms spin on the clock, a CPU's
-	// worth, so that a wait under a millisecond is not one (at most half
-	// the process's Ps spin at once; the others wait on a timer).
+	// dropped. In real time its last 1.5 ms spin on the clock (at most half
+	// the process's Ps spin at once), so that a short wait is exact.
 	Delay time.Duration
 	// Status, if not zero, is the status of the scripted reply, 200 to 599.
 	// Header is added to the reply, such as {"Retry-After": {"1"}}. Body is
@@ -65,14 +60,12 @@ type Fault struct {
 	// connection serves on. With Store, a create is stored and then dropped.
 	Drop bool
 	// GoAway makes the connection take no more requests once this one is
-	// answered, as a deployment that drains does: on HTTP/2 net/http sends
-	// GOAWAY(NO_ERROR) with the reply, its last-stream-id at or above this
-	// stream, and closes the connection once its streams are answered; on HTTP/1.1 the reply says "Connection: close".
-	// It needs a reply, so it is an error with Hang or Drop.
+	// answered, as a deployment that drains does: GOAWAY(NO_ERROR) with the
+	// reply on HTTP/2, "Connection: close" on HTTP/1.1. It needs a reply, so
+	// it is an error with Hang or Drop.
 	GoAway bool
-	// Store processes the request as usual, storing a valid plant, before the
-	// scripted outcome, which it needs: Store with no Status, Delay, Hang,
-	// Drop, GoAway or Header value is an error.
+	// Store processes the request as usual, storing a valid plant, before
+	// the scripted outcome, which it needs: alone it is an error.
 	Store bool
 	// Note is the caller's own, given back by [Handler.Faults].
 	Note string

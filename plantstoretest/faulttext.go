@@ -12,27 +12,16 @@ import (
 // attempt timeout.
 const hold = time.Minute
 
-// ParseFault reads a fault in the words every part of the fake spells
-// faults in ([WithSchedule], [Request.Fault], the mock's fault JSON): a
-// kind, "store-" before it to store the plant first, then modifiers.
-//
-//   - "503", "429": that status with "Retry-After: 1" and an [ErrorBody];
-//     any other status from 200 to 599 likewise, with no Retry-After;
-//   - "drop": the connection dropped (on HTTP/2, the stream reset);
-//   - "hang": no reply until the client gives up;
-//   - "delay": the usual reply, held a minute, longer than any attempt
-//     timeout; if the client gives up first, nothing is stored;
-//   - "goaway": the usual reply, and the connection takes no more requests;
-//   - "reply": the usual reply, as an injected Fault that only adds
-//     headers;
-//   - modifiers: "after=250ms" waits that long first (a Go duration; for
-//     "delay", the hold), "retry-after=2" or "retry-after=none" sets or
-//     removes a status's Retry-After, "goaway" ends the connection after a
-//     status.
-//
-// So "store-drop" stores the plant and drops the connection, and "503
-// retry-after=30 after=2s" answers 503 two seconds late. Its error says
-// what it cannot read.
+// ParseFault reads a [Fault] in the words every part of the fake spells
+// one in ([WithSchedule], [Request.Fault], the mock's fault JSON): a kind,
+// "store-" before it for Store, then modifiers. The kinds: a status from
+// 200 to 599 (Status, with "Retry-After: 1" for "503" and "429"); "drop";
+// "hang"; "delay", the usual reply held a minute, longer than any attempt
+// timeout; "goaway"; "reply", the usual reply. The modifiers: "after=250ms"
+// (Delay, a Go duration), "retry-after=2" or "retry-after=none" after a
+// status, and "goaway". So "store-drop" stores the plant and drops the
+// connection, and "503 retry-after=30 after=2s" answers 503 two seconds
+// late. Its error says what it cannot read.
 func ParseFault(text string) (Fault, error) {
 	fields := strings.Fields(text)
 	bad := func(why string) (Fault, error) {
@@ -104,7 +93,7 @@ func mustFault(text string) *Fault {
 }
 
 // String spells f as [ParseFault] reads it, such as "store-drop" or "503
-// retry-after=none": its Match, Times, Body and headers other than
+// retry-after=none": its Match, Times, Note, Body and headers other than
 // Retry-After are not in the text.
 func (f Fault) String() string {
 	var b strings.Builder
