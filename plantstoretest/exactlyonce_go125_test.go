@@ -146,7 +146,8 @@ func randomSchedule(seed uint64, n int, fraction float64) string {
 func TestExploreTraffic(t *testing.T) {
 	var c exploreConfig
 	ExploreTraffic(testRecording(t))(&c)
-	want := exploreConfig{kinds: []string{"503", "429", "drop", "store-drop", "delay"}, weights: []int{11000, 4000, 1000, 2000, 1000}}
+	want := exploreConfig{kinds: []string{"503", "429", "drop", "store-drop", "delay"}, weights: []int{11000, 4000, 1000, 2000, 1000},
+		lengths: []uint64{4}, lweight: []int{4750}}
 	if diff := cmp.Diff(want, c, cmp.AllowUnexported(exploreConfig{})); diff != "" {
 		t.Errorf("ExploreTraffic(testRecording) (-want +got):\n%s", diff)
 	}

@@ -23,7 +23,9 @@ type exploreConfig struct {
 	runs    int
 	seed    uint64
 	kinds   []string
-	weights []int // of kinds, for the random schedules; nil for even
+	weights []int    // of kinds, for the random schedules; nil for even
+	lengths []uint64 // of the runs of faults drawn
+	lweight []int    // of lengths; nil for even
 	server  []Option
 	misuse  string // an option's misuse, which Explore reports
 }
@@ -80,8 +82,20 @@ func ExploreTraffic(rec *traffic.Recording) ExploreOption {
 				c.kinds, c.weights = append(c.kinds, k), append(c.weights, int(min(n, 1<<30)))
 			}
 		}
+		c.lengths, c.lweight = nil, nil
+		for _, l := range rec.FailureRuns.Lengths {
+			if l.Length > 1 {
+				c.lengths, c.lweight = append(c.lengths, uint64(l.Length)), append(c.lweight, int(min(l.Count, 1<<30)))
+			}
+		}
 	}
 }
+
+// runLengths are the lengths of the runs of faults Explore draws unless a
+// recording gives its own: up to 213 requests, past the retries of
+// EnsurePlant's create and settles (12 attempts) and the client's retry
+// budget (100 retries in 10 seconds).
+var runLengths = []uint64{2, 3, 4, 6, 9, 13, 19, 28, 42, 63, 95, 142, 213}
 
 // exploreKinds are the faults Explore places by default, in the order it
 // tries them.
@@ -106,13 +120,15 @@ func ExploreServer(opts ...Option) ExploreOption {
 // in-memory network in a testing/synctest bubble (fake time: a minute's
 // wait costs nothing) under another schedule of faults ([WithSchedule]):
 // first none, then each single fault on each request the fault-free run
-// sent and two more, then random schedules of two and three. The scenario
+// sent and two more, then random schedules of two and three faults, or of
+// a run of one kind on consecutive requests ("4-11:store-drop"), up to 213
+// long: an outage that outlasts the client's retries. The scenario
 // states what must hold with t.Error and t.Fatal, as any test does: say,
 // that what the code under test reports created equals srv.Plants(), once.
 //
 // Each run is a subtest of t, named by its schedule. Explore shrinks the
-// first schedule that fails, removing one fault at a time while the
-// scenario still fails, until removing any one makes it pass, and fails t
+// first schedule that fails, removing an item or shortening or splitting a
+// run while the scenario still fails, until no such step does, and fails t
 // with the line that reproduces it: NewServer(t,
 // WithSchedule("2:store-drop,3:503")). When none fails, it logs how many
 // ran, and stops early once it has run every schedule of up to three
@@ -127,7 +143,7 @@ func ExploreServer(opts ...Option) ExploreOption {
 // runs are not parallel.
 func Explore(t *testing.T, scenario func(t *testing.T, srv *Server), opts ...ExploreOption) {
 	t.Helper()
-	c := exploreConfig{runs: 1000, seed: 1, kinds: exploreKinds}
+	c := exploreConfig{runs: 1000, seed: 1, kinds: exploreKinds, lengths: runLengths}
 	for _, opt := range opts {
 		opt(&c)
 	}
@@ -171,7 +187,7 @@ func (e *explorer) passed() string {
 		text += fmt.Sprintf(" (%d skipped by the scenario)", e.skipped)
 	}
 	if e.every > 0 {
-		text += fmt.Sprintf("; that is every schedule of up to 3 faults on requests 1 to %d", e.every)
+		text += fmt.Sprintf("; that is every schedule of up to 3 faults, or of one run, on requests 1 to %d", e.every)
 	}
 	return text
 }
@@ -206,7 +222,7 @@ func (e *explorer) find() (schedule, bool) {
 	last := uint64(e.sent + 2)
 	for at := uint64(1); at <= last; at++ {
 		for _, f := range e.faults {
-			s := schedule{{at: at, fault: f}}
+			s := schedule{{at: at, to: at, fault: f}}
 			if e.ran >= e.c.runs {
 				return nil, true
 			}
@@ -217,15 +233,21 @@ func (e *explorer) find() (schedule, bool) {
 	}
 	r := rand.New(rand.NewPCG(e.c.seed, 0x5eed))
 	span := uint64(2*e.sent + 3)
-	// How many schedules of two and three faults there are on the span:
-	// once each has run, drawing more finds none new.
-	k, n := float64(len(e.c.kinds)), float64(span)
+	// How many schedules of two and three faults, and of one run, there are
+	// on the span: once each has run, drawing more finds none new.
+	k, n, l := float64(len(e.c.kinds)), float64(span), float64(len(e.c.lengths))
 	// Weighted kinds may leave rare schedules all but undrawable: misses
 	// bound the search then.
-	distinct := n*(n-1)/2*k*k + n*(n-1)*(n-2)/6*k*k*k
+	distinct := n*(n-1)/2*k*k + n*(n-1)*(n-2)/6*k*k*k + n*l*k
 	drawn := 0
 	for misses := 0; e.ran < e.c.runs && float64(drawn) < distinct && misses < 100*e.c.runs; {
-		s := e.draw(r, 2+r.IntN(2), span)
+		var s schedule
+		if len(e.c.lengths) > 0 && r.IntN(2) == 0 {
+			at := 1 + r.Uint64N(span)
+			s = schedule{{at: at, to: at + pick(r, e.c.lengths, e.c.lweight) - 1, fault: pick(r, e.faults, e.c.weights)}}
+		} else {
+			s = e.draw(r, 2+r.IntN(2), span)
+		}
 		if e.tried[s.String()] {
 			misses++
 			continue
@@ -247,45 +269,71 @@ func (e *explorer) draw(r *rand.Rand, n int, span uint64) schedule {
 	for len(s) < n {
 		at := 1 + r.Uint64N(span)
 		if !slices.ContainsFunc(s, func(it scheduleItem) bool { return it.at == at }) {
-			s = append(s, scheduleItem{at: at, fault: e.pick(r)})
+			s = append(s, scheduleItem{at: at, to: at, fault: pick(r, e.faults, e.c.weights)})
 		}
 	}
 	slices.SortFunc(s, func(a, b scheduleItem) int { return cmp.Compare(a.at, b.at) })
 	return s
 }
 
-// pick draws a kind, by the weights when there are some.
-func (e *explorer) pick(r *rand.Rand) *Fault {
-	if e.c.weights == nil {
-		return e.faults[r.IntN(len(e.faults))]
+// pick draws one of xs, by weights when there are some.
+func pick[T any](r *rand.Rand, xs []T, weights []int) T {
+	if weights == nil {
+		return xs[r.IntN(len(xs))]
 	}
 	total := 0
-	for _, w := range e.c.weights {
+	for _, w := range weights {
 		total += w
 	}
 	x := r.IntN(total)
-	for i, w := range e.c.weights {
+	for i, w := range weights {
 		if x -= w; x < 0 {
-			return e.faults[i]
+			return xs[i]
 		}
 	}
-	return e.faults[len(e.faults)-1]
+	return xs[len(xs)-1]
 }
 
-// shrink removes faults from s, one at a time, while the scenario still
-// fails, and returns the schedule no single removal of which fails.
+// shrink makes s smaller, a step at a time, while the scenario still fails
+// under it, and returns the schedule no step of which fails. A step removes
+// an item, or halves a run, shortens it at either end or splits it at its
+// middle. A schedule run before passed: it is not run again.
 func (e *explorer) shrink(s schedule) schedule {
-	for removed := true; removed && len(s) > 1; {
-		removed = false
-		for i := range s {
-			smaller := slices.Delete(slices.Clone(s), i, i+1)
-			if !e.pass(smaller) {
-				s, removed = smaller, true
+	for smaller := true; smaller; {
+		smaller = false
+		for _, c := range steps(s) {
+			if !e.tried[c.String()] && !e.pass(c) {
+				s, smaller = c, true
 				break
 			}
 		}
 	}
 	return s
+}
+
+// steps returns the schedules a step smaller than s (see shrink).
+func steps(s schedule) []schedule {
+	var out []schedule
+	with := func(i int, items ...scheduleItem) {
+		out = append(out, slices.Concat(s[:i], items, s[i+1:]))
+	}
+	for i, it := range s {
+		if len(s) > 1 {
+			with(i)
+		}
+		n := it.to - it.at // a run of n+1 requests
+		if n > 2 {
+			with(i, scheduleItem{it.at, it.at + n/2, it.fault})
+		}
+		if n > 0 {
+			with(i, scheduleItem{it.at, it.to - 1, it.fault})
+			with(i, scheduleItem{it.at + 1, it.to, it.fault})
+		}
+		if mid := it.at + n/2; n > 1 {
+			with(i, scheduleItem{it.at, mid - 1, it.fault}, scheduleItem{mid + 1, it.to, it.fault})
+		}
+	}
+	return out
 }
 
 // pass runs the scenario once under s, as a subtest of e.t, and reports

@@ -168,6 +168,18 @@ var consumerBugs = []struct {
 		}
 		return errors.New("gave up")
 	}},
+	{"a fresh id after an unknown outcome", func(ctx context.Context, c *plantstore.Client, name string) error {
+		// Attempts of a second each: the unknown outcome takes every
+		// attempt of the create and its settles failing, a run of faults.
+		create := func() error {
+			return c.EnsurePlant(ctx, plantstore.NewPlant{ID: plantstore.NewID(), Name: name}, plantstore.WithAttemptTimeout(time.Second))
+		}
+		err := create()
+		if errors.Is(err, plantstore.ErrMaybeCreated) { // a second plant, if the first was stored
+			err = create()
+		}
+		return err
+	}},
 	{"every error swallowed", func(ctx context.Context, c *plantstore.Client, name string) error {
 		_, _ = c.CreatePlant(ctx, plantstore.NewPlant{ID: plantstore.NewID(), Name: name})
 		return nil
@@ -306,7 +318,7 @@ func TestExploreShrinks(t *testing.T) {
 	const bug = "ErrMaybeCreated read as stored"
 	var first string
 	for range 2 {
-		out, _, _ := child(t, "TestExploreChild", "shrink", "2")
+		out, _, _ := child(t, "TestExploreChild", "shrink", "4")
 		m := explored.FindStringSubmatch(out)
 		if m == nil {
 			t.Fatalf("Explore did not say which schedule fails:\n%s", out)
@@ -319,14 +331,44 @@ func TestExploreShrinks(t *testing.T) {
 		}
 		first = m[1]
 	}
-	if _, failed, _ := child(t, "TestReproduceChild", bug, first); !failed {
-		t.Errorf("WithSchedule(%q) passed, want it to fail", first)
+	checkMinimal(t, bug, first)
+	// A run of faults: shortening it at either end makes it pass.
+	const fresh = "a fresh id after an unknown outcome"
+	out, _, _ := child(t, "TestExploreChild", fresh, "")
+	m := explored.FindStringSubmatch(out)
+	if m == nil || !strings.Contains(m[1], "-") {
+		t.Fatalf("Explore did not hand over a run of faults for %q:\n%s", fresh, out)
 	}
-	items := strings.Split(first, ",")
-	for i := range items {
-		smaller := strings.Join(append(slices.Clone(items[:i]), items[i+1:]...), ",")
-		if out, failed, _ := child(t, "TestReproduceChild", bug, smaller); failed {
-			t.Errorf("WithSchedule(%q), one fault fewer, fails too: the schedule is not minimal\n%s", smaller, out)
+	checkMinimal(t, fresh, m[1])
+}
+
+// checkMinimal checks that schedule fails bug's scenario, and that removing
+// any item, or shortening any run at either end, makes it pass.
+func checkMinimal(t *testing.T, bug, schedule string) {
+	t.Helper()
+	if _, failed, _ := child(t, "TestReproduceChild", bug, schedule); !failed {
+		t.Errorf("WithSchedule(%q) passed, want it to fail", schedule)
+	}
+	items := strings.Split(schedule, ",")
+	var smaller []string
+	for i, item := range items {
+		with := func(repl ...string) {
+			smaller = append(smaller, strings.Join(slices.Concat(items[:i], repl, items[i+1:]), ","))
+		}
+		if len(items) > 1 {
+			with()
+		}
+		var at, to int
+		var kind string
+		if n, _ := fmt.Sscanf(strings.Replace(item, ":", " ", 1), "%d-%d %s", &at, &to, &kind); n == 3 {
+			kind = item[strings.Index(item, ":")+1:]
+			with(fmt.Sprintf("%d-%d:%s", at+1, to, kind))
+			with(fmt.Sprintf("%d-%d:%s", at, to-1, kind))
+		}
+	}
+	for _, s := range smaller {
+		if out, failed, _ := child(t, "TestReproduceChild", bug, s); failed {
+			t.Errorf("WithSchedule(%q), a step smaller than %q, fails too: the schedule is not minimal\n%s", s, schedule, out)
 		}
 	}
 }
@@ -377,7 +419,7 @@ var misuses = map[string]struct {
 	}, "Explore called inside a synctest bubble"},
 	"skips every run": {func(t *testing.T) {
 		plantstoretest.Explore(t, func(t *testing.T, _ *plantstoretest.Server) { t.Skip("not today") })
-	}, "the scenario skipped (t.Skip) every one of its 505 runs"},
+	}, "the scenario skipped (t.Skip) every one of its 778 runs"},
 	"panics under a fault": {func(t *testing.T) {
 		plantstoretest.Explore(t, func(t *testing.T, srv *plantstoretest.Server) {
 			p, err := srv.Client().CreatePlant(context.Background(), plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"})
@@ -400,14 +442,14 @@ var misuses = map[string]struct {
 	}, `never returned (deadlock: all goroutines in bubble are blocked`},
 	"a kind named twice": {func(t *testing.T) {
 		plantstoretest.Explore(t, oneCreate, plantstoretest.ExploreKinds("503", "503"), plantstoretest.ExploreRuns(1_000_000))
-	}, "no failure; that is every schedule of up to 3 faults on requests 1 to 5"},
+	}, "no failure; that is every schedule of up to 3 faults, or of one run, on requests 1 to 5"},
 	"a rare kind of a recording": {func(t *testing.T) {
 		rec := &traffic.Recording{Outcomes: []traffic.Outcome{{Kind: traffic.Kind5xx, Status: 503, Count: 100_000}, {Kind: traffic.Kind429, Status: 429, Count: 3}}}
 		plantstoretest.Explore(t, oneCreate, plantstoretest.ExploreTraffic(rec), plantstoretest.ExploreRuns(200))
 	}, " schedules, no failure"}, // drawn in the mix until misses end the search
 	"every schedule": {func(t *testing.T) {
 		plantstoretest.Explore(t, oneCreate, plantstoretest.ExploreKinds("503"), plantstoretest.ExploreRuns(1_000_000))
-	}, "no failure; that is every schedule of up to 3 faults on requests 1 to 5"},
+	}, "no failure; that is every schedule of up to 3 faults, or of one run, on requests 1 to 5"},
 }
 
 // TestExploreMisuseChild runs the case of misuses that misuseChild names:

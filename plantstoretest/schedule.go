@@ -8,20 +8,20 @@ import (
 	"strings"
 )
 
-// scheduleItem is one fault of a schedule: the fault placed on the
-// request numbered at, counted from the schedule's start.
+// scheduleItem is one item of a schedule: the fault placed on each request
+// numbered at to to, counted from the schedule's start; a run if to > at.
 type scheduleItem struct {
-	at    uint64
-	fault *Fault // shared by the items of one kind, never modified
+	at, to uint64
+	fault  *Fault // shared by the items of one kind, never modified
 }
 
 // schedule is the faults a [WithSchedule] text places, by request number.
 type schedule []scheduleItem
 
-// parseSchedule reads a schedule's text: items "N:kind" separated by
-// commas, N the request's number from 1, each number at most once, kind
-// as [ParseFault] reads it. An item may start with a journal's source
-// ("chaos 7:503", see [Request.Fault]), which it skips.
+// parseSchedule reads a schedule's text: items "N:kind" or "N-M:kind"
+// separated by commas, N and M requests' numbers from 1, each number in
+// one item at most, kind as [ParseFault] reads it. An item may start with
+// a journal's source ("chaos 7:503", see [Request.Fault]), which it skips.
 func parseSchedule(text string) (schedule, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, nil
@@ -34,9 +34,14 @@ func parseSchedule(text string) (schedule, error) {
 			item = rest
 		}
 		n, kind, ok := strings.Cut(item, ":")
-		at, err := strconv.ParseUint(n, 10, 32)
-		if !ok || err != nil || at == 0 {
-			return nil, fmt.Errorf("plantstoretest: schedule item %.40q: want N:kind, N a request's number from 1", item)
+		from, to, run := strings.Cut(n, "-")
+		at, err := strconv.ParseUint(from, 10, 32)
+		last := at
+		if run && err == nil {
+			last, err = strconv.ParseUint(to, 10, 32)
+		}
+		if !ok || err != nil || at == 0 || last < at {
+			return nil, fmt.Errorf("plantstoretest: schedule item %.40q: want N:kind or N-M:kind, N and M requests' numbers from 1, N up to M", item)
 		}
 		f := faults[kind]
 		if f == nil {
@@ -47,11 +52,11 @@ func parseSchedule(text string) (schedule, error) {
 			f = &parsed
 			faults[kind] = f
 		}
-		s = append(s, scheduleItem{at: at, fault: f})
+		s = append(s, scheduleItem{at: at, to: last, fault: f})
 	}
 	slices.SortFunc(s, func(a, b scheduleItem) int { return cmp.Compare(a.at, b.at) })
 	for i := 1; i < len(s); i++ {
-		if s[i].at == s[i-1].at {
+		if s[i].at <= s[i-1].to {
 			return nil, fmt.Errorf("plantstoretest: schedule: request %d has two faults", s[i].at)
 		}
 	}
@@ -63,14 +68,17 @@ func (s schedule) last() uint64 {
 	if len(s) == 0 {
 		return 0
 	}
-	return s[len(s)-1].at
+	return s[len(s)-1].to
 }
 
-// String returns s as WithSchedule reads it: "1:store-drop,3:503".
+// String returns s as WithSchedule reads it: "1:store-drop,3-14:503".
 func (s schedule) String() string {
 	items := make([]string, len(s))
 	for i, it := range s {
 		items[i] = fmt.Sprintf("%d:%s", it.at, it.fault)
+		if it.to > it.at {
+			items[i] = fmt.Sprintf("%d-%d:%s", it.at, it.to, it.fault)
+		}
 	}
 	return strings.Join(items, ",")
 }
@@ -78,9 +86,9 @@ func (s schedule) String() string {
 // place is the schedule as a fault source (see [Handler.decide]). s is
 // sorted: a long schedule costs a request a binary search.
 func (st *scheduleState) place(_ *Handler, req Request) (*Fault, string) {
-	s := st.faults
-	i, ok := slices.BinarySearchFunc(s, req.Seq-st.from, func(it scheduleItem, n uint64) int { return cmp.Compare(it.at, n) })
-	if !ok {
+	s, n := st.faults, req.Seq-st.from
+	i, _ := slices.BinarySearchFunc(s, n, func(it scheduleItem, n uint64) int { return cmp.Compare(it.to, n) })
+	if i == len(s) || s[i].at > n {
 		return nil, ""
 	}
 	return s[i].fault, "schedule"
@@ -126,9 +134,10 @@ func (h *Handler) pastSchedule() bool {
 }
 
 // WithSchedule places faults on the fake's requests by number, as
-// [Explore] finds them: items "N:kind" separated by commas, N counting the
-// requests from 1 ([Request.Seq] of a new fake), kind as [ParseFault]
-// reads it: "1:store-drop,3:503". A [Request.Fault] pastes in as an item.
+// [Explore] finds them: items "N:kind", or "N-M:kind" for requests N to M,
+// separated by commas, N counting the requests from 1 ([Request.Seq] of a
+// new fake), kind as [ParseFault] reads it: "1:store-drop,3-14:503". A
+// [Request.Fault] pastes in as an item.
 // A text that does not parse, or that the [Budget] has no room for, is
 // misuse. A test under WithSchedule fails with t.FailNow when its Server's
 // clients send 1,000 requests past the last fault of the schedule in force

@@ -32,6 +32,11 @@ func TestParseSchedule(t *testing.T) {
 		{"-1:503", "", "want N:kind"},
 		{"1:503,1:drop", "", "request 1 has two faults"},
 		{"99999999999:503", "", "want N:kind"},
+		{"3-14:503,1:drop,15-15:store-drop", "1:drop,3-14:503,15:store-drop", ""},
+		{"5-3:503", "", "N up to M"},
+		{"3-:503", "", "want N:kind or N-M:kind"},
+		{"1-3:503,3:drop", "", "request 3 has two faults"},
+		{"4:drop,1-9:503", "", "request 4 has two faults"},
 	}
 	for _, tt := range tests {
 		s, err := parseSchedule(tt.text)
@@ -228,4 +233,32 @@ func TestScheduleBudget(t *testing.T) {
 		}
 	}()
 	NewHandler(WithBudget(NewBudget(10)), WithSchedule("1:503"))
+}
+
+// TestScheduleRun checks that a run places its fault on each request from
+// its first to its last, and on no other, each journaled by its own Seq.
+func TestScheduleRun(t *testing.T) {
+	t.Parallel()
+	h := NewHandler(WithSchedule("2-4:503,6:429"))
+	t.Cleanup(h.Close)
+	var got []int
+	for i := range 7 {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, plantRequest(t, plantstore.NewPlant{ID: int64(i + 1), Name: "Fern"}))
+		got = append(got, w.Code)
+	}
+	if diff := cmp.Diff([]int{200, 503, 503, 503, 200, 429, 200}, got); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	var faults []string
+	for _, r := range h.Requests() {
+		faults = append(faults, r.Fault)
+	}
+	want := []string{"", "schedule 2:503", "schedule 3:503", "schedule 4:503", "", "schedule 6:429", ""}
+	if diff := cmp.Diff(want, faults); diff != "" {
+		t.Errorf("journal Faults (-want +got):\n%s", diff)
+	}
+	if got := h.Schedule(); got != "2-4:503,6:429" {
+		t.Errorf("Schedule() = %q, want the run as one item", got)
+	}
 }

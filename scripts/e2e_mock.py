@@ -258,6 +258,18 @@ def test_journal_faults_are_schedule_items():
         expect(m.call("GET", "/__plantstore/schedule")[2], {"schedule": want}, "the journal's faults as -schedule")
 
 
+def test_schedule_runs():
+    # A run of faults, "N-M:kind", answers each request from N to M (issue 43).
+    with Mock("-schedule", "2-3:503") as m:
+        got = [m.create({"id": i, "name": "Fern"})[0] for i in range(1, 5)]
+        expect(got, [200, 503, 503, 200], "statuses under -schedule 2-3:503")
+        status, _, _ = m.call("PUT", "/__plantstore/schedule", {"schedule": "1-2:429"})
+        expect(status, 204, "PUT a run")
+        got = [m.create({"id": i, "name": "Fern"})[0] for i in range(5, 8)]
+        expect(got, [429, 429, 200], "statuses under PUT 1-2:429")
+        expect(m.call("GET", "/__plantstore/schedule")[2], {"schedule": "1-2:429"}, "GET a run")
+
+
 def test_fault_matches_by_method_and_path():
     with Mock() as m:
         status, _, fault = m.call("POST", "/__plantstore/faults", {"status": 503, "match": {"method": "PUT", "path": "/plants"}})
