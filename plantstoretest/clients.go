@@ -21,6 +21,9 @@ func (s *Server) ProductionClient(opts ...plantstore.Option) *plantstore.Client 
 func (s *Server) client(method string, opts []plantstore.Option) *plantstore.Client {
 	s.tb.Helper()
 	all := append([]plantstore.Option{plantstore.WithToken(string(s.token)), plantstore.WithHTTPClient(s.HTTPClient())}, s.alreadyExists()...)
+	if s.watch != nil {
+		all = append(all, plantstore.WithHooks(s.watch.hooks()))
+	}
 	all = append(all, opts...)
 	c, err := plantstore.NewClient(s.URL, all...)
 	if err != nil {

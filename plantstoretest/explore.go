@@ -28,6 +28,7 @@ type exploreConfig struct {
 	lweight []int    // of lengths; nil for even
 	server  []Option
 	misuse  string // an option's misuse, which Explore reports
+	noMaybe bool   // ExploreNeverMaybeCreated
 }
 
 // ExploreRuns sets how many schedules Explore runs at most, the fault-free
@@ -110,6 +111,10 @@ var trafficKinds = map[traffic.Kind]string{
 	traffic.KindAttemptTimeout:   "delay",
 }
 
+// ExploreNeverMaybeCreated states that the scenario's calls cannot return
+// plantstore.ErrMaybeCreated, so that a pass in which none did is a pass.
+func ExploreNeverMaybeCreated() ExploreOption { return func(c *exploreConfig) { c.noMaybe = true } }
+
 // ExploreServer gives each run's fake opts besides [WithInMemoryNetwork]
 // and its [WithSchedule], such as [WithHTTP2] or [WithProfile].
 func ExploreServer(opts ...Option) ExploreOption {
@@ -173,6 +178,12 @@ func Explore(t *testing.T, scenario func(t *testing.T, srv *Server), opts ...Exp
 	if ok && e.skipped == e.ran {
 		t.Fatalf("plantstoretest: Explore: the scenario skipped (t.Skip) every one of its %s: nothing was explored", plural.Count(e.ran, "run"))
 	}
+	if ok && e.reached[reachedMaybe] == 0 && !c.noMaybe {
+		t.Fatalf("plantstoretest: Explore: %s, yet no call through the Server's Client or ProductionClient returned "+
+			"ErrMaybeCreated, so the code that handles an unknown outcome never ran (%s): run more schedules (ExploreRuns), "+
+			"keep the kinds that lose a reply (drop, store-drop, delay, store-delay), or, if the scenario's calls cannot "+
+			"return it, say so with ExploreNeverMaybeCreated()", plural.Count(e.ran, "schedule"), coverage(e.reached))
+	}
 	if ok {
 		t.Log(e.passed())
 		return
@@ -189,7 +200,7 @@ func (e *explorer) passed() string {
 	if e.every > 0 {
 		text += fmt.Sprintf("; that is every schedule of up to 3 faults, or of one run, on requests 1 to %d", e.every)
 	}
-	return text
+	return text + "; runs whose calls returned each outcome: " + coverage(e.reached)
 }
 
 // failed is Explore's report of the first schedule that failed, shrunk
@@ -208,9 +219,10 @@ type explorer struct {
 	faults   []*Fault        // c.kinds, parsed
 	tried    map[string]bool // the schedules run, by text
 	ran      int
-	skipped  int    // runs the scenario skipped (t.Skip)
-	sent     int    // requests the fault-free run sent
-	every    uint64 // the span, once every schedule on it ran
+	reached  [outcomeClasses]int // runs whose calls returned each class
+	skipped  int                 // runs the scenario skipped (t.Skip)
+	sent     int                 // requests the fault-free run sent
+	every    uint64              // the span, once every schedule on it ran
 }
 
 // find runs schedules until one fails, which it returns with ok false, or
@@ -348,6 +360,7 @@ func (e *explorer) pass(s schedule) bool {
 		name = "no fault"
 	}
 	ran, returned := false, false
+	var r reached
 	ok := e.t.Run(name, func(t *testing.T) {
 		ran = true
 		defer func() {
@@ -362,7 +375,7 @@ func (e *explorer) pass(s schedule) bool {
 			}
 		}()
 		runInBubble(t, func(t *testing.T) {
-			opts := append(slices.Clip(e.c.server), WithInMemoryNetwork(), WithSchedule(text))
+			opts := append(slices.Clip(e.c.server), WithInMemoryNetwork(), WithSchedule(text), watchOutcomes(&r))
 			srv := NewServer(t, opts...)
 			defer func() {
 				// A panic of the scenario's own goroutine is a finding, as a
@@ -383,6 +396,11 @@ func (e *explorer) pass(s schedule) bool {
 	}
 	if ok && !returned {
 		e.skipped++ // t.Skip ends the scenario, and the run passes
+	}
+	for class := range e.reached {
+		if r.bits.Load()&(1<<class) != 0 {
+			e.reached[class]++
+		}
 	}
 	return ok
 }

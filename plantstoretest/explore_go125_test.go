@@ -447,6 +447,16 @@ var misuses = map[string]struct {
 		rec := &traffic.Recording{Outcomes: []traffic.Outcome{{Kind: traffic.Kind5xx, Status: 503, Count: 100_000}, {Kind: traffic.Kind429, Status: 429, Count: 3}}}
 		plantstoretest.Explore(t, oneCreate, plantstoretest.ExploreTraffic(rec), plantstoretest.ExploreRuns(200))
 	}, " schedules, no failure"}, // drawn in the mix until misses end the search
+	"never an unknown outcome": {func(t *testing.T) {
+		plantstoretest.Explore(t, func(t *testing.T, srv *plantstoretest.Server) {
+			_, _ = srv.Client().CreatePlant(context.Background(), plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"})
+		}, plantstoretest.ExploreKinds("429"), plantstoretest.ExploreRuns(20))
+	}, "yet no call through the Server's Client or ProductionClient returned ErrMaybeCreated"},
+	"never an unknown outcome, as stated": {func(t *testing.T) {
+		plantstoretest.Explore(t, func(t *testing.T, srv *plantstoretest.Server) {
+			_, _ = srv.Client().CreatePlant(context.Background(), plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"})
+		}, plantstoretest.ExploreKinds("429"), plantstoretest.ExploreRuns(20), plantstoretest.ExploreNeverMaybeCreated())
+	}, "20 schedules, no failure; runs whose calls returned each outcome: stored 1"},
 	"every schedule": {func(t *testing.T) {
 		plantstoretest.Explore(t, oneCreate, plantstoretest.ExploreKinds("503"), plantstoretest.ExploreRuns(1_000_000))
 	}, "no failure; that is every schedule of up to 3 faults, or of one run, on requests 1 to 5"},

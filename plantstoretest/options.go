@@ -50,6 +50,7 @@ type config struct {
 	schedule   schedule // WithSchedule
 	scheduled  bool     // WithSchedule was given, even empty
 	errs       []error  // of options whose argument does not parse
+	watch      *reached // Explore's record of the outcomes its run reached
 }
 
 // DefaultMaxPlants is how many plants a [Handler] stores at most unless

@@ -110,6 +110,7 @@ type Server struct {
 	// beforeRoundTrip, if set, runs ahead of each round trip of HTTPClient's
 	// clients (WithSchedule's limit).
 	beforeRoundTrip func()
+	watch           *reached // under Explore, what its clients' calls returned
 	closeOnce       sync.Once
 	closed          atomic.Bool // set when Close begins
 	// serving is read-locked by each request while h serves it, so that Close
@@ -146,7 +147,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	}
 	c.tb, c.site = tb, callSite()
 	h := newHandler(c)
-	s := &Server{Handler: h, tb: tb}
+	s := &Server{Handler: h, tb: tb, watch: c.watch}
 
 	errorLog := log.New(io.Discard, "", 0)
 	if c.logToTB {
