@@ -58,14 +58,19 @@ const maxSettles = 3
 //
 // It returns nil when p is stored; an error that matches ErrMaybeCreated
 // when that is still not known, however the last create ended (call
-// EnsurePlant again with the same p); otherwise why p is not stored. A
-// Client without a [WithAlreadyExists] rule gets an error at once.
+// EnsurePlant again with the same p), as on a ctx that has ended, which
+// sends nothing and cannot tell a first call from a settle; otherwise why
+// p is not stored. A Client without a [WithAlreadyExists] rule gets an
+// error at once.
 func (c *Client) EnsurePlant(ctx context.Context, p NewPlant, opts ...CallOption) error {
 	if c.exists == nil {
 		return errors.New("plantstore: EnsurePlant needs the deployment's answer to a repeated id: give the Client WithAlreadyExists")
 	}
 	_, err := c.CreatePlant(ctx, p, opts...)
-	maybe := errors.Is(err, ErrMaybeCreated)
+	// A call its context ended before it sent anything learned nothing:
+	// this may be a settle of a plant an earlier call stored.
+	var ce *CallError
+	maybe := errors.Is(err, ErrMaybeCreated) || errors.As(err, &ce) && ce.Call.Attempts == 0 && ctx.Err() != nil
 	for n := 0; n < maxSettles && errors.Is(err, ErrMaybeCreated) && !errors.Is(err, ErrAlreadyExists) && ctx.Err() == nil; n++ {
 		_, err = c.CreatePlant(ctx, p, opts...)
 	}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/plantstore/plantstore-go"
 	"github.com/plantstore/plantstore-go/plantstoretest"
@@ -234,4 +235,32 @@ func refusingAfterFirstDial(srv *plantstoretest.Server) *http.Client {
 		return dial(ctx, network, addr)
 	}
 	return &http.Client{Transport: base}
+}
+
+// TestEnsurePlantOnASpentContext checks that EnsurePlant on a context that
+// has ended, which sends nothing and so learns nothing, never reads as
+// "not stored": it cannot tell a first call from a settle of a plant an
+// earlier call stored, so its error matches ErrMaybeCreated.
+func TestEnsurePlantOnASpentContext(t *testing.T) {
+	t.Parallel()
+	srv := plantstoretest.NewServer(t, plantstoretest.WithSchedule("1:store-delay"))
+	c := srv.Client(plantstore.WithMaxRetries(0))
+	p := plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	first := c.EnsurePlant(ctx, p)
+	<-ctx.Done()
+	settle := c.EnsurePlant(ctx, p) // sends nothing
+	if !errors.Is(first, plantstore.ErrMaybeCreated) || !errors.Is(settle, plantstore.ErrMaybeCreated) {
+		t.Errorf("EnsurePlant = %v, then on the spent context %v; want both to match ErrMaybeCreated: the plant is stored", first, settle)
+	}
+	if !errors.Is(settle, context.DeadlineExceeded) {
+		t.Errorf("the settle's error %v does not say the context ended", settle)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d requests reached the fake, want 1: the settle on a spent context sends nothing", n)
+	}
+	if n := len(srv.Plants()); n != 1 {
+		t.Errorf("%d plants stored, want 1", n)
+	}
 }
