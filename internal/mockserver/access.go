@@ -27,14 +27,11 @@ const (
 	accessOff
 )
 
-// checkToken reports what is wrong with token as a bearer token, or "".
-// name is the flag or setting it came from, for the message; the token
-// itself is never quoted.
+// checkToken reports what is wrong with token as a bearer token, or "";
+// "" for no token, which the caller may allow. name is the flag or setting
+// it came from, for the message; the token itself is never quoted.
 func checkToken(name, token string) string {
-	if token == "" {
-		return "" // no token: the caller decides whether that is allowed
-	}
-	if p := wire.TokenProblem(token); p != "" {
+	if p := wire.TokenProblem(token); token != "" && p != "" {
 		return name + " " + p
 	}
 	return ""

@@ -102,21 +102,24 @@ func decodeStrict(body []byte, v any) *controlError {
 	return nil
 }
 
-// writeJSON sends v as the JSON body of a reply with status. The control
-// API's replies are plain structs that always marshal, so the encoder
-// writes straight to w: a fault's echoed body is not held twice.
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// writeJSON sends v as the JSON body of a reply with status, and returns
+// status. The control API's replies are plain structs that always marshal,
+// so the encoder writes straight to w: a fault's echoed body is not held
+// twice.
+func writeJSON(w http.ResponseWriter, status int, v any) int {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v) // A client that went away gets nothing either way.
+	return status
 }
 
 // writeJSONArray sends the n values that at(i) gives as a JSON array, and
-// 200: on one line, as writeJSON writes an object. It encodes them one at a
-// time, so that a long array is never held in memory twice.
-func writeJSONArray(w http.ResponseWriter, n int, at func(i int) any) {
+// 200, which it returns: on one line, as writeJSON writes an object. It
+// encodes them one at a time, so that a long array is never held in memory
+// twice.
+func writeJSONArray(w http.ResponseWriter, n int, at func(i int) any) int {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	bw := bufio.NewWriterSize(w, 32<<10)
@@ -136,15 +139,16 @@ func writeJSONArray(w http.ResponseWriter, n int, at func(i int) any) {
 	}
 	bw.WriteString("]\n")
 	_ = bw.Flush() // A client that went away gets nothing either way.
+	return http.StatusOK
 }
 
-// writeError sends e as an ErrorBody.
-func writeError(w http.ResponseWriter, e *controlError) {
+// writeError sends e as an ErrorBody, and returns its status.
+func writeError(w http.ResponseWriter, e *controlError) int {
 	if e.challenge != "" {
 		w.Header().Set("WWW-Authenticate", e.challenge)
 	}
 	if e.allow != "" {
 		w.Header().Set("Allow", e.allow)
 	}
-	writeJSON(w, e.status, e.body)
+	return writeJSON(w, e.status, e.body)
 }

@@ -24,6 +24,8 @@ type endpoint struct {
 	bodyLimit int64
 	// optionalBody: it takes an empty body too, with any Content-Type.
 	optionalBody bool
+	// namespaces: without namespaces (see [NamespaceConfig]) it is a 404.
+	namespaces bool
 	// serve answers a request that passed the access, method, query and
 	// body checks: it writes the reply and returns its status, or returns an
 	// error and writes nothing.
@@ -48,11 +50,11 @@ var routes = []struct {
 	{http.MethodGet, Prefix + "schedule", endpoint{serve: (*Server).getSchedule}},
 	{http.MethodPut, Prefix + "schedule", endpoint{bodyLimit: maxScheduleText + 1<<10, serve: (*Server).setSchedule}},
 	{http.MethodPost, Prefix + "reset", endpoint{serve: (*Server).reset}},
-	{http.MethodGet, namespacesPath, endpoint{serve: (*Server).listNamespaces}},
-	{http.MethodPost, namespacesPath, endpoint{bodyLimit: maxNamespaceBody, optionalBody: true, serve: (*Server).createNamespace}},
-	{http.MethodDelete, namespacesPath + "/{namespace}", endpoint{serve: (*Server).endNamespace}},
-	{http.MethodGet, Prefix + "openapi.yaml", endpoint{serve: (*Server).apiDocument}},
-	{http.MethodGet, Prefix + "control.openapi.yaml", endpoint{serve: (*Server).controlDocument}},
+	{http.MethodGet, namespacesPath, endpoint{namespaces: true, serve: (*Server).listNamespaces}},
+	{http.MethodPost, namespacesPath, endpoint{bodyLimit: maxNamespaceBody, optionalBody: true, namespaces: true, serve: (*Server).createNamespace}},
+	{http.MethodDelete, namespacesPath + "/{namespace}", endpoint{namespaces: true, serve: (*Server).endNamespace}},
+	{http.MethodGet, Prefix + "openapi.yaml", endpoint{serve: document(apiDocument)}},
+	{http.MethodGet, Prefix + "control.openapi.yaml", endpoint{serve: document(controlDocument)}},
 }
 
 // control serves a request under Prefix and returns the status sent.
@@ -64,8 +66,7 @@ var routes = []struct {
 func (s *Server) control(w http.ResponseWriter, r *http.Request, access func(*http.Request) *controlError) int {
 	status, err := s.dispatch(w, r, access)
 	if err != nil {
-		writeError(w, err)
-		return err.status
+		return writeError(w, err)
 	}
 	return status
 }
@@ -116,6 +117,10 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, access func(*h
 	}
 	if ep.bodyLimit == 0 && len(body) > 0 {
 		return 0, badRequest("%s %s takes no body", r.Method, path)
+	}
+	if ep.namespaces && s.ns == nil {
+		return 0, errorf(http.StatusNotFound, plantstoretest.CodeNotFound,
+			"no namespaces here: they are made by the mock's own control API, %s, when -max-namespaces is above 0", namespacesPath)
 	}
 	return ep.serve(s, w, r, body)
 }
@@ -187,8 +192,7 @@ type healthBody struct {
 }
 
 func (s *Server) health(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
-	writeJSON(w, http.StatusOK, healthBody{Status: "ok"})
-	return http.StatusOK, nil
+	return writeJSON(w, http.StatusOK, healthBody{Status: "ok"}), nil
 }
 
 func (s *Server) listRequests(w http.ResponseWriter, r *http.Request, _ []byte) (int, *controlError) {
@@ -201,8 +205,7 @@ func (s *Server) listRequests(w http.ResponseWriter, r *http.Request, _ []byte) 
 		since = n
 	}
 	entries := s.fake.RequestsSince(since)
-	writeJSONArray(w, len(entries), func(i int) any { return newJournalEntry(&entries[i]) })
-	return http.StatusOK, nil
+	return writeJSONArray(w, len(entries), func(i int) any { return newJournalEntry(&entries[i]) }), nil
 }
 
 func (s *Server) clearRequests(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
@@ -217,20 +220,14 @@ func (s *Server) reset(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *
 	return http.StatusNoContent, nil
 }
 
-func (s *Server) apiDocument(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
-	return writeYAML(w, apiDocument), nil
-}
-
-func (s *Server) controlDocument(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
-	return writeYAML(w, controlDocument), nil
-}
-
-// writeYAML sends an OpenAPI document.
-func writeYAML(w http.ResponseWriter, doc []byte) int {
-	w.Header().Set("Content-Type", "application/yaml")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(doc)
-	return http.StatusOK
+// document serves an OpenAPI document.
+func document(doc []byte) func(*Server, http.ResponseWriter, *http.Request, []byte) (int, *controlError) {
+	return func(_ *Server, w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
+		w.Header().Set("Content-Type", "application/yaml")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(doc)
+		return http.StatusOK, nil
+	}
 }
 
 // maxScheduleText bounds a schedule's text, in characters, as the control
@@ -258,8 +255,7 @@ type scheduleBody struct {
 // of their requests.
 func (s *Server) getSchedule(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
 	text := s.fake.Schedule()
-	writeJSON(w, http.StatusOK, scheduleBody{Schedule: &text})
-	return http.StatusOK, nil
+	return writeJSON(w, http.StatusOK, scheduleBody{Schedule: &text}), nil
 }
 
 // setSchedule places faults on the next API requests by their number, as

@@ -31,16 +31,7 @@ type namespaceBody struct {
 	ExpiresAt time.Time `json:"expires_at"` // if unused until then
 }
 
-// noNamespaces is the 404 of the namespace endpoints where there are none.
-func noNamespaces() *controlError {
-	return errorf(http.StatusNotFound, plantstoretest.CodeNotFound,
-		"no namespaces here: they are made by the mock's own control API, %s, when -max-namespaces is above 0", namespacesPath)
-}
-
 func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, body []byte) (int, *controlError) {
-	if s.ns == nil {
-		return 0, noNamespaces()
-	}
 	base, err := s.mockURL(r)
 	if err != nil {
 		return 0, err
@@ -95,8 +86,7 @@ func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, body []
 	reply := describe(base, ns)
 	reply.Token = token
 	s.ns.add(ns)
-	writeJSON(w, http.StatusCreated, reply)
-	return http.StatusCreated, nil
+	return writeJSON(w, http.StatusCreated, reply), nil
 }
 
 // labelProblem reports what is wrong with a label, or "".
@@ -164,9 +154,6 @@ func baseURLProblem(base string) string {
 }
 
 func (s *Server) listNamespaces(w http.ResponseWriter, r *http.Request, _ []byte) (int, *controlError) {
-	if s.ns == nil {
-		return 0, noNamespaces()
-	}
 	base, err := s.mockURL(r)
 	if err != nil {
 		return 0, err
@@ -177,14 +164,10 @@ func (s *Server) listNamespaces(w http.ResponseWriter, r *http.Request, _ []byte
 		a, b := list[i], list[j]
 		return a.CreatedAt.Before(b.CreatedAt) || a.CreatedAt.Equal(b.CreatedAt) && a.Namespace < b.Namespace
 	})
-	writeJSONArray(w, len(list), func(i int) any { return list[i] })
-	return http.StatusOK, nil
+	return writeJSONArray(w, len(list), func(i int) any { return list[i] }), nil
 }
 
 func (s *Server) endNamespace(w http.ResponseWriter, r *http.Request, _ []byte) (int, *controlError) {
-	if s.ns == nil {
-		return 0, noNamespaces()
-	}
 	id := r.PathValue("namespace")
 	ns := s.ns.lookup(namespacesPath+"/", id, r.URL.EscapedPath())
 	if ns == nil || !s.ns.end(ns) {
