@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -25,22 +24,19 @@ const healthTimeout = time.Second
 func healthcheck(ctx context.Context, addr string, stderr io.Writer) int {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		fmt.Fprintf(stderr, "plantstore-mock: healthcheck: -addr %q: %v\n", addr, err)
-		return 1
+		return fail(stderr, 1, "plantstore-mock: healthcheck: -addr %q: %v", addr, err)
 	}
 	url := "http://" + net.JoinHostPort(wire.DialHost(host), port) + mockserver.Prefix + "health"
 	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		fmt.Fprintf(stderr, "plantstore-mock: healthcheck: %v\n", err)
-		return 1
+		return fail(stderr, 1, "plantstore-mock: healthcheck: %v", err)
 	}
 	client := &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
 	resp, err := client.Do(req)
 	if err != nil {
-		fmt.Fprintf(stderr, "plantstore-mock: healthcheck: %v\n", err)
-		return 1
+		return fail(stderr, 1, "plantstore-mock: healthcheck: %v", err)
 	}
 	defer resp.Body.Close()
 	var body struct {
@@ -48,8 +44,7 @@ func healthcheck(ctx context.Context, addr string, stderr io.Writer) int {
 	}
 	err = json.NewDecoder(io.LimitReader(resp.Body, 4<<10)).Decode(&body)
 	if resp.StatusCode != http.StatusOK || err != nil || body.Status != "ok" {
-		fmt.Fprintf(stderr, "plantstore-mock: healthcheck: GET %s: status %d, body status %q, want 200 and \"ok\"\n", url, resp.StatusCode, body.Status)
-		return 1
+		return fail(stderr, 1, "plantstore-mock: healthcheck: GET %s: status %d, body status %q, want 200 and \"ok\"", url, resp.StatusCode, body.Status)
 	}
 	return 0
 }
