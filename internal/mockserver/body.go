@@ -67,21 +67,26 @@ func badRequest(format string, args ...any) *controlError {
 
 // readBody reads r's body, at most limit bytes of it, into memory that
 // grows with the bytes received: a buffer that doubles as it fills, made to
-// measure, so it never holds more than twice what arrived.
+// measure, so it never holds more than twice what arrived. A limit of 0
+// takes no body: it reads maxEmptyBody bytes to tell, and refuses any.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *controlError) {
 	if r.Body == nil {
 		return nil, nil
 	}
-	body, err := wire.ReadBodyAtMost(nil, http.MaxBytesReader(w, r.Body, limit), limit)
+	bound := limit
+	if limit == 0 {
+		bound = maxEmptyBody
+	}
+	body, err := wire.ReadBodyAtMost(nil, http.MaxBytesReader(w, r.Body, bound), bound)
 	var tooLarge *http.MaxBytesError
 	switch {
-	case errors.As(err, &tooLarge) && limit == maxEmptyBody:
+	case err != nil && !errors.As(err, &tooLarge):
+		return nil, errorf(http.StatusBadRequest, plantstoretest.CodeInvalidJSON, "reading body: %v", err)
+	case limit == 0 && (err != nil || len(body) > 0):
 		return nil, badRequest("%s %s takes no body", r.Method, r.URL.Path)
-	case errors.As(err, &tooLarge):
+	case err != nil:
 		return nil, errorf(http.StatusRequestEntityTooLarge, plantstoretest.CodeTooLarge,
 			"body is larger than %d bytes, the limit of %s %s", limit, r.Method, r.URL.Path)
-	case err != nil:
-		return nil, errorf(http.StatusBadRequest, plantstoretest.CodeInvalidJSON, "reading body: %v", err)
 	}
 	return body, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -102,11 +103,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, access func(*h
 			return 0, err
 		}
 	}
-	limit := ep.bodyLimit
-	if limit == 0 {
-		limit = maxEmptyBody
-	}
-	body, err := readBody(w, r, limit)
+	body, err := readBody(w, r, ep.bodyLimit)
 	if err != nil {
 		return 0, err
 	}
@@ -114,9 +111,6 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, access func(*h
 		if err := checkContentType(r); err != nil {
 			return 0, err
 		}
-	}
-	if ep.bodyLimit == 0 && len(body) > 0 {
-		return 0, badRequest("%s %s takes no body", r.Method, path)
 	}
 	if ep.namespaces && s.ns == nil {
 		return 0, errorf(http.StatusNotFound, plantstoretest.CodeNotFound,
@@ -170,10 +164,7 @@ func checkQuery(u *url.URL, allowed []string) *controlError {
 		return badRequest("invalid query string: %v", err)
 	}
 	for name, values := range q {
-		known := false
-		for _, a := range allowed {
-			known = known || a == name
-		}
+		known := slices.Contains(allowed, name)
 		switch {
 		case !known && len(allowed) == 0:
 			return badRequest("unknown query parameter %q; %s takes none", name, u.Path)

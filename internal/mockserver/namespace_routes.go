@@ -24,9 +24,13 @@ func (s *Server) serveNamespaces(w http.ResponseWriter, r *http.Request) bool {
 	if !s.ns.any() {
 		return false // as without namespaces
 	}
-	ns := s.ns.byBearer(r.Header)
+	token, problem := wire.ParseBearer(r.Header)
+	if problem != wire.BearerOK || path == Prefix+"health" {
+		return false
+	}
+	ns := s.ns.withToken(token)
 	switch {
-	case ns == nil || path == Prefix+"health":
+	case ns == nil:
 		return false
 	case !isControl(path):
 		if !s.ns.enter(ns) {
@@ -87,15 +91,6 @@ func (n *namespaces) lookup(prefix, id, escaped string) *namespace {
 		return nil
 	}
 	return n.byIDAlive(id)
-}
-
-// byBearer returns the live namespace whose token header carries, or nil.
-func (n *namespaces) byBearer(header http.Header) *namespace {
-	token, problem := wire.ParseBearer(header)
-	if problem != wire.BearerOK {
-		return nil
-	}
-	return n.withToken(token)
 }
 
 // validID reports whether id has the form of the ids the mock makes.
