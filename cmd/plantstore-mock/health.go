@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore-go/internal/mockserver"
-	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 // healthTimeout bounds the whole health check: connect, request and reply.
@@ -20,13 +19,12 @@ const healthTimeout = time.Second
 // healthTimeout, else 1 with the reason on stderr. An unspecified host
 // (":8080", "0.0.0.0:8080") is asked on loopback, as a container's health
 // check runs beside the server, by the rule the mock's own "listening on"
-// line follows (wire.DialHost).
+// line follows (mockserver.ClientURL).
 func healthcheck(ctx context.Context, addr string, stderr io.Writer) int {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
 		return fail(stderr, 1, "plantstore-mock: healthcheck: -addr %q: %v", addr, err)
 	}
-	url := "http://" + net.JoinHostPort(wire.DialHost(host), port) + mockserver.Prefix + "health"
+	url := mockserver.ClientURL(addr) + mockserver.Prefix + "health"
 	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)

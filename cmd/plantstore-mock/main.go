@@ -46,6 +46,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -255,7 +256,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return status
 	}
 	if f.version {
-		return printVersion(stdout)
+		info, ok := debug.ReadBuildInfo()
+		fmt.Fprintln(stdout, moduleVersion(info, ok))
+		return 0
 	}
 	if f.healthcheck {
 		return healthcheck(ctx, f.addr, stderr)
@@ -295,9 +298,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fail(stderr, 2, "plantstore-mock: %v", err)
 	}
 
-	// It starts: from here on, it says everything through the loggers.
-	// Before, a mock that could not start said why in plain lines, as the
-	// flag package does, and logged nothing.
 	srv := &http.Server{
 		Handler:           mockserver.LimitRequests(mock, f.maxConns),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -326,7 +326,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		always.Info("-schedule in force", "schedule", s)
 	}
 	always.Info(mock.Status())
-	fmt.Fprintf(stdout, "listening on %s\n", mockserver.ClientURL(ln.Addr()))
+	fmt.Fprintf(stdout, "listening on %s\n", mockserver.ClientURL(ln.Addr().String()))
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(mockserver.LimitListener(ln, f.maxConns)) }()

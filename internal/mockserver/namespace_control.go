@@ -1,11 +1,12 @@
 package mockserver
 
 import (
+	"cmp"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -128,7 +129,7 @@ func describe(base string, ns *namespace) namespaceBody {
 // not the name the job reached the mock by.
 func (s *Server) mockURL(r *http.Request) (string, *controlError) {
 	if r.Host == "" {
-		base := clientURL(s.listenAddr)
+		base := ClientURL(s.listenAddr)
 		if baseURLProblem(base) != "" {
 			return "", badRequest("no Host (HTTP/1.0), and the listener's address %q cannot make a base_url: send a Host", s.listenAddr)
 		}
@@ -160,9 +161,8 @@ func (s *Server) listNamespaces(w http.ResponseWriter, r *http.Request, _ []byte
 	}
 	var list []namespaceBody
 	s.ns.each(func(ns *namespace) { list = append(list, describe(base, ns)) })
-	sort.Slice(list, func(i, j int) bool {
-		a, b := list[i], list[j]
-		return a.CreatedAt.Before(b.CreatedAt) || a.CreatedAt.Equal(b.CreatedAt) && a.Namespace < b.Namespace
+	slices.SortFunc(list, func(a, b namespaceBody) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.Namespace, b.Namespace))
 	})
 	return writeJSONArray(w, len(list), func(i int) any { return list[i] }), nil
 }
