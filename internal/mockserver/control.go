@@ -58,20 +58,6 @@ var routes = []struct {
 	{http.MethodGet, Prefix + "control.openapi.yaml", endpoint{serve: document(controlDocument)}},
 }
 
-// control serves a request under Prefix and returns the status sent.
-// Health is open to all; every other path first passes the access rules,
-// then the method, query and body checks, and nothing changes unless all
-// pass.
-// A namespace's control API is the same, behind its own access rules
-// (see [Server.namespaceAccess]).
-func (s *Server) control(w http.ResponseWriter, r *http.Request, access func(*http.Request) *controlError) int {
-	status, err := s.dispatch(w, r, access)
-	if err != nil {
-		return writeError(w, err)
-	}
-	return status
-}
-
 // checkAccess applies the mock's control API access rules to r.
 func (s *Server) checkAccess(r *http.Request) *controlError {
 	switch s.access {
@@ -84,39 +70,48 @@ func (s *Server) checkAccess(r *http.Request) *controlError {
 	}
 }
 
-func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, access func(*http.Request) *controlError) (int, *controlError) {
-	path := r.URL.Path
-	if path != Prefix+"health" {
+// control serves a request under Prefix and returns the status sent.
+// Health is open to all; every other path first passes the access rules,
+// then the method, query and body checks, and nothing changes unless all
+// pass.
+// A namespace's control API is the same, behind its own access rules
+// (see [Server.namespaceAccess]).
+func (s *Server) control(w http.ResponseWriter, r *http.Request, access func(*http.Request) *controlError) int {
+	if r.URL.Path != Prefix+"health" {
 		if err := access(r); err != nil {
-			return 0, err
+			return writeError(w, err)
 		}
 	}
 	ep, err := route(r)
 	if err != nil {
-		return 0, err
+		return writeError(w, err)
 	}
 	if err := checkQuery(r.URL, ep.query); err != nil {
-		return 0, err
+		return writeError(w, err)
 	}
 	if ep.bodyLimit > 0 && !ep.optionalBody {
 		if err := checkContentType(r); err != nil {
-			return 0, err
+			return writeError(w, err)
 		}
 	}
 	body, err := readBody(w, r, ep.bodyLimit)
 	if err != nil {
-		return 0, err
+		return writeError(w, err)
 	}
 	if ep.optionalBody && len(body) > 0 {
 		if err := checkContentType(r); err != nil {
-			return 0, err
+			return writeError(w, err)
 		}
 	}
 	if ep.namespaces && s.ns == nil {
-		return 0, errorf(http.StatusNotFound, plantstoretest.CodeNotFound,
-			"no namespaces here: they are made by the mock's own control API, %s, when -max-namespaces is above 0", namespacesPath)
+		return writeError(w, errorf(http.StatusNotFound, plantstoretest.CodeNotFound,
+			"no namespaces here: they are made by the mock's own control API, %s, when -max-namespaces is above 0", namespacesPath))
 	}
-	return ep.serve(s, w, r, body)
+	status, err := ep.serve(s, w, r, body)
+	if err != nil {
+		return writeError(w, err)
+	}
+	return status
 }
 
 // route finds r's endpoint in the table, and sets the values of its
