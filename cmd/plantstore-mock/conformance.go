@@ -64,43 +64,27 @@ func runConformance(ctx context.Context, args []string, getenv func(string) stri
 		return 2
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "plantstore-mock conformance: unexpected arguments: %q\n", fs.Args())
-		return 2
+		return fail(stderr, 2, "plantstore-mock conformance: unexpected arguments: %q", fs.Args())
 	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	if !set["url"] {
-		t.URL = getenv("PLANTSTORE_URL")
-	}
-	if !set["token"] {
-		t.Token = getenv("PLANTSTORE_TOKEN")
-	}
-	if !set["admin-token"] {
-		adminToken = getenv("PLANTSTORE_ADMIN_TOKEN")
-	}
+	set := given(fs, getenv)
 	switch {
 	case t.URL == "":
-		fmt.Fprintln(stderr, "plantstore-mock conformance: -url (or $PLANTSTORE_URL) is required")
-		return 2
+		return fail(stderr, 2, "plantstore-mock conformance: -url (or $PLANTSTORE_URL) is required")
 	case t.Token == "":
-		fmt.Fprintln(stderr, "plantstore-mock conformance: -token (or $PLANTSTORE_TOKEN) is required")
-		return 2
+		return fail(stderr, 2, "plantstore-mock conformance: -token (or $PLANTSTORE_TOKEN) is required")
 	case t.MaxCreates < 1:
 		// Target.MaxCreates 0 means the default, 10: here it would read as
 		// "create nothing" and create 10.
-		fmt.Fprintf(stderr, "plantstore-mock conformance: -max-creates is %d, want 1 or more\n", t.MaxCreates)
-		return 2
+		return fail(stderr, 2, "plantstore-mock conformance: -max-creates is %d, want 1 or more", t.MaxCreates)
 	case set["admin-token"] && controlURL == "":
-		fmt.Fprintln(stderr, "plantstore-mock conformance: -admin-token needs -control-url")
-		return 2
+		return fail(stderr, 2, "plantstore-mock conformance: -admin-token needs -control-url")
 	}
 	if controlURL != "" {
 		t.Control = &conformance.Control{URL: controlURL, AdminToken: adminToken}
 	}
 	rep, err := conformance.RunReport(ctx, t)
 	if err != nil {
-		fmt.Fprintf(stderr, "plantstore-mock conformance: %s\n", flagTerms(err, set))
-		return 2
+		return fail(stderr, 2, "plantstore-mock conformance: %s", flagTerms(err, set))
 	}
 	if profileOut != "" {
 		// Markup stays as it came: a gateway's HTML page is read as it is.
@@ -113,8 +97,7 @@ func runConformance(ctx context.Context, args []string, getenv func(string) stri
 			err = os.WriteFile(profileOut, b.Bytes(), 0o644)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "plantstore-mock conformance: -profile-out: %v\n", err)
-			return 2
+			return fail(stderr, 2, "plantstore-mock conformance: -profile-out: %v", err)
 		}
 	}
 	if asJSON {
@@ -125,8 +108,7 @@ func runConformance(ctx context.Context, args []string, getenv func(string) stri
 		err = rep.WriteText(stdout)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "plantstore-mock conformance: writing the report: %v\n", err)
-		return 2
+		return fail(stderr, 2, "plantstore-mock conformance: writing the report: %v", err)
 	}
 	if !rep.Passed {
 		return 1
@@ -140,12 +122,6 @@ func runConformance(ctx context.Context, args []string, getenv func(string) stri
 // and here they name the flag, or the environment variable, that the user
 // gave instead ("-url ... pass -live"). set holds the flags given.
 func flagTerms(err error, set map[string]bool) string {
-	from := func(flag, env string) string {
-		if set[flag] || env == "" {
-			return "-" + flag
-		}
-		return "$" + env
-	}
 	// At one position, the first that matches wins: phrases first. Where
 	// a message names a value, it names where that came from; where it
 	// says where to give one, both places.
@@ -155,11 +131,11 @@ func flagTerms(err error, set map[string]bool) string {
 		"in Target.Token", "in -token (or $PLANTSTORE_TOKEN)",
 		"in Control.AdminToken", "in -admin-token (or $PLANTSTORE_ADMIN_TOKEN)",
 		"Target.Control.URL", "-control-url",
-		"Target.Control.AdminToken", from("admin-token", "PLANTSTORE_ADMIN_TOKEN"),
+		"Target.Control.AdminToken", source(set, "admin-token"),
 		"Control.URL", "-control-url",
-		"Control.AdminToken", from("admin-token", "PLANTSTORE_ADMIN_TOKEN"),
-		"Target.URL", from("url", "PLANTSTORE_URL"),
-		"Target.Token", from("token", "PLANTSTORE_TOKEN"),
+		"Control.AdminToken", source(set, "admin-token"),
+		"Target.URL", source(set, "url"),
+		"Target.Token", source(set, "token"),
 		"Target.Live", "-live",
 		"Target.MaxCreates", "-max-creates",
 		"Target.FirstID", "-first-id",

@@ -39,23 +39,17 @@ func runDrift(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	if fs.NArg() == 1 {
-		rec, err := readRecording(fs.Arg(0))
-		if err != nil {
-			fmt.Fprintf(stderr, "plantstore-mock drift: %s: %v\n", fs.Arg(0), err)
-			return 2
-		}
-		fmt.Fprint(stdout, rec)
-		return 0
-	}
-	var recs [2]*traffic.Recording
+	recs := make([]*traffic.Recording, fs.NArg())
 	for i, name := range fs.Args() {
 		rec, err := readRecording(name)
 		if err != nil {
-			fmt.Fprintf(stderr, "plantstore-mock drift: %s: %v\n", name, err)
-			return 2
+			return fail(stderr, 2, "plantstore-mock drift: %s: %v", name, err)
 		}
 		recs[i] = rec
+	}
+	if len(recs) == 1 {
+		fmt.Fprint(stdout, recs[0])
+		return 0
 	}
 	changes := traffic.Compare(recs[0], recs[1])
 	for _, c := range changes {

@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"time"
 
 	"github.com/plantstore/plantstore-go/internal/mockserver"
-	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 // healthTimeout bounds the whole health check: connect, request and reply.
@@ -21,26 +19,22 @@ const healthTimeout = time.Second
 // healthTimeout, else 1 with the reason on stderr. An unspecified host
 // (":8080", "0.0.0.0:8080") is asked on loopback, as a container's health
 // check runs beside the server, by the rule the mock's own "listening on"
-// line follows (wire.DialHost).
+// line follows (mockserver.ClientURL).
 func healthcheck(ctx context.Context, addr string, stderr io.Writer) int {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "plantstore-mock: healthcheck: -addr %q: %v\n", addr, err)
-		return 1
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return fail(stderr, 1, "plantstore-mock: healthcheck: -addr %q: %v", addr, err)
 	}
-	url := "http://" + net.JoinHostPort(wire.DialHost(host), port) + mockserver.Prefix + "health"
+	url := mockserver.ClientURL(addr) + mockserver.Prefix + "health"
 	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		fmt.Fprintf(stderr, "plantstore-mock: healthcheck: %v\n", err)
-		return 1
+		return fail(stderr, 1, "plantstore-mock: healthcheck: %v", err)
 	}
 	client := &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
 	resp, err := client.Do(req)
 	if err != nil {
-		fmt.Fprintf(stderr, "plantstore-mock: healthcheck: %v\n", err)
-		return 1
+		return fail(stderr, 1, "plantstore-mock: healthcheck: %v", err)
 	}
 	defer resp.Body.Close()
 	var body struct {
@@ -48,8 +42,7 @@ func healthcheck(ctx context.Context, addr string, stderr io.Writer) int {
 	}
 	err = json.NewDecoder(io.LimitReader(resp.Body, 4<<10)).Decode(&body)
 	if resp.StatusCode != http.StatusOK || err != nil || body.Status != "ok" {
-		fmt.Fprintf(stderr, "plantstore-mock: healthcheck: GET %s: status %d, body status %q, want 200 and \"ok\"\n", url, resp.StatusCode, body.Status)
-		return 1
+		return fail(stderr, 1, "plantstore-mock: healthcheck: GET %s: status %d, body status %q, want 200 and \"ok\"", url, resp.StatusCode, body.Status)
 	}
 	return 0
 }

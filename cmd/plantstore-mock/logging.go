@@ -16,9 +16,7 @@ import (
 // one slog.TextHandler on w, so that everything it says once its flags are
 // read is one kind of line: log drops the records below level (-log-level),
 // and always drops none, for the lines that print at every level: the
-// start-up lines, which say how the mock runs, and errors. (Bad usage,
-// status 2, is told before either exists, in plain lines as the flag
-// package prints its own.)
+// start-up lines, which say how the mock runs, and errors.
 func newLoggers(w io.Writer, level slog.Level) (log, always *slog.Logger) {
 	h := slog.NewTextHandler(w, &slog.HandlerOptions{Level: min(level, slog.LevelInfo)})
 	return slog.New(atLeast{h, level}), slog.New(h)

@@ -46,6 +46,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -154,55 +155,73 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*f
 		fs.Usage()
 		return nil, 2
 	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	if !set["token"] {
-		f.token = getenv("PLANTSTORE_TOKEN")
-		if f.token == "" {
-			f.token = plantstoretest.DefaultToken
-		}
-	}
-	if !set["admin-token"] {
-		f.adminToken = getenv("PLANTSTORE_ADMIN_TOKEN")
+	set := given(fs, getenv)
+	if f.token == "" && !set["token"] {
+		f.token = plantstoretest.DefaultToken
 	}
 	f.chaosSeeded = set["chaos-seed"]
 	if msg := f.check(set); msg != "" {
-		fmt.Fprintf(stderr, "plantstore-mock: %s\n", msg)
-		return nil, 2
+		return nil, fail(stderr, 2, "plantstore-mock: %s", msg)
 	}
 	if f.profilePath != "" {
 		p, err := loadProfile(f.profilePath)
 		if err != nil {
-			fmt.Fprintf(stderr, "plantstore-mock: %v\n", err)
-			return nil, 2
+			return nil, fail(stderr, 2, "plantstore-mock: %v", err)
 		}
 		f.profile = p
 	}
 	return &f, -1
 }
 
-// check reports what is wrong with f, or "". No message quotes a token.
+// envDefaults names the environment variable whose value a flag takes when
+// the command line leaves it out.
+var envDefaults = map[string]string{
+	"url":         "PLANTSTORE_URL",
+	"token":       "PLANTSTORE_TOKEN",
+	"admin-token": "PLANTSTORE_ADMIN_TOKEN",
+}
+
+// given returns the names of the flags fs's command line gave, and sets
+// each flag of fs in [envDefaults] that it left out from the environment.
+func given(fs *flag.FlagSet, getenv func(string) string) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	for name, env := range envDefaults {
+		if fl := fs.Lookup(name); fl != nil && !set[name] {
+			_ = fl.Value.Set(getenv(env)) // a string flag takes any value
+		}
+	}
+	return set
+}
+
+// source names where the value of -name came from, for a message: the
+// flag, or its environment variable (see [given]).
+func source(set map[string]bool, name string) string {
+	if env := envDefaults[name]; env != "" && !set[name] {
+		return "$" + env
+	}
+	return "-" + name
+}
+
+// fail prints a line, formatted as fmt.Printf does, to w and returns
+// status: the exit status of a command that stops.
+func fail(w io.Writer, status int, format string, args ...any) int {
+	fmt.Fprintf(w, format+"\n", args...)
+	return status
+}
+
+// check reports what is wrong with f, or "". The tokens are checked here,
+// before plantstoretest.NewHandler (which panics on a bad one) and
+// mockserver.New, so that a bad token stops the command before it listens
+// and the message names where it came from; no message quotes a token.
 func (f *flags) check(set map[string]bool) string {
 	switch {
 	case wire.TokenProblem(f.token) != "":
-		// Checked here, before plantstoretest.NewHandler (which panics on
-		// a bad token), naming where the token came from; never quoting it.
-		from := "$PLANTSTORE_TOKEN"
-		if set["token"] {
-			from = "-token"
-		}
-		return from + " " + wire.TokenProblem(f.token)
+		return source(set, "token") + " " + wire.TokenProblem(f.token)
 	case set["admin-token"] && f.adminToken == "":
 		return "-admin-token must not be empty; leave it out for no admin token"
 	case f.adminToken != "" && wire.TokenProblem(f.adminToken) != "":
-		// Checked here, not only by mockserver.New, so that a bad token
-		// stops the command before it listens, and the message names where
-		// the token came from.
-		from := "$PLANTSTORE_ADMIN_TOKEN"
-		if set["admin-token"] {
-			from = "-admin-token"
-		}
-		return from + " " + wire.TokenProblem(f.adminToken)
+		return source(set, "admin-token") + " " + wire.TokenProblem(f.adminToken)
 	case f.adminToken != "" && f.adminToken == f.token:
 		return "the admin token must differ from the API token: the API token must never open the control API"
 	case f.journal < 0:
@@ -237,7 +256,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return status
 	}
 	if f.version {
-		return printVersion(stdout)
+		info, ok := debug.ReadBuildInfo()
+		fmt.Fprintln(stdout, moduleVersion(info, ok))
+		return 0
 	}
 	if f.healthcheck {
 		return healthcheck(ctx, f.addr, stderr)
@@ -252,22 +273,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer h.Close()
 	if f.seed != "" {
 		if err := seed(h, f.seed); err != nil {
-			fmt.Fprintf(stderr, "plantstore-mock: %v\n", err)
-			return 2
+			return fail(stderr, 2, "plantstore-mock: %v", err)
 		}
 	}
 	if err := mockserver.CheckScheduleText(f.schedule); err != nil {
-		fmt.Fprintf(stderr, "plantstore-mock: -schedule: %s\n", err)
-		return 2
+		return fail(stderr, 2, "plantstore-mock: -schedule: %s", err)
 	}
 	if err := h.SetSchedule(f.schedule); err != nil {
-		fmt.Fprintf(stderr, "plantstore-mock: -schedule: %s\n", strings.TrimPrefix(err.Error(), "plantstoretest: "))
-		return 2
+		return fail(stderr, 2, "plantstore-mock: -schedule: %s", strings.TrimPrefix(err.Error(), "plantstoretest: "))
 	}
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
-		fmt.Fprintf(stderr, "plantstore-mock: %v\n", err)
-		return 1
+		return fail(stderr, 1, "plantstore-mock: %v", err)
 	}
 	mock, err := mockserver.New(h, mockserver.Config{
 		AdminToken: f.adminToken,
@@ -278,13 +295,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	})
 	if err != nil {
 		ln.Close()
-		fmt.Fprintf(stderr, "plantstore-mock: %v\n", err)
-		return 2
+		return fail(stderr, 2, "plantstore-mock: %v", err)
 	}
 
-	// It starts: from here on, it says everything through the loggers.
-	// Before, a mock that could not start said why in plain lines, as the
-	// flag package does, and logged nothing.
 	srv := &http.Server{
 		Handler:           mockserver.LimitRequests(mock, f.maxConns),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -313,7 +326,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		always.Info("-schedule in force", "schedule", s)
 	}
 	always.Info(mock.Status())
-	fmt.Fprintf(stdout, "listening on %s\n", mockserver.ClientURL(ln.Addr()))
+	fmt.Fprintf(stdout, "listening on %s\n", mockserver.ClientURL(ln.Addr().String()))
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(mockserver.LimitListener(ln, f.maxConns)) }()

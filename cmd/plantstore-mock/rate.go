@@ -33,15 +33,8 @@ func (r *rate) Set(s string) error {
 	if err != nil || n < 1 {
 		return fmt.Errorf("want a whole number of requests from 1 before the slash, got %q", count)
 	}
-	var per time.Duration
-	switch unit {
-	case "s":
-		per = time.Second
-	case "m":
-		per = time.Minute
-	case "h":
-		per = time.Hour
-	default:
+	per, ok := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour}[unit]
+	if !ok {
 		per, err = time.ParseDuration(unit)
 		if err != nil || per <= 0 {
 			return fmt.Errorf("want s, m, h or a positive Go duration after the slash, got %q", unit)

@@ -1,18 +1,6 @@
 package main
 
-import (
-	"fmt"
-	"io"
-	"runtime/debug"
-)
-
-// printVersion writes the version of the module the binary was built from,
-// and a newline, to w: the -version flag. It returns the exit status, 0.
-func printVersion(w io.Writer) int {
-	info, ok := debug.ReadBuildInfo()
-	fmt.Fprintln(w, moduleVersion(info, ok))
-	return 0
-}
+import "runtime/debug"
 
 // moduleVersion is the main module's version as the go command recorded it
 // in the binary: "v0.4.0" for `go install ...@v0.4.0`, "(devel)" for a

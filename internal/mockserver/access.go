@@ -13,28 +13,21 @@ import (
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
-// access decides who may use the control API.
+// access decides who may use the control API, as [Config.AdminToken] and
+// [Config.Loopback] say.
 type access int
 
 const (
-	// accessOpen: no admin token, and the mock listens on loopback only, so
-	// only this machine can reach it.
 	accessOpen access = iota
-	// accessToken: every control path but health needs the admin token.
 	accessToken
-	// accessOff: no admin token on a non-loopback address; every control
-	// path but health is 404.
 	accessOff
 )
 
-// checkToken reports what is wrong with token as a bearer token, or "".
-// name is the flag or setting it came from, for the message; the token
-// itself is never quoted.
+// checkToken reports what is wrong with token as a bearer token, or "";
+// "" for no token, which the caller may allow. name is the flag or setting
+// it came from, for the message; the token itself is never quoted.
 func checkToken(name, token string) string {
-	if token == "" {
-		return "" // no token: the caller decides whether that is allowed
-	}
-	if p := wire.TokenProblem(token); p != "" {
+	if p := wire.TokenProblem(token); token != "" && p != "" {
 		return name + " " + p
 	}
 	return ""
@@ -79,10 +72,7 @@ func offMessage(listenAddr string) string {
 
 // CodeForeignRequest is the "error" code of the 403 the open control API
 // answers a request that may come from a web page rather than from this
-// machine's tools: a Host that is not a loopback name or address (a DNS
-// rebinding page names its own host), or a browser's request from another
-// origin (Origin not the mock's own, or Sec-Fetch-Site cross-site or
-// same-site).
+// machine's tools (see [checkLocal]).
 const CodeForeignRequest int32 = 101
 
 // checkLocal returns the 403 for a request to the open control API that

@@ -67,21 +67,26 @@ func badRequest(format string, args ...any) *controlError {
 
 // readBody reads r's body, at most limit bytes of it, into memory that
 // grows with the bytes received: a buffer that doubles as it fills, made to
-// measure, so it never holds more than twice what arrived.
+// measure, so it never holds more than twice what arrived. A limit of 0
+// takes no body: it reads maxEmptyBody bytes to tell, and refuses any.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *controlError) {
 	if r.Body == nil {
 		return nil, nil
 	}
-	body, err := wire.ReadBodyAtMost(nil, http.MaxBytesReader(w, r.Body, limit), limit)
+	bound := limit
+	if limit == 0 {
+		bound = maxEmptyBody
+	}
+	body, err := wire.ReadBodyAtMost(nil, http.MaxBytesReader(w, r.Body, bound), bound)
 	var tooLarge *http.MaxBytesError
 	switch {
-	case errors.As(err, &tooLarge) && limit == maxEmptyBody:
+	case err != nil && !errors.As(err, &tooLarge):
+		return nil, errorf(http.StatusBadRequest, plantstoretest.CodeInvalidJSON, "reading body: %v", err)
+	case limit == 0 && (err != nil || len(body) > 0):
 		return nil, badRequest("%s %s takes no body", r.Method, r.URL.Path)
-	case errors.As(err, &tooLarge):
+	case err != nil:
 		return nil, errorf(http.StatusRequestEntityTooLarge, plantstoretest.CodeTooLarge,
 			"body is larger than %d bytes, the limit of %s %s", limit, r.Method, r.URL.Path)
-	case err != nil:
-		return nil, errorf(http.StatusBadRequest, plantstoretest.CodeInvalidJSON, "reading body: %v", err)
 	}
 	return body, nil
 }
@@ -102,21 +107,24 @@ func decodeStrict(body []byte, v any) *controlError {
 	return nil
 }
 
-// writeJSON sends v as the JSON body of a reply with status. The control
-// API's replies are plain structs that always marshal, so the encoder
-// writes straight to w: a fault's echoed body is not held twice.
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// writeJSON sends v as the JSON body of a reply with status, and returns
+// status. The control API's replies are plain structs that always marshal,
+// so the encoder writes straight to w: a fault's echoed body is not held
+// twice.
+func writeJSON(w http.ResponseWriter, status int, v any) int {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v) // A client that went away gets nothing either way.
+	return status
 }
 
 // writeJSONArray sends the n values that at(i) gives as a JSON array, and
-// 200: on one line, as writeJSON writes an object. It encodes them one at a
-// time, so that a long array is never held in memory twice.
-func writeJSONArray(w http.ResponseWriter, n int, at func(i int) any) {
+// 200, which it returns: on one line, as writeJSON writes an object. It
+// encodes them one at a time, so that a long array is never held in memory
+// twice.
+func writeJSONArray(w http.ResponseWriter, n int, at func(i int) any) int {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	bw := bufio.NewWriterSize(w, 32<<10)
@@ -136,15 +144,16 @@ func writeJSONArray(w http.ResponseWriter, n int, at func(i int) any) {
 	}
 	bw.WriteString("]\n")
 	_ = bw.Flush() // A client that went away gets nothing either way.
+	return http.StatusOK
 }
 
-// writeError sends e as an ErrorBody.
-func writeError(w http.ResponseWriter, e *controlError) {
+// writeError sends e as an ErrorBody, and returns its status.
+func writeError(w http.ResponseWriter, e *controlError) int {
 	if e.challenge != "" {
 		w.Header().Set("WWW-Authenticate", e.challenge)
 	}
 	if e.allow != "" {
 		w.Header().Set("Allow", e.allow)
 	}
-	writeJSON(w, e.status, e.body)
+	return writeJSON(w, e.status, e.body)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,6 +25,8 @@ type endpoint struct {
 	bodyLimit int64
 	// optionalBody: it takes an empty body too, with any Content-Type.
 	optionalBody bool
+	// namespaces: without namespaces (see [NamespaceConfig]) it is a 404.
+	namespaces bool
 	// serve answers a request that passed the access, method, query and
 	// body checks: it writes the reply and returns its status, or returns an
 	// error and writes nothing.
@@ -48,26 +51,11 @@ var routes = []struct {
 	{http.MethodGet, Prefix + "schedule", endpoint{serve: (*Server).getSchedule}},
 	{http.MethodPut, Prefix + "schedule", endpoint{bodyLimit: maxScheduleText + 1<<10, serve: (*Server).setSchedule}},
 	{http.MethodPost, Prefix + "reset", endpoint{serve: (*Server).reset}},
-	{http.MethodGet, namespacesPath, endpoint{serve: (*Server).listNamespaces}},
-	{http.MethodPost, namespacesPath, endpoint{bodyLimit: maxNamespaceBody, optionalBody: true, serve: (*Server).createNamespace}},
-	{http.MethodDelete, namespacesPath + "/{namespace}", endpoint{serve: (*Server).endNamespace}},
-	{http.MethodGet, Prefix + "openapi.yaml", endpoint{serve: (*Server).apiDocument}},
-	{http.MethodGet, Prefix + "control.openapi.yaml", endpoint{serve: (*Server).controlDocument}},
-}
-
-// control serves a request under Prefix and returns the status sent.
-// Health is open to all; every other path first passes the access rules,
-// then the method, query and body checks, and nothing changes unless all
-// pass.
-// A namespace's control API is the same, behind its own access rules
-// (see [Server.namespaceAccess]).
-func (s *Server) control(w http.ResponseWriter, r *http.Request, access func(*http.Request) *controlError) int {
-	status, err := s.dispatch(w, r, access)
-	if err != nil {
-		writeError(w, err)
-		return err.status
-	}
-	return status
+	{http.MethodGet, namespacesPath, endpoint{namespaces: true, serve: (*Server).listNamespaces}},
+	{http.MethodPost, namespacesPath, endpoint{bodyLimit: maxNamespaceBody, optionalBody: true, namespaces: true, serve: (*Server).createNamespace}},
+	{http.MethodDelete, namespacesPath + "/{namespace}", endpoint{namespaces: true, serve: (*Server).endNamespace}},
+	{http.MethodGet, Prefix + "openapi.yaml", endpoint{serve: document(apiDocument)}},
+	{http.MethodGet, Prefix + "control.openapi.yaml", endpoint{serve: document(controlDocument)}},
 }
 
 // checkAccess applies the mock's control API access rules to r.
@@ -82,42 +70,48 @@ func (s *Server) checkAccess(r *http.Request) *controlError {
 	}
 }
 
-func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, access func(*http.Request) *controlError) (int, *controlError) {
-	path := r.URL.Path
-	if path != Prefix+"health" {
+// control serves a request under Prefix and returns the status sent.
+// Health is open to all; every other path first passes the access rules,
+// then the method, query and body checks, and nothing changes unless all
+// pass.
+// A namespace's control API is the same, behind its own access rules
+// (see [Server.namespaceAccess]).
+func (s *Server) control(w http.ResponseWriter, r *http.Request, access func(*http.Request) *controlError) int {
+	if r.URL.Path != Prefix+"health" {
 		if err := access(r); err != nil {
-			return 0, err
+			return writeError(w, err)
 		}
 	}
 	ep, err := route(r)
 	if err != nil {
-		return 0, err
+		return writeError(w, err)
 	}
 	if err := checkQuery(r.URL, ep.query); err != nil {
-		return 0, err
+		return writeError(w, err)
 	}
 	if ep.bodyLimit > 0 && !ep.optionalBody {
 		if err := checkContentType(r); err != nil {
-			return 0, err
+			return writeError(w, err)
 		}
 	}
-	limit := ep.bodyLimit
-	if limit == 0 {
-		limit = maxEmptyBody
-	}
-	body, err := readBody(w, r, limit)
+	body, err := readBody(w, r, ep.bodyLimit)
 	if err != nil {
-		return 0, err
+		return writeError(w, err)
 	}
 	if ep.optionalBody && len(body) > 0 {
 		if err := checkContentType(r); err != nil {
-			return 0, err
+			return writeError(w, err)
 		}
 	}
-	if ep.bodyLimit == 0 && len(body) > 0 {
-		return 0, badRequest("%s %s takes no body", r.Method, path)
+	if ep.namespaces && s.ns == nil {
+		return writeError(w, errorf(http.StatusNotFound, plantstoretest.CodeNotFound,
+			"no namespaces here: they are made by the mock's own control API, %s, when -max-namespaces is above 0", namespacesPath))
 	}
-	return ep.serve(s, w, r, body)
+	status, err := ep.serve(s, w, r, body)
+	if err != nil {
+		return writeError(w, err)
+	}
+	return status
 }
 
 // route finds r's endpoint in the table, and sets the values of its
@@ -165,10 +159,7 @@ func checkQuery(u *url.URL, allowed []string) *controlError {
 		return badRequest("invalid query string: %v", err)
 	}
 	for name, values := range q {
-		known := false
-		for _, a := range allowed {
-			known = known || a == name
-		}
+		known := slices.Contains(allowed, name)
 		switch {
 		case !known && len(allowed) == 0:
 			return badRequest("unknown query parameter %q; %s takes none", name, u.Path)
@@ -187,8 +178,7 @@ type healthBody struct {
 }
 
 func (s *Server) health(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
-	writeJSON(w, http.StatusOK, healthBody{Status: "ok"})
-	return http.StatusOK, nil
+	return writeJSON(w, http.StatusOK, healthBody{Status: "ok"}), nil
 }
 
 func (s *Server) listRequests(w http.ResponseWriter, r *http.Request, _ []byte) (int, *controlError) {
@@ -201,8 +191,7 @@ func (s *Server) listRequests(w http.ResponseWriter, r *http.Request, _ []byte) 
 		since = n
 	}
 	entries := s.fake.RequestsSince(since)
-	writeJSONArray(w, len(entries), func(i int) any { return newJournalEntry(&entries[i]) })
-	return http.StatusOK, nil
+	return writeJSONArray(w, len(entries), func(i int) any { return newJournalEntry(&entries[i]) }), nil
 }
 
 func (s *Server) clearRequests(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
@@ -217,20 +206,14 @@ func (s *Server) reset(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *
 	return http.StatusNoContent, nil
 }
 
-func (s *Server) apiDocument(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
-	return writeYAML(w, apiDocument), nil
-}
-
-func (s *Server) controlDocument(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
-	return writeYAML(w, controlDocument), nil
-}
-
-// writeYAML sends an OpenAPI document.
-func writeYAML(w http.ResponseWriter, doc []byte) int {
-	w.Header().Set("Content-Type", "application/yaml")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(doc)
-	return http.StatusOK
+// document serves an OpenAPI document.
+func document(doc []byte) func(*Server, http.ResponseWriter, *http.Request, []byte) (int, *controlError) {
+	return func(_ *Server, w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
+		w.Header().Set("Content-Type", "application/yaml")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(doc)
+		return http.StatusOK, nil
+	}
 }
 
 // maxScheduleText bounds a schedule's text, in characters, as the control
@@ -258,8 +241,7 @@ type scheduleBody struct {
 // of their requests.
 func (s *Server) getSchedule(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
 	text := s.fake.Schedule()
-	writeJSON(w, http.StatusOK, scheduleBody{Schedule: &text})
-	return http.StatusOK, nil
+	return writeJSON(w, http.StatusOK, scheduleBody{Schedule: &text}), nil
 }
 
 // setSchedule places faults on the next API requests by their number, as

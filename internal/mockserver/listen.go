@@ -96,12 +96,10 @@ func LimitRequests(h http.Handler, n int) http.Handler {
 }
 
 // ClientURL is the http URL a client on this machine can use to reach a
-// listener at addr: an unspecified address (0.0.0.0, or [::] as "-addr :0"
-// gives) becomes a loopback one by [wire.DialHost].
-func ClientURL(addr net.Addr) string { return clientURL(addr.String()) }
-
-// clientURL is [ClientURL] of an address as a string.
-func clientURL(addr string) string {
+// listener at addr (a net.Addr's String, or an -addr): an unspecified
+// address (0.0.0.0, or [::] as "-addr :0" gives) becomes a loopback one by
+// [wire.DialHost].
+func ClientURL(addr string) string {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return "http://" + addr

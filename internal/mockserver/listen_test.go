@@ -122,7 +122,7 @@ func TestClientURLAndIsLoopback(t *testing.T) {
 		{&net.UnixAddr{Name: "/tmp/sock", Net: "unix"}, "http:///tmp/sock", false},
 	}
 	for _, tt := range tests {
-		if got := ClientURL(tt.addr); got != tt.wantURL {
+		if got := ClientURL(tt.addr.String()); got != tt.wantURL {
 			t.Errorf("ClientURL(%v) = %q, want %q", tt.addr, got, tt.wantURL)
 		}
 		if got := IsLoopback(tt.addr); got != tt.wantLoopback {
@@ -138,7 +138,7 @@ func TestClientURLOfAnUnspecifiedListener(t *testing.T) {
 		t.Fatalf("net.Listen(:0): %v", err)
 	}
 	defer ln.Close()
-	url := ClientURL(ln.Addr())
+	url := ClientURL(ln.Addr().String())
 	c, err := net.Dial("tcp", url[len("http://"):])
 	if err != nil {
 		t.Fatalf("ClientURL(%v) = %q, which a client cannot dial: %v", ln.Addr(), url, err)

@@ -102,12 +102,8 @@ func (s *Server) Status() string {
 	}
 }
 
-// ServeHTTP serves r: a path under [Prefix] (or the prefix without its
-// slash) is a control request, anything else goes to the fake.
-//
-// With namespaces on, a path under /__plantstore/ns/ is a namespace's, and
-// a request that carries a namespace's token is that namespace's (see
-// namespaces.go).
+// ServeHTTP serves r: a namespace's request as [Server.serveNamespaces]
+// says, a control request (see [isControl]), or else the fake's.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.ns != nil && s.serveNamespaces(w, r) {
 		return

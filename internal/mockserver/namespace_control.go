@@ -1,11 +1,12 @@
 package mockserver
 
 import (
+	"cmp"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,16 +32,7 @@ type namespaceBody struct {
 	ExpiresAt time.Time `json:"expires_at"` // if unused until then
 }
 
-// noNamespaces is the 404 of the namespace endpoints where there are none.
-func noNamespaces() *controlError {
-	return errorf(http.StatusNotFound, plantstoretest.CodeNotFound,
-		"no namespaces here: they are made by the mock's own control API, %s, when -max-namespaces is above 0", namespacesPath)
-}
-
 func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, body []byte) (int, *controlError) {
-	if s.ns == nil {
-		return 0, noNamespaces()
-	}
 	base, err := s.mockURL(r)
 	if err != nil {
 		return 0, err
@@ -95,8 +87,7 @@ func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, body []
 	reply := describe(base, ns)
 	reply.Token = token
 	s.ns.add(ns)
-	writeJSON(w, http.StatusCreated, reply)
-	return http.StatusCreated, nil
+	return writeJSON(w, http.StatusCreated, reply), nil
 }
 
 // labelProblem reports what is wrong with a label, or "".
@@ -138,7 +129,7 @@ func describe(base string, ns *namespace) namespaceBody {
 // not the name the job reached the mock by.
 func (s *Server) mockURL(r *http.Request) (string, *controlError) {
 	if r.Host == "" {
-		base := clientURL(s.listenAddr)
+		base := ClientURL(s.listenAddr)
 		if baseURLProblem(base) != "" {
 			return "", badRequest("no Host (HTTP/1.0), and the listener's address %q cannot make a base_url: send a Host", s.listenAddr)
 		}
@@ -164,27 +155,19 @@ func baseURLProblem(base string) string {
 }
 
 func (s *Server) listNamespaces(w http.ResponseWriter, r *http.Request, _ []byte) (int, *controlError) {
-	if s.ns == nil {
-		return 0, noNamespaces()
-	}
 	base, err := s.mockURL(r)
 	if err != nil {
 		return 0, err
 	}
 	var list []namespaceBody
 	s.ns.each(func(ns *namespace) { list = append(list, describe(base, ns)) })
-	sort.Slice(list, func(i, j int) bool {
-		a, b := list[i], list[j]
-		return a.CreatedAt.Before(b.CreatedAt) || a.CreatedAt.Equal(b.CreatedAt) && a.Namespace < b.Namespace
+	slices.SortFunc(list, func(a, b namespaceBody) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.Namespace, b.Namespace))
 	})
-	writeJSONArray(w, len(list), func(i int) any { return list[i] })
-	return http.StatusOK, nil
+	return writeJSONArray(w, len(list), func(i int) any { return list[i] }), nil
 }
 
 func (s *Server) endNamespace(w http.ResponseWriter, r *http.Request, _ []byte) (int, *controlError) {
-	if s.ns == nil {
-		return 0, noNamespaces()
-	}
 	id := r.PathValue("namespace")
 	ns := s.ns.lookup(namespacesPath+"/", id, r.URL.EscapedPath())
 	if ns == nil || !s.ns.end(ns) {

@@ -39,15 +39,16 @@ func (n *namespaces) any() bool {
 	return n.live > 0
 }
 
-// byIDAlive and byTokenAlive return the live namespace of an id or of a
-// token's hash, or nil.
+// byIDAlive returns the live namespace of an id, or nil.
 func (n *namespaces) byIDAlive(id string) *namespace {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.alive(n.byID[id], n.now())
 }
 
-func (n *namespaces) byTokenAlive(hash [sha256.Size]byte) *namespace {
+// withToken returns the live namespace whose token is token, or nil.
+func (n *namespaces) withToken(token string) *namespace {
+	hash := sha256.Sum256([]byte(token))
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.alive(n.byToken[hash], n.now())

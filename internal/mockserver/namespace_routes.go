@@ -1,7 +1,6 @@
 package mockserver
 
 import (
-	"crypto/sha256"
 	"maps"
 	"net/http"
 	"strings"
@@ -25,9 +24,13 @@ func (s *Server) serveNamespaces(w http.ResponseWriter, r *http.Request) bool {
 	if !s.ns.any() {
 		return false // as without namespaces
 	}
-	ns := s.ns.byBearer(r.Header)
+	token, problem := wire.ParseBearer(r.Header)
+	if problem != wire.BearerOK || path == Prefix+"health" {
+		return false
+	}
+	ns := s.ns.withToken(token)
 	switch {
-	case ns == nil || path == Prefix+"health":
+	case ns == nil:
 		return false
 	case !isControl(path):
 		if !s.ns.enter(ns) {
@@ -50,8 +53,7 @@ func (s *Server) serveNamespace(w http.ResponseWriter, r *http.Request) {
 		err := errorf(http.StatusNotFound, plantstoretest.CodeNotFound,
 			"no namespace %q: it ended (DELETE, or idle past its ttl) or never existed; POST %s creates one",
 			truncate(id, 64), namespacesPath)
-		writeError(w, err)
-		s.logControl(r, r.URL.Path, err.status)
+		s.logControl(r, r.URL.Path, writeError(w, err))
 		return
 	}
 	defer s.ns.leave(ns)
@@ -91,31 +93,9 @@ func (n *namespaces) lookup(prefix, id, escaped string) *namespace {
 	return n.byIDAlive(id)
 }
 
-// withToken returns the live namespace whose token is token, or nil.
-func (n *namespaces) withToken(token string) *namespace {
-	return n.byTokenAlive(sha256.Sum256([]byte(token)))
-}
-
-// byBearer returns the live namespace whose token header carries, or nil.
-func (n *namespaces) byBearer(header http.Header) *namespace {
-	token, problem := wire.ParseBearer(header)
-	if problem != wire.BearerOK {
-		return nil
-	}
-	return n.withToken(token)
-}
-
 // validID reports whether id has the form of the ids the mock makes.
 func validID(id string) bool {
-	if len(id) != 2*idBytes {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		if c := id[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	return len(id) == 2*idBytes && strings.Trim(id, "0123456789abcdef") == ""
 }
 
 // truncate cuts s to n bytes, marking the cut.

@@ -11,23 +11,11 @@ import (
 // Namespaces (issue 23) let parallel test jobs share one mock: each is a
 // fake of its own (a [plantstoretest.Handler], with its own plants, journal,
 // faults, rate limit and chaos) and the same control API over it (a
-// [Server] without namespaces). A job creates one with POST
-// /__plantstore/namespaces and gets an id, a token and a base_url,
-// <mock>/__plantstore/ns/<id>:
-//
-//   - {base_url}/plants is its API; it takes the namespace's token and the
-//     mock's API token. POST /plants at the mock's root with the
-//     namespace's token is the namespace's too.
-//   - {base_url}/__plantstore/… is its control API, opened by its token or
-//     by the mock's own control access; never by another namespace's token.
-//   - DELETE /__plantstore/namespaces/{namespace} ends it, opened by the mock's
-//     control access or by its own token, which opens no other path of the
-//     mock's control API.
-//
-// Lookups go through maps keyed by id and by the SHA-256 of the token (so a
-// lookup's timing tells nothing of a token's bytes), under one mutex with
-// each namespace's requests in flight and last use. Each namespace has a
-// timer that ends it when it has been idle for its ttl.
+// [Server] without namespaces), at <mock>/__plantstore/ns/<id>.
+// cmd/plantstore-mock/NAMESPACES.md is the guide; [Server.serveNamespaces]
+// routes their requests, [Server.namespaceAccess] and
+// [namespace.mockAccess] say what a token opens, and
+// namespace_lifecycle.go keeps them.
 
 // Defaults and bounds of namespaces.
 const (
@@ -75,8 +63,8 @@ type namespaces struct {
 
 	mu      sync.Mutex // guards what follows, and each namespace's lifecycle fields
 	byID    map[string]*namespace
-	byToken map[[sha256.Size]byte]*namespace
-	live    int // namespaces stored or being created
+	byToken map[[sha256.Size]byte]*namespace // by the token's hash: a lookup's timing tells nothing of its bytes
+	live    int                              // namespaces stored or being created
 }
 
 // namespace is one live namespace.

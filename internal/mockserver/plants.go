@@ -11,8 +11,7 @@ import (
 
 func (s *Server) listPlants(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
 	plants := s.fake.Plants()
-	writeJSONArray(w, len(plants), func(i int) any { return plants[i] })
-	return http.StatusOK, nil
+	return writeJSONArray(w, len(plants), func(i int) any { return plants[i] }), nil
 }
 
 // seedBody is the reply of a successful seed.
@@ -31,8 +30,7 @@ func (s *Server) seed(w http.ResponseWriter, _ *http.Request, body []byte) (int,
 	if err != nil {
 		return 0, seedError(err)
 	}
-	writeJSON(w, http.StatusCreated, seedBody{Added: n})
-	return http.StatusCreated, nil
+	return writeJSON(w, http.StatusCreated, seedBody{Added: n}), nil
 }
 
 // seedError is the 400 for a seed the Handler refused: the code POST
