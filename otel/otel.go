@@ -153,13 +153,14 @@ type telemetry struct {
 type callKey struct{}
 
 // responseID returns the attribute that records the server's request id,
-// when the last response carried one that differs from the id sent. The
-// client has already made it printable and redacted any token in it.
-func responseID(call *plantstore.CallInfo) (attribute.KeyValue, bool) {
+// when the last response carried one that differs from the id sent, or
+// nothing. The client has already made it printable and redacted any token
+// in it.
+func responseID(call *plantstore.CallInfo) []attribute.KeyValue {
 	if call.ServerRequestID == "" || call.ServerRequestID == call.RequestID {
-		return attribute.KeyValue{}, false
+		return nil
 	}
-	return attribute.StringSlice("http.response.header.x-request-id", []string{call.ServerRequestID}), true
+	return []attribute.KeyValue{attribute.StringSlice("http.response.header.x-request-id", []string{call.ServerRequestID})}
 }
 
 // requestAttrs are the attributes that describe a call's request, for its
@@ -207,9 +208,7 @@ func (t *telemetry) attemptStart(ctx context.Context, call *plantstore.CallInfo,
 func (t *telemetry) attemptEnd(ctx context.Context, call *plantstore.CallInfo, a plantstore.Attempt) {
 	span := trace.SpanFromContext(ctx)
 	if a.StatusCode != 0 {
-		if kv, ok := responseID(call); ok {
-			span.SetAttributes(kv)
-		}
+		span.SetAttributes(responseID(call)...)
 	}
 	if a.RetryDenied {
 		t.retryDenied(ctx, call, a)
@@ -291,9 +290,7 @@ func (t *telemetry) callEnd(ctx context.Context, call *plantstore.CallInfo, err 
 	if !ok {
 		return
 	}
-	if kv, ok := responseID(call); ok {
-		attrs = append(attrs, kv)
-	}
+	attrs = append(attrs, responseID(call)...)
 	if call.Attempts > 1 {
 		attrs = append(attrs, attribute.Int("http.request.resend_count", call.Attempts-1))
 	}
