@@ -185,8 +185,9 @@ func dirFiles(m module.Version, dir string) ([]modzip.File, error) {
 // command reads a tagged module (cmd/go's codehost/git.go; the same flags).
 func (p *proxy) gitFiles(dir string) ([]modzip.File, error) {
 	args := []string{"-c", "core.autocrlf=input", "-c", "core.eol=lf", "archive", "--format=zip", p.rev}
+	prefix := ""
 	if dir != "." {
-		args = append(args, dir)
+		args, prefix = append(args, dir), dir+"/"
 	}
 	out, err := p.git(args...)
 	if err != nil {
@@ -195,10 +196,6 @@ func (p *proxy) gitFiles(dir string) ([]modzip.File, error) {
 	zr, err := zip.NewReader(bytes.NewReader(out), int64(len(out)))
 	if err != nil {
 		return nil, err
-	}
-	prefix := ""
-	if dir != "." {
-		prefix = dir + "/"
 	}
 	var files []modzip.File
 	for _, f := range zr.File {
