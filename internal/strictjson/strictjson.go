@@ -69,10 +69,8 @@ func RepeatedName(i int, name []byte) *Error {
 // Last, if data has none of those problems, it refuses the first value of
 // the wrong type for where it goes, as encoding/json would: a kind of
 // value the Go type does not take (null goes anywhere), or a number that
-// does not fit it. The message names the field by its path of struct
-// field names, as encoding/json's did before Go 1.27 (its v2 code adds
-// indices and map keys): its own errors are not used, so that the text
-// is the same on every Go.
+// does not fit it, with the message [Decode] describes: encoding/json's
+// own would differ from Go 1.27 on (its v2 code adds indices and map keys).
 func check(data []byte, maxValues int, v any) error {
 	w := walker{data: data, max: maxValues, next: shapeOf(reflect.TypeOf(v).Elem())}
 	return w.run()
