@@ -53,6 +53,7 @@
 package plantstoreotel
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net"
@@ -112,24 +113,18 @@ func NewHooks(opts ...Option) (plantstore.Hooks, error) {
 		}
 	}
 	meter := cfg.mp.Meter(scope)
-	duration, err := meter.Float64Histogram("plantstore.client.call.duration",
+	duration, errDuration := meter.Float64Histogram("plantstore.client.call.duration",
 		metric.WithUnit("s"),
 		metric.WithDescription("Duration of plantstore calls, from the first attempt to the last response, waits between attempts included."),
 		metric.WithExplicitBucketBoundaries(0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30))
-	if err != nil {
-		return plantstore.Hooks{}, err
-	}
-	attempts, err := meter.Int64Histogram("plantstore.client.call.attempts",
+	attempts, errAttempts := meter.Int64Histogram("plantstore.client.call.attempts",
 		metric.WithUnit("{attempt}"),
 		metric.WithDescription("Number of HTTP requests each plantstore call made, retries included."),
 		metric.WithExplicitBucketBoundaries(1, 2, 3, 4, 5, 6, 8, 10))
-	if err != nil {
-		return plantstore.Hooks{}, err
-	}
-	denied, err := meter.Int64Counter("plantstore.client.retry.denied",
+	denied, errDenied := meter.Int64Counter("plantstore.client.retry.denied",
 		metric.WithUnit("{retry}"),
 		metric.WithDescription("Number of retries the client's retry budget refused: the call returned the last answer instead."))
-	if err != nil {
+	if err := cmp.Or(errDuration, errAttempts, errDenied); err != nil {
 		return plantstore.Hooks{}, err
 	}
 	t := &telemetry{tracer: cfg.tp.Tracer(scope), duration: duration, attempts: attempts, denied: denied}
