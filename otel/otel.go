@@ -53,6 +53,7 @@
 package plantstoreotel
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net"
@@ -69,13 +70,6 @@ import (
 
 // scope names this package to OpenTelemetry as the instrumentation scope.
 const scope = "github.com/plantstore/plantstore-go/otel"
-
-// Metric names.
-const (
-	callDurationName = "plantstore.client.call.duration"
-	callAttemptsName = "plantstore.client.call.attempts"
-	retryDeniedName  = "plantstore.client.retry.denied"
-)
 
 // An Option configures [NewHooks].
 type Option func(*config)
@@ -119,24 +113,18 @@ func NewHooks(opts ...Option) (plantstore.Hooks, error) {
 		}
 	}
 	meter := cfg.mp.Meter(scope)
-	duration, err := meter.Float64Histogram(callDurationName,
+	duration, errDuration := meter.Float64Histogram("plantstore.client.call.duration",
 		metric.WithUnit("s"),
 		metric.WithDescription("Duration of plantstore calls, from the first attempt to the last response, waits between attempts included."),
 		metric.WithExplicitBucketBoundaries(0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30))
-	if err != nil {
-		return plantstore.Hooks{}, err
-	}
-	attempts, err := meter.Int64Histogram(callAttemptsName,
+	attempts, errAttempts := meter.Int64Histogram("plantstore.client.call.attempts",
 		metric.WithUnit("{attempt}"),
 		metric.WithDescription("Number of HTTP requests each plantstore call made, retries included."),
 		metric.WithExplicitBucketBoundaries(1, 2, 3, 4, 5, 6, 8, 10))
-	if err != nil {
-		return plantstore.Hooks{}, err
-	}
-	denied, err := meter.Int64Counter(retryDeniedName,
+	denied, errDenied := meter.Int64Counter("plantstore.client.retry.denied",
 		metric.WithUnit("{retry}"),
 		metric.WithDescription("Number of retries the client's retry budget refused: the call returned the last answer instead."))
-	if err != nil {
+	if err := cmp.Or(errDuration, errAttempts, errDenied); err != nil {
 		return plantstore.Hooks{}, err
 	}
 	t := &telemetry{tracer: cfg.tp.Tracer(scope), duration: duration, attempts: attempts, denied: denied}
@@ -160,13 +148,14 @@ type telemetry struct {
 type callKey struct{}
 
 // responseID returns the attribute that records the server's request id,
-// when the last response carried one that differs from the id sent. The
-// client has already made it printable and redacted any token in it.
-func responseID(call *plantstore.CallInfo) (attribute.KeyValue, bool) {
+// when the last response carried one that differs from the id sent, or
+// nothing. The client has already made it printable and redacted any token
+// in it.
+func responseID(call *plantstore.CallInfo) []attribute.KeyValue {
 	if call.ServerRequestID == "" || call.ServerRequestID == call.RequestID {
-		return attribute.KeyValue{}, false
+		return nil
 	}
-	return attribute.StringSlice("http.response.header.x-request-id", []string{call.ServerRequestID}), true
+	return []attribute.KeyValue{attribute.StringSlice("http.response.header.x-request-id", []string{call.ServerRequestID})}
 }
 
 // requestAttrs are the attributes that describe a call's request, for its
@@ -214,9 +203,7 @@ func (t *telemetry) attemptStart(ctx context.Context, call *plantstore.CallInfo,
 func (t *telemetry) attemptEnd(ctx context.Context, call *plantstore.CallInfo, a plantstore.Attempt) {
 	span := trace.SpanFromContext(ctx)
 	if a.StatusCode != 0 {
-		if kv, ok := responseID(call); ok {
-			span.SetAttributes(kv)
-		}
+		span.SetAttributes(responseID(call)...)
 	}
 	if a.RetryDenied {
 		t.retryDenied(ctx, call, a)
@@ -245,11 +232,7 @@ func (t *telemetry) attemptEnd(ctx context.Context, call *plantstore.CallInfo, a
 		attrs := []attribute.KeyValue{
 			attribute.Int("plantstore.retry.attempt", a.Number),
 			attribute.Float64("plantstore.retry.wait", a.Wait.Seconds()),
-		}
-		if a.Err != nil {
-			attrs = append(attrs, attribute.String("error.type", errorType(a.Err)))
-		} else {
-			attrs = append(attrs, attribute.Int("http.response.status_code", a.StatusCode))
+			outcome(a),
 		}
 		if a.RetryAfter > 0 {
 			attrs = append(attrs, attribute.Float64("plantstore.retry.retry_after", a.RetryAfter.Seconds()))
@@ -260,13 +243,17 @@ func (t *telemetry) attemptEnd(ctx context.Context, call *plantstore.CallInfo, a
 
 // retryDenied counts a retry the retry budget refused.
 func (t *telemetry) retryDenied(ctx context.Context, call *plantstore.CallInfo, a plantstore.Attempt) {
-	attrs := append(requestAttrs(call), attribute.String("plantstore.operation", call.Operation))
-	if a.Err != nil {
-		attrs = append(attrs, attribute.String("error.type", errorType(a.Err)))
-	} else {
-		attrs = append(attrs, attribute.Int("http.response.status_code", a.StatusCode))
-	}
+	attrs := append(requestAttrs(call), attribute.String("plantstore.operation", call.Operation), outcome(a))
 	t.denied.Add(ctx, 1, metric.WithAttributeSet(metricAttrs(attrs)))
+}
+
+// outcome is the attribute that tells how attempt a ended: its
+// error.type, or its status.
+func outcome(a plantstore.Attempt) attribute.KeyValue {
+	if a.Err != nil {
+		return attribute.String("error.type", errorType(a.Err))
+	}
+	return attribute.Int("http.response.status_code", a.StatusCode)
 }
 
 // metricAttrs is attrs as the metrics record them: without url.full, as
@@ -298,9 +285,7 @@ func (t *telemetry) callEnd(ctx context.Context, call *plantstore.CallInfo, err 
 	if !ok {
 		return
 	}
-	if kv, ok := responseID(call); ok {
-		attrs = append(attrs, kv)
-	}
+	attrs = append(attrs, responseID(call)...)
 	if call.Attempts > 1 {
 		attrs = append(attrs, attribute.Int("http.request.resend_count", call.Attempts-1))
 	}

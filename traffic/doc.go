@@ -2,16 +2,12 @@
 // passively through the client's [plantstore.Hooks], and compares two
 // recordings for drift.
 //
-// A [Recorder] counts every attempt's outcome in the client's own terms
-// ([Kind]: 2xx; 4xx by status and code; 429 and 5xx with their
-// Retry-After; a transport failure before or after the request was sent;
-// an attempt timeout), its latency per outcome in OpenTelemetry's
+// A [Recorder], in fixed memory, counts every attempt's outcome in the
+// client's own terms ([Kind]), its latency per outcome in OpenTelemetry's
 // exponential histogram ([Bucket]), and the lengths of the runs of
-// consecutive failures. Its memory is fixed (under 64 KiB, whatever the
-// number of calls), it is safe for concurrent use, and what it writes holds
-// no token, body byte, request id, or URL beyond scheme and host (the host
-// as the client's base URL names it: one that holds a secret is written
-// with it).
+// consecutive failures ([Runs]). What it writes holds no token, body byte,
+// request id, or URL beyond scheme and host (the host as the client's base
+// URL names it: one that holds a secret is written with it).
 //
 // [Recorder.WriteTo] writes the recording as a profile document of the
 // conformance kit, which plantstoretest.ParseProfile and plantstore-mock

@@ -101,13 +101,14 @@ func (s *slot) countRetryAfter(ra time.Duration) {
 	if ra > 0 {
 		sec = int32(min((ra+time.Second/2)/time.Second, maxRetryAfterSeconds))
 	}
+	dist := func(i int) int32 { d := s.ra[i].seconds - sec; return max(d, -d) }
 	best := -1
 	for i := range int(s.nra) {
 		if s.ra[i].seconds == sec {
 			s.ra[i].count++
 			return
 		}
-		if best < 0 || abs(s.ra[i].seconds-sec) < abs(s.ra[best].seconds-sec) {
+		if best < 0 || dist(i) < dist(best) {
 			best = i
 		}
 	}
@@ -117,13 +118,6 @@ func (s *slot) countRetryAfter(ra time.Duration) {
 		return
 	}
 	s.ra[best].count++
-}
-
-func abs(x int32) int32 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // outcome returns what s counted, as a Recording holds it.

@@ -19,8 +19,9 @@ func (r *Recording) String() string {
 		return 100 * float64(n) / float64(r.Attempts)
 	}
 	fr := &r.FailureRuns
+	runs, lengths, _ := runSums(fr)
 	fmt.Fprintf(&b, "%d attempts; %.2f %% failed, in %d runs of mean length %.2f (4xx aside)\n",
-		r.Attempts, share(fr.Failures), fr.Runs, fr.mean())
+		r.Attempts, share(fr.Failures), fr.Runs, lengths/max(runs, 1)) // 0 without runs
 	for i := range r.Outcomes {
 		o := &r.Outcomes[i]
 		fmt.Fprintf(&b, "  %-28s %7.3f %%  %s", o.name(), share(o.Count), quantiles(o.Latency, o.Count))

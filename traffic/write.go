@@ -98,13 +98,14 @@ func (r *Recorder) recordingLocked() *Recording {
 // origin of the calls recorded.
 func (r *Recorder) source() string {
 	o := r.origin.Load()
-	switch {
-	case o == nil || *o == "-":
+	if o == nil || *o == "-" {
 		return "traffic.Recorder"
-	case r.mixed.Load():
-		return "traffic.Recorder: " + strings.TrimSuffix(*o, "/") + " and others"
 	}
-	return "traffic.Recorder: " + strings.TrimSuffix(*o, "/")
+	src := "traffic.Recorder: " + strings.TrimSuffix(*o, "/")
+	if r.mixed.Load() {
+		src += " and others"
+	}
+	return src
 }
 
 // WriteTo writes what r recorded so far as a profile document (see the

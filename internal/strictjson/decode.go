@@ -1,6 +1,7 @@
 package strictjson
 
 import (
+	"cmp"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -90,41 +91,25 @@ func syntaxError(data []byte) Error {
 
 // wantOf names the JSON value that a t decodes from.
 func wantOf(t reflect.Type) string {
-	switch kindOf(t) {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't':
-		return "true or false"
-	case '0':
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		if k := t.Kind(); k == reflect.Float32 || k == reflect.Float64 {
-			return "a number"
-		}
-		return "an integer"
+	if want := kindOf(t); want != '0' {
+		return cmp.Or(wants[want], "another type")
 	}
-	return "another type"
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if k := t.Kind(); k == reflect.Float32 || k == reflect.Float64 {
+		return "a number"
+	}
+	return "an integer"
 }
+
+// wants names the JSON values of the kinds of kindOf but numbers.
+var wants = map[byte]string{'{': "an object", '[': "an array", '"': "a string", 't': "true or false"}
 
 // Kind names the kind of the JSON value that starts with c, as
 // encoding/json's errors do: object, array, string, bool, null or number.
 func Kind(c byte) string {
-	switch c {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "bool"
-	case 'n':
-		return "null"
-	}
-	return "number"
+	return cmp.Or(kindNames[c], "number")
 }
+
+var kindNames = map[byte]string{'{': "object", '[': "array", '"': "string", 't': "bool", 'f': "bool", 'n': "null"}

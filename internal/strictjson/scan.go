@@ -101,12 +101,12 @@ func InvalidUTF8(b []byte) int {
 }
 
 // UnpairedSurrogate returns the first \uXXXX escape in lit, a JSON string
-// literal (one that is not valid, as Check may be given, gets an answer,
-// not a panic), that is half of a UTF-16 surrogate pair without the other
-// half, or "" if there is none: such an escape is not a character, and
-// encoding/json would silently make it U+FFFD. Every string the module
-// reads is held to it: [Check] refuses one anywhere in a body, and the
-// fake's POST /plants in a plant's name and tag.
+// literal (one that is not valid gets an answer, not a panic), that is half
+// of a UTF-16 surrogate pair without the other half, or "" if there is
+// none: such an escape is not a character, and encoding/json would
+// silently make it U+FFFD. Every string the module reads is held to it:
+// [Decode] refuses one anywhere in a body, and the fake's POST /plants in
+// a plant's name and tag.
 func UnpairedSurrogate(lit []byte) string {
 	if bytes.IndexByte(lit, '\\') < 0 {
 		return "" // the usual string: no escape at all
@@ -120,7 +120,7 @@ func UnpairedSurrogate(lit []byte) string {
 			continue
 		}
 		if i+6 > len(lit) {
-			return "" // cut short: not a valid literal, which Check may be given
+			return "" // cut short: not a valid literal
 		}
 		r := hex4(lit[i+2 : i+6])
 		switch {

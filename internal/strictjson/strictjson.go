@@ -69,19 +69,11 @@ func RepeatedName(i int, name []byte) *Error {
 // Last, if data has none of those problems, it refuses the first value of
 // the wrong type for where it goes, as encoding/json would: a kind of
 // value the Go type does not take (null goes anywhere), or a number that
-// does not fit it. The message names the field by its path of struct
-// field names, as encoding/json's did before Go 1.27 (its v2 code adds
-// indices and map keys): its own errors are not used, so that the text
-// is the same on every Go.
+// does not fit it, with the message [Decode] describes: encoding/json's
+// own would differ from Go 1.27 on (its v2 code adds indices and map keys).
 func check(data []byte, maxValues int, v any) error {
 	w := walker{data: data, max: maxValues, next: shapeOf(reflect.TypeOf(v).Elem())}
-	if err := w.run(); err != nil {
-		return err
-	}
-	if w.wrongType != nil {
-		return w.wrongType
-	}
-	return nil
+	return w.run()
 }
 
 // shape is what a JSON value may be, from the Go type it decodes into. A
@@ -174,10 +166,7 @@ func (s *shape) refuse(data []byte) string {
 	if c != '0' {
 		return ""
 	}
-	lit := data
-	if end := bytes.IndexAny(data, " \t\r\n,]}"); end >= 0 {
-		lit = data[:end]
-	}
+	lit := data[:SkipValue(data, 0)]
 	var err error
 	switch k := s.t.Kind(); {
 	case k >= reflect.Int && k <= reflect.Int64:
@@ -200,27 +189,31 @@ type walker struct {
 	// open is the stack of open containers; names holds, for each open
 	// object, the names seen so far, by their decoded text (the set
 	// plantstoretest's POST /plants uses).
-	open  []byte // '{' or '['
+	open  []container
 	names []NameSet
-	// The shape of each open container (parallel to open), and the shape
-	// of the value to come.
-	cont []*shape
-	next *shape
-	// path holds the names of the open containers that are struct
-	// fields; named says, for each open container, whether it is one;
-	// field is the name of the value to come if it is a struct field, or
-	// nil.
+	// next is the shape of the value to come; path holds the names of the
+	// open containers that are struct fields, and field the name of the
+	// value to come if it is a struct field, or nil.
+	next  *shape
 	path  [][]byte
-	named []bool
 	field []byte
 	// wrongType is the first value of the wrong type, if any.
-	wrongType *Error
+	wrongType error
+}
+
+// container is an open object or array.
+type container struct {
+	c     byte // '{' or '['
+	named bool // a struct field, whose name ends path
+	shape *shape
 }
 
 // enter notes that a container with opening c starts.
 func (w *walker) enter(c byte) {
-	w.cont = append(w.cont, w.next)
-	w.named = append(w.named, w.field != nil)
+	w.open = append(w.open, container{c: c, named: w.field != nil, shape: w.next})
+	if c == '{' {
+		w.names = append(w.names, NameSet{})
+	}
 	if w.field != nil {
 		w.path = append(w.path, w.field)
 	}
@@ -232,38 +225,34 @@ func (w *walker) enter(c byte) {
 
 // leave notes that the innermost container ends.
 func (w *walker) leave() {
-	if len(w.cont) == 0 {
-		return
+	top := w.open[len(w.open)-1]
+	w.open = w.open[:len(w.open)-1]
+	if top.c == '{' {
+		w.names = w.names[:len(w.names)-1]
 	}
-	w.cont = w.cont[:len(w.cont)-1]
-	if w.named[len(w.named)-1] {
+	if top.named {
 		w.path = w.path[:len(w.path)-1]
 	}
-	w.named = w.named[:len(w.named)-1]
 	w.field = nil
-	if len(w.open) > 0 && w.open[len(w.open)-1] == '[' {
-		w.next = w.cont[len(w.cont)-1].elemShape()
+	if len(w.open) > 0 && w.open[len(w.open)-1].c == '[' {
+		w.next = w.open[len(w.open)-1].shape.elemShape()
 	}
 }
 
 // member checks name, at offset i, against the innermost object's shape,
 // and makes its value's shape the one to come.
 func (w *walker) member(i int, name []byte) error {
-	obj := w.cont[len(w.cont)-1]
+	obj := w.open[len(w.open)-1].shape
 	w.field = nil
-	switch {
-	case obj == nil:
-		w.next = nil
-	case obj.strict:
-		s, ok := obj.fields[string(name)]
-		if !ok {
-			return &Error{Offset: i, Msg: fmt.Sprintf("unknown field %q", string(name))}
-		}
-		w.next = s
-		w.field = name
-	default:
-		w.next = obj.elem
+	if obj == nil || !obj.strict {
+		w.next = obj.elemShape()
+		return nil
 	}
+	s, ok := obj.fields[string(name)]
+	if !ok {
+		return &Error{Offset: i, Msg: fmt.Sprintf("unknown field %q", string(name))}
+	}
+	w.next, w.field = s, name
 	return nil
 }
 
@@ -274,6 +263,7 @@ func (s *shape) elemShape() *shape {
 	return s.elem
 }
 
+// run walks the data, and returns the first error check reports.
 func (w *walker) run() error {
 	d := w.data
 	for i := 0; i < len(d); i++ {
@@ -284,18 +274,10 @@ func (w *walker) run() error {
 				return err
 			}
 			w.enter(c)
-			w.open = append(w.open, c)
-			if c == '{' {
-				w.names = append(w.names, NameSet{})
-			}
 		case '}', ']':
 			if len(w.open) == 0 {
 				return nil
 			}
-			if w.open[len(w.open)-1] == '{' {
-				w.names = w.names[:len(w.names)-1]
-			}
-			w.open = w.open[:len(w.open)-1]
 			w.leave()
 		case '"':
 			end := SkipString(d, i)
@@ -318,12 +300,10 @@ func (w *walker) run() error {
 			if err := w.value(i); err != nil {
 				return err
 			}
-			for i+1 < len(d) && bytes.IndexByte([]byte(" \t\r\n,]}"), d[i+1]) < 0 {
-				i++
-			}
+			i = SkipValue(d, i) - 1
 		}
 	}
-	return nil
+	return w.wrongType
 }
 
 // value counts one more value, starting at offset i, and notes it if it
@@ -357,7 +337,7 @@ func (w *walker) at() string {
 // isName reports whether the string that ends before end is a field name:
 // in an object, followed by a colon.
 func (w *walker) isName(end int) bool {
-	if len(w.open) == 0 || w.open[len(w.open)-1] != '{' {
+	if len(w.open) == 0 || w.open[len(w.open)-1].c != '{' {
 		return false
 	}
 	j := SkipSpace(w.data, end)

@@ -56,10 +56,8 @@ func ReadBodyAtMost(buf []byte, r io.Reader, limit int64) ([]byte, error) {
 	return buf, err
 }
 
-// readCapped reads r to its end into buf[:0], in a buffer that at most
-// doubles as it fills and never holds more than limit+1 bytes, and reports
-// whether the body is longer than limit, in which case buf holds its first
-// limit bytes.
+// readCapped is [ReadBodyAtMost], which reports a body longer than limit
+// as over.
 func readCapped(buf []byte, r io.Reader, limit int64) (_ []byte, over bool, _ error) {
 	buf = buf[:0]
 	for {

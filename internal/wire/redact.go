@@ -192,11 +192,11 @@ func unescape[T string | []byte](s T) (c byte, n int) {
 	case len(s) >= 2 && s[0] == '\\' && (s[1] == '"' || s[1] == '\\' || s[1] == '/'):
 		return s[1], 2
 	case len(s) >= 6 && s[0] == '\\' && s[1] == 'u':
-		if v, ok := parseHex(s[2:6]); ok && v < utf8.RuneSelf {
+		if v, ok := parseDigits(s[2:6], 16); ok && v < utf8.RuneSelf {
 			return byte(v), 6
 		}
 	case len(s) >= 3 && s[0] == '%':
-		if v, ok := parseHex(s[1:3]); ok {
+		if v, ok := parseDigits(s[1:3], 16); ok {
 			return byte(v), 3
 		}
 	case len(s) >= 4 && s[0] == '&':
@@ -217,66 +217,42 @@ func unescapeHTML[T string | []byte](s T) (c byte, n int) {
 		return 0, 0
 	}
 	ref := s[1:end]
-	switch string(ref) {
-	case "amp":
-		return '&', end + 1
-	case "lt":
-		return '<', end + 1
-	case "gt":
-		return '>', end + 1
-	case "quot":
-		return '"', end + 1
-	case "apos":
-		return '\'', end + 1
+	if c, ok := htmlNamed[string(ref)]; ok {
+		return c, end + 1
 	}
 	if len(ref) < 2 || ref[0] != '#' {
 		return 0, 0
 	}
-	var v rune
-	var ok bool
+	digits, base := ref[1:], 10
 	if ref[1] == 'x' || ref[1] == 'X' {
-		v, ok = parseHex(ref[2:])
-	} else {
-		v, ok = parseDecimal(ref[1:])
+		digits, base = ref[2:], 16
 	}
+	v, ok := parseDigits(digits, base)
 	if !ok || v >= utf8.RuneSelf {
 		return 0, 0
 	}
 	return byte(v), end + 1
 }
 
-// parseHex parses 1 to 8 hexadecimal digits in either case.
-func parseHex[T string | []byte](s T) (rune, bool) {
-	if len(s) == 0 || len(s) > 8 {
-		return 0, false
-	}
-	var v rune
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case '0' <= c && c <= '9':
-			v = v<<4 | rune(c-'0')
-		case 'a' <= c && c <= 'f':
-			v = v<<4 | rune(c-'a'+10)
-		case 'A' <= c && c <= 'F':
-			v = v<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return v, true
-}
+// htmlNamed are the character references HTML escapers use by name.
+var htmlNamed = map[string]byte{"amp": '&', "lt": '<', "gt": '>', "quot": '"', "apos": '\''}
 
-// parseDecimal parses 1 to 8 decimal digits.
-func parseDecimal[T string | []byte](s T) (rune, bool) {
+// parseDigits parses 1 to 8 digits of base 10 or 16, hexadecimal ones in
+// either case.
+func parseDigits[T string | []byte](s T, base int) (rune, bool) {
 	if len(s) == 0 || len(s) > 8 {
 		return 0, false
 	}
 	var v rune
 	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
+		d := strings.IndexByte("0123456789abcdefABCDEF", s[i])
+		if d >= 16 {
+			d -= 6 // A to F are a to f
+		}
+		if d < 0 || d >= base {
 			return 0, false
 		}
-		v = v*10 + rune(s[i]-'0')
+		v = v*rune(base) + rune(d)
 	}
 	return v, true
 }

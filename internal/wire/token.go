@@ -15,10 +15,8 @@ func TokenProblem(t string) string {
 	if t == "" {
 		return "must not be empty"
 	}
-	for i := 0; i < len(t); i++ {
-		if t[i] <= ' ' || t[i] >= 0x7f {
-			return "has an invalid character at byte " + strconv.Itoa(i) + " (want visible ASCII)"
-		}
+	if i := strings.IndexFunc(t, func(r rune) bool { return r <= ' ' || r >= 0x7f }); i >= 0 {
+		return "has an invalid character at byte " + strconv.Itoa(i) + " (want visible ASCII)"
 	}
 	return ""
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"testing/fstest"
 	"time"
 
 	"golang.org/x/mod/modfile"
@@ -184,8 +185,9 @@ func dirFiles(m module.Version, dir string) ([]modzip.File, error) {
 // command reads a tagged module (cmd/go's codehost/git.go; the same flags).
 func (p *proxy) gitFiles(dir string) ([]modzip.File, error) {
 	args := []string{"-c", "core.autocrlf=input", "-c", "core.eol=lf", "archive", "--format=zip", p.rev}
+	prefix := ""
 	if dir != "." {
-		args = append(args, dir)
+		args, prefix = append(args, dir), dir+"/"
 	}
 	out, err := p.git(args...)
 	if err != nil {
@@ -194,10 +196,6 @@ func (p *proxy) gitFiles(dir string) ([]modzip.File, error) {
 	zr, err := zip.NewReader(bytes.NewReader(out), int64(len(out)))
 	if err != nil {
 		return nil, err
-	}
-	prefix := ""
-	if dir != "." {
-		prefix = dir + "/"
 	}
 	var files []modzip.File
 	for _, f := range zr.File {
@@ -237,16 +235,9 @@ func (p *proxy) write(m module.Version, data []byte) (built, error) {
 	if err != nil {
 		return built{}, err
 	}
-	var goMod []byte
-	for _, f := range zr.File {
-		if f.Name == m.String()+"/go.mod" {
-			if goMod, err = readAll(f); err != nil {
-				return built{}, err
-			}
-		}
-	}
-	if goMod == nil {
-		return built{}, fmt.Errorf("%s: the zip holds no go.mod", m)
+	goMod, err := fs.ReadFile(zr, m.String()+"/go.mod")
+	if err != nil {
+		return built{}, fmt.Errorf("%s: the zip holds no go.mod: %v", m, err)
 	}
 	info, err := json.Marshal(struct {
 		Version string
@@ -346,15 +337,6 @@ func nestedIn(nested []string, dir string) []string {
 	return in
 }
 
-func readAll(f *zip.File) ([]byte, error) {
-	rc, err := f.Open()
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	return io.ReadAll(rc)
-}
-
 // zipFile is a file of a zip, as a modzip.File.
 type zipFile struct {
 	name string
@@ -371,15 +353,8 @@ type dataFile struct {
 	data []byte
 }
 
-func (f dataFile) Path() string                 { return f.name }
-func (f dataFile) Lstat() (os.FileInfo, error)  { return dataInfo{f}, nil }
+func (f dataFile) Path() string { return f.name }
+func (f dataFile) Lstat() (os.FileInfo, error) {
+	return fstest.MapFS{f.name: {Data: f.data, Mode: 0o644}}.Stat(f.name)
+}
 func (f dataFile) Open() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(f.data)), nil }
-
-type dataInfo struct{ f dataFile }
-
-func (i dataInfo) Name() string       { return path.Base(i.f.name) }
-func (i dataInfo) Size() int64        { return int64(len(i.f.data)) }
-func (i dataInfo) Mode() fs.FileMode  { return 0o644 }
-func (i dataInfo) ModTime() time.Time { return time.Time{} }
-func (i dataInfo) IsDir() bool        { return false }
-func (i dataInfo) Sys() any           { return nil }
