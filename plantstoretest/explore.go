@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/plantstore/plantstore-go/internal/bubble"
 	"github.com/plantstore/plantstore-go/internal/plural"
@@ -27,8 +28,9 @@ type exploreConfig struct {
 	lengths []uint64 // of the runs of faults drawn
 	lweight []int    // of lengths; nil for even
 	server  []Option
-	misuse  string // an option's misuse, which Explore reports
-	noMaybe bool   // ExploreNeverMaybeCreated
+	misuse  string  // an option's misuse, which Explore reports
+	noMaybe bool    // ExploreNeverMaybeCreated
+	only    *string // ExploreOnly's schedule
 }
 
 // ExploreRuns sets how many schedules Explore runs at most, the fault-free
@@ -115,6 +117,11 @@ var trafficKinds = map[traffic.Kind]string{
 // plantstore.ErrMaybeCreated, so that a pass in which none did is a pass.
 func ExploreNeverMaybeCreated() ExploreOption { return func(c *exploreConfig) { c.noMaybe = true } }
 
+// ExploreOnly runs the scenario under schedule alone, as Explore ran it:
+// fake time, the in-memory network and the other options given. It is the
+// line Explore's failure hands over; the outcome coverage is not asked.
+func ExploreOnly(schedule string) ExploreOption { return func(c *exploreConfig) { c.only = &schedule } }
+
 // ExploreServer gives each run's fake opts besides [WithInMemoryNetwork]
 // and its [WithSchedule], such as [WithHTTP2] or [WithProfile].
 func ExploreServer(opts ...Option) ExploreOption {
@@ -134,10 +141,12 @@ func ExploreServer(opts ...Option) ExploreOption {
 // Each run is a subtest of t, named by its schedule. Explore shrinks the
 // first schedule that fails, removing an item or shortening or splitting a
 // run while the scenario still fails, until no such step does, and fails t
-// with the line that reproduces it: NewServer(t,
-// WithSchedule("2:store-drop,3:503")). When none fails, it logs how many
-// ran, and stops early once it has run every schedule of up to three
-// faults on the requests it draws from. The same code and options explore
+// with the line that reproduces it in fake time ([ExploreOnly]), and in
+// real time, with what its waits cost there ([WithSchedule]). When none
+// fails, it logs how many ran and the outcomes reached (see
+// [ExploreNeverMaybeCreated]), and stops early once it has run every
+// schedule of up to three faults, or of one run, on the requests it draws
+// from. The same code and options explore
 // the same schedules. A run fails past 1,000 requests after its last
 // fault, as under WithSchedule. A panic of the scenario's goroutine fails
 // its run, with the stack, and so does a hang (every goroutine of the
@@ -173,7 +182,17 @@ func Explore(t *testing.T, scenario func(t *testing.T, srv *Server), opts ...Exp
 	if !exploreSupported(t) {
 		return
 	}
-	e := explorer{t: t, scenario: scenario, c: c, faults: faults, tried: map[string]bool{}}
+	e := explorer{t: t, scenario: scenario, c: c, faults: faults, tried: map[string]bool{}, took: map[string]time.Duration{}}
+	if c.only != nil {
+		s, err := parseSchedule(*c.only)
+		if err != nil {
+			t.Fatalf("plantstoretest: Explore: ExploreOnly: %s", strings.TrimPrefix(err.Error(), "plantstoretest: "))
+		}
+		if !e.pass(s) {
+			t.Errorf("plantstoretest: Explore: the scenario fails under the schedule %q", s)
+		}
+		return
+	}
 	first, ok := e.find()
 	if ok && e.skipped == e.ran {
 		t.Fatalf("plantstoretest: Explore: the scenario skipped (t.Skip) every one of its %s: nothing was explored", plural.Count(e.ran, "run"))
@@ -207,8 +226,10 @@ func (e *explorer) passed() string {
 // to minimal.
 func (e *explorer) failed(first, minimal schedule) string {
 	return fmt.Sprintf("plantstoretest: Explore: the scenario fails under the schedule %q (%s, shrunk from %d, after %s); "+
-		"reproduce it with NewServer(t, plantstoretest.WithSchedule(%q))",
-		minimal.String(), plural.Count(len(minimal), "fault"), len(first), plural.Count(e.ran, "schedule"), minimal.String())
+		"reproduce it in fake time with plantstoretest.ExploreOnly(%q) among this Explore's options, or with "+
+		"NewServer(t, plantstoretest.WithSchedule(%q)), whose waits take %v of real time",
+		minimal.String(), plural.Count(len(minimal), "fault"), len(first), plural.Count(e.ran, "schedule"),
+		minimal.String(), minimal.String(), e.took[minimal.String()])
 }
 
 // explorer is one Explore call's search.
@@ -216,8 +237,9 @@ type explorer struct {
 	t        *testing.T
 	scenario func(*testing.T, *Server)
 	c        exploreConfig
-	faults   []*Fault        // c.kinds, parsed
-	tried    map[string]bool // the schedules run, by text
+	faults   []*Fault                 // c.kinds, parsed
+	tried    map[string]bool          // the schedules run, by text
+	took     map[string]time.Duration // the fake time of those that failed
 	ran      int
 	reached  [outcomeClasses]int // runs whose calls returned each class
 	skipped  int                 // runs the scenario skipped (t.Skip)
@@ -361,6 +383,7 @@ func (e *explorer) pass(s schedule) bool {
 	}
 	ran, returned := false, false
 	var r reached
+	var took time.Duration
 	ok := e.t.Run(name, func(t *testing.T) {
 		ran = true
 		defer func() {
@@ -384,6 +407,8 @@ func (e *explorer) pass(s schedule) bool {
 					t.Errorf("plantstoretest: Explore: the scenario panicked: %v\n%s", r, debug.Stack())
 				}
 			}()
+			start := time.Now() // fake time
+			defer func() { took = time.Since(start) }()
 			e.scenario(t, srv)
 			returned = true
 			if s == nil {
@@ -396,6 +421,9 @@ func (e *explorer) pass(s schedule) bool {
 	}
 	if ok && !returned {
 		e.skipped++ // t.Skip ends the scenario, and the run passes
+	}
+	if !ok {
+		e.took[text] = took
 	}
 	for class := range e.reached {
 		if r.bits.Load()&(1<<class) != 0 {

@@ -285,6 +285,9 @@ func TestExploreFindsConsumerBugs(t *testing.T) {
 			if n, _ := strconv.Atoi(faults); n > 3 {
 				t.Errorf("the schedule %q has %d faults, want at most 3", schedule, n)
 			}
+			if !regexp.MustCompile(`ExploreOnly\("` + regexp.QuoteMeta(schedule) + `"\).*whose waits take [0-9][0-9.hmµns]* of real time`).MatchString(out) {
+				t.Errorf("the report does not hand over ExploreOnly(%q) and the real time of its waits:\n%s", schedule, out)
+			}
 			out, _, _ = child(t, "TestReproduceChild", bug.name, schedule)
 			if n := strings.Count(out, "--- FAIL: TestReproduceChild/"); n != 10 {
 				t.Errorf("WithSchedule(%q) failed the scenario %d times of 10, want 10:\n%s", schedule, n, out)
@@ -457,6 +460,12 @@ var misuses = map[string]struct {
 			_, _ = srv.Client().CreatePlant(context.Background(), plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"})
 		}, plantstoretest.ExploreKinds("429"), plantstoretest.ExploreRuns(20), plantstoretest.ExploreNeverMaybeCreated())
 	}, "20 schedules, no failure; runs whose calls returned each outcome: stored 1"},
+	"only the schedule found": {func(t *testing.T) {
+		plantstoretest.Explore(t, creates(bugNamed("a fresh id after an unknown outcome")), plantstoretest.ExploreOnly("4-11:store-drop"))
+	}, `fails under the schedule "4-11:store-drop"`},
+	"only a schedule that does not parse": {func(t *testing.T) {
+		plantstoretest.Explore(t, oneCreate, plantstoretest.ExploreOnly("4-2:drop"))
+	}, `ExploreOnly: schedule item "4-2:drop"`},
 	"every schedule": {func(t *testing.T) {
 		plantstoretest.Explore(t, oneCreate, plantstoretest.ExploreKinds("503"), plantstoretest.ExploreRuns(1_000_000))
 	}, "no failure; that is every schedule of up to 3 faults, or of one run, on requests 1 to 5"},

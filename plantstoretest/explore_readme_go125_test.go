@@ -39,5 +39,5 @@ func TestExploreInventory(t *testing.T) {
 		if err == nil && !ours || err != nil && len(stored) > 0 && !(ours && errors.Is(err, plantstore.ErrMaybeCreated)) {
 			t.Errorf("Register: %v, and stored %v", err, stored)
 		}
-	}) // on a failure: "reproduce it with NewServer(t, plantstoretest.WithSchedule("1:store-drop"))"
+	}) // on a failure: "reproduce it in fake time with plantstoretest.ExploreOnly("1:store-drop") …"
 }

@@ -18,11 +18,11 @@ func TestExploreReports(t *testing.T) {
 		{"one run passed", 1, nil, nil, true, "plantstoretest: Explore: 1 schedule, no failure; runs whose calls returned each outcome: stored 0, ErrAlreadyExists 0, refused 0, ErrMaybeCreated 0, ErrRetryBudgetExhausted 0, a deadline 0"},
 		{"runs passed", 1000, nil, nil, true, "plantstoretest: Explore: 1000 schedules, no failure; runs whose calls returned each outcome: stored 0, ErrAlreadyExists 0, refused 0, ErrMaybeCreated 0, ErrRetryBudgetExhausted 0, a deadline 0"},
 		{"no fault failed", 1, nil, nil, false, `plantstoretest: Explore: the scenario fails under the schedule "" (0 faults, shrunk from 0, after 1 schedule); ` +
-			`reproduce it with NewServer(t, plantstoretest.WithSchedule(""))`},
+			`reproduce it in fake time with plantstoretest.ExploreOnly("") among this Explore's options, or with NewServer(t, plantstoretest.WithSchedule("")), whose waits take 0s of real time`},
 		{"one fault", 9, one, one, false, `plantstoretest: Explore: the scenario fails under the schedule "2:store-drop" (1 fault, shrunk from 1, after 9 schedules); ` +
-			`reproduce it with NewServer(t, plantstoretest.WithSchedule("2:store-drop"))`},
+			`reproduce it in fake time with plantstoretest.ExploreOnly("2:store-drop") among this Explore's options, or with NewServer(t, plantstoretest.WithSchedule("2:store-drop")), whose waits take 0s of real time`},
 		{"shrunk to one", 40, three, one, false, `plantstoretest: Explore: the scenario fails under the schedule "2:store-drop" (1 fault, shrunk from 3, after 40 schedules); ` +
-			`reproduce it with NewServer(t, plantstoretest.WithSchedule("2:store-drop"))`},
+			`reproduce it in fake time with plantstoretest.ExploreOnly("2:store-drop") among this Explore's options, or with NewServer(t, plantstoretest.WithSchedule("2:store-drop")), whose waits take 0s of real time`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
