@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -180,11 +181,47 @@ var consumerBugs = []struct {
 		}
 		return err
 	}},
+	{"a settle on a spent context read as final", func(ctx context.Context, c *plantstore.Client, name string) error {
+		p := plantstore.NewPlant{ID: plantstore.NewID(), Name: name}
+		err := c.EnsurePlant(ctx, p)
+		if errors.Is(err, plantstore.ErrMaybeCreated) {
+			err = c.EnsurePlant(ctx, p) // on the same context, perhaps spent
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return errors.New("gave up: " + err.Error()) // read as not stored
+		}
+		return err
+	}},
+	{"a wait that a lost reply never ends", func(ctx context.Context, c *plantstore.Client, name string) error {
+		done := make(chan error)
+		go func() {
+			err := c.EnsurePlant(ctx, plantstore.NewPlant{ID: plantstore.NewID(), Name: name})
+			if !errors.Is(err, plantstore.ErrMaybeCreated) {
+				done <- err // never, after an unknown outcome: the wait below hangs
+			}
+		}()
+		return <-done
+	}},
+	{"a lock not released on the unknown-outcome path", func(ctx context.Context, c *plantstore.Client, name string) error {
+		v, _ := clientLocks.LoadOrStore(c, make(chan struct{}, 1)) // one lock per client: per run
+		lock := v.(chan struct{})
+		lock <- struct{}{}
+		err := c.EnsurePlant(ctx, plantstore.NewPlant{ID: plantstore.NewID(), Name: name})
+		if errors.Is(err, plantstore.ErrMaybeCreated) {
+			return err // the lock stays held: the next create waits for ever
+		}
+		<-lock
+		return err
+	}},
 	{"every error swallowed", func(ctx context.Context, c *plantstore.Client, name string) error {
 		_, _ = c.CreatePlant(ctx, plantstore.NewPlant{ID: plantstore.NewID(), Name: name})
 		return nil
 	}},
 }
+
+// clientLocks is the lock of "a lock not released on the unknown-outcome
+// path", one for each client, so one for each run.
+var clientLocks sync.Map
 
 // exploreChild names the consumer bug TestExploreChild explores, and
 // scheduleChild the schedule TestReproduceChild runs it under.
@@ -226,9 +263,9 @@ func TestExploreChild(t *testing.T) {
 	plantstoretest.Explore(t, creates(bugNamed(name)))
 }
 
-// TestReproduceChild runs the scenario of exploreChild's create path in
-// ten ordinary tests, each under the schedule scheduleChild gives, in fake
-// time: only as a child of TestExploreFindsConsumerBugs.
+// TestReproduceChild runs the scenario of exploreChild's create path ten
+// times under the schedule scheduleChild gives, by the line Explore hands
+// over, ExploreOnly: only as a child of TestExploreFindsConsumerBugs.
 func TestReproduceChild(t *testing.T) {
 	name := os.Getenv(exploreChild)
 	if name == "" {
@@ -236,13 +273,13 @@ func TestReproduceChild(t *testing.T) {
 	}
 	for i := range 10 {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				srv := plantstoretest.NewServer(t, plantstoretest.WithInMemoryNetwork(), plantstoretest.WithSchedule(os.Getenv(scheduleChild)))
-				creates(bugNamed(name))(t, srv)
-			})
+			plantstoretest.Explore(t, creates(bugNamed(name)), plantstoretest.ExploreOnly(os.Getenv(scheduleChild)))
 		})
 	}
 }
+
+// reproduced matches a run of TestReproduceChild that failed.
+var reproduced = regexp.MustCompile(`(?m)^\s*--- FAIL: TestReproduceChild/\d+ `)
 
 // explored matches Explore's report of the schedule it found.
 var explored = regexp.MustCompile(`the scenario fails under the schedule "([^"]*)" \((\d+) faults?, shrunk from (\d+), after (\d+) schedules?\)`)
@@ -267,7 +304,7 @@ func child(t *testing.T, run, bug, schedule string) (out string, failed bool, to
 // TestExploreFindsConsumerBugs runs Explore with its defaults on each
 // consumer bug, in a child process, and checks that it fails and says
 // why, that the schedule it hands over has at most three faults, and that
-// its WithSchedule line fails the scenario in an ordinary test 10 times
+// the line it hands over, ExploreOnly, fails the scenario 10 times
 // out of 10. The correct create path passes every schedule.
 func TestExploreFindsConsumerBugs(t *testing.T) {
 	testenv.Long(t) // a child process a bug: about 10 s under -race
@@ -289,8 +326,8 @@ func TestExploreFindsConsumerBugs(t *testing.T) {
 				t.Errorf("the report does not hand over ExploreOnly(%q) and the real time of its waits:\n%s", schedule, out)
 			}
 			out, _, _ = child(t, "TestReproduceChild", bug.name, schedule)
-			if n := strings.Count(out, "--- FAIL: TestReproduceChild/"); n != 10 {
-				t.Errorf("WithSchedule(%q) failed the scenario %d times of 10, want 10:\n%s", schedule, n, out)
+			if n := len(reproduced.FindAllString(out, -1)); n != 10 {
+				t.Errorf("ExploreOnly(%q) failed the scenario %d times of 10, want 10:\n%s", schedule, n, out)
 			}
 		})
 	}
@@ -350,7 +387,7 @@ func TestExploreShrinks(t *testing.T) {
 func checkMinimal(t *testing.T, bug, schedule string) {
 	t.Helper()
 	if _, failed, _ := child(t, "TestReproduceChild", bug, schedule); !failed {
-		t.Errorf("WithSchedule(%q) passed, want it to fail", schedule)
+		t.Errorf("ExploreOnly(%q) passed, want it to fail", schedule)
 	}
 	items := strings.Split(schedule, ",")
 	var smaller []string
@@ -371,7 +408,7 @@ func checkMinimal(t *testing.T, bug, schedule string) {
 	}
 	for _, s := range smaller {
 		if out, failed, _ := child(t, "TestReproduceChild", bug, s); failed {
-			t.Errorf("WithSchedule(%q), a step smaller than %q, fails too: the schedule is not minimal\n%s", s, schedule, out)
+			t.Errorf("ExploreOnly(%q), a step smaller than %q, fails too: the schedule is not minimal\n%s", s, schedule, out)
 		}
 	}
 }
