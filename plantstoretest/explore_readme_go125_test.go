@@ -22,33 +22,22 @@ import (
 // stored is not this id's) as under 1:store-delay (two plants).
 func TestExploreInventory(t *testing.T) {
 	testenv.Long(t) // 1,000 schedules: 3 s under -race
-	plantstoretest.Explore(t, inventoryScenario)
-}
-
-// TestExploreInventoryLong runs 10,000 schedules of inventoryScenario,
-// runs of faults among them, and logs the outcomes they reached.
-func TestExploreInventoryLong(t *testing.T) {
-	testenv.Long(t) // 10,000 schedules: about 30 s under -race
-	plantstoretest.Explore(t, inventoryScenario, plantstoretest.ExploreRuns(10_000))
-}
-
-// inventoryScenario is the README's scenario.
-func inventoryScenario(t *testing.T, srv *plantstoretest.Server) {
-	inv := inventory.New(srv.Client()) // your service, on the fake's client
-	id := plantstore.NewID()           // one id per plant: every try sends it
-	var err error
-	for try := 0; try < 3; try++ { // your create path: again while not known
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err = inv.Register(ctx, id, "Fern", "")
-		cancel()
-		if !errors.Is(err, plantstore.ErrMaybeCreated) {
-			break
+	plantstoretest.Explore(t, func(t *testing.T, srv *plantstoretest.Server) {
+		inv := inventory.New(srv.Client()) // your service, on the fake's client
+		id := plantstore.NewID()           // one id per plant: every try sends it
+		var err error
+		for try := 0; try < 3; try++ { // your create path: again while not known
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			err = inv.Register(ctx, id, "Fern", "")
+			cancel()
+			if !errors.Is(err, plantstore.ErrMaybeCreated) {
+				break
+			}
 		}
-	}
-	stored := srv.Plants() // what must hold: this plant stored once, or an error that says
-	ours := len(stored) == 1 && stored[0].ID == id
-	if err == nil && !ours || err != nil && len(stored) > 0 && !(ours && errors.Is(err, plantstore.ErrMaybeCreated)) {
-		t.Errorf("Register: %v, and stored %v", err, stored)
-	}
-	// On a failure: "reproduce it in fake time with plantstoretest.ExploreOnly("1:store-drop") …".
+		stored := srv.Plants() // what must hold: this plant stored once, or an error that says
+		ours := len(stored) == 1 && stored[0].ID == id
+		if err == nil && !ours || err != nil && len(stored) > 0 && !(ours && errors.Is(err, plantstore.ErrMaybeCreated)) {
+			t.Errorf("Register: %v, and stored %v", err, stored)
+		}
+	}) // on a failure: "reproduce it in fake time with plantstoretest.ExploreOnly("1:store-drop") …"
 }
