@@ -150,8 +150,10 @@ func ExploreServer(opts ...Option) ExploreOption {
 // the same schedules. A run fails past 1,000 requests after its last
 // fault, as under WithSchedule. A panic of the scenario's goroutine fails
 // its run, with the stack, and so does a hang (every goroutine of the
-// bubble blocked for good), with where they wait; a scenario that skips (t.Skip) every run fails
-// t: nothing was explored. Explore needs Go 1.25 (testing/synctest);
+// bubble blocked for good on channels, timers, a WaitGroup or a Cond: one
+// blocked on a sync.Mutex never counts, and waits for go test's timeout),
+// with where they wait; a scenario that skips (t.Skip) every run fails t:
+// nothing was explored. Explore needs Go 1.25 (testing/synctest);
 // before, it fails t, as it does when called inside a bubble (in
 // synctest.Test, or in its own scenario) or given an option's misuse. Its
 // runs are not parallel.
