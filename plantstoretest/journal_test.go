@@ -693,29 +693,37 @@ func TestJournalUndeliveredReplyIsDropped(t *testing.T) {
 			}
 			h := NewHandler()
 			defer h.Close()
-			served := make(chan struct{}, 2)
+			entered, served := make(chan struct{}, 2), make(chan struct{}, 2)
 			ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				entered <- struct{}{}
 				defer func() { served <- struct{}{} }() // a drop panics through here
 				h.ServeHTTP(w, r)
 			}))
-			ts.Config.WriteTimeout = 50 * time.Millisecond
+			ts.Config.WriteTimeout = 500 * time.Millisecond // past a TLS handshake under -race and load
 			ts.Config.ErrorLog = log.New(io.Discard, "", 0)
 			client := &http.Client{Transport: startServer(ts, p.tls, p.http2)}
 			defer ts.Close()
-			create := func(c *http.Client, id int) (*http.Response, error) {
-				req, err := http.NewRequest(http.MethodPost, ts.URL+"/plants", strings.NewReader(fmt.Sprintf(`{"id":%d,"name":"Fern"}`, id)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				req.Header = validHeader(DefaultToken)
-				resp, err := c.Do(req)
-				if err == nil || id == 1 { // the held request reached the handler; a failed other may not have
-					<-served
+			// create sends a create and waits for its handler to end. Under
+			// load a TLS handshake can outlast the write timeout, which the
+			// server sets before it: a connection that failed so reached no
+			// handler, and create sends again, at most 5 times.
+			create := func(c *http.Client, id int) (resp *http.Response, err error) {
+				for range 5 {
+					req, rerr := http.NewRequest(http.MethodPost, ts.URL+"/plants", strings.NewReader(fmt.Sprintf(`{"id":%d,"name":"Fern"}`, id)))
+					if rerr != nil {
+						t.Fatal(rerr)
+					}
+					req.Header = validHeader(DefaultToken)
+					if resp, err = c.Do(req); len(entered) > 0 {
+						<-entered
+						<-served
+						return resp, err
+					}
 				}
 				return resp, err
 			}
 
-			h.Inject(Fault{Store: true, Delay: 200 * time.Millisecond})
+			h.Inject(Fault{Store: true, Delay: time.Second})
 			if resp, err := create(client, 1); err == nil {
 				resp.Body.Close()
 				t.Errorf("create held past the write timeout = %d, want an error: no reply", resp.StatusCode)
@@ -737,7 +745,7 @@ func TestJournalUndeliveredReplyIsDropped(t *testing.T) {
 			for _, r := range h.Requests() {
 				got = append(got, outcomeOf(r))
 			}
-			want := []outcome{{OutcomeDropped, 0, "inject#1 1:store-delay after=200ms"}, {OutcomeSent, http.StatusOK, ""}}
+			want := []outcome{{OutcomeDropped, 0, "inject#1 1:store-delay after=1s"}, {OutcomeSent, http.StatusOK, ""}}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("the journal (-want +got):\n%s", diff)
 			}
