@@ -106,10 +106,7 @@ func WithProfile(p Profile) Option {
 // clone returns a copy of p that shares no reply or traffic with it.
 func (p Profile) clone() Profile {
 	for _, r := range p.replies() {
-		if *r.reply != nil {
-			c := **r.reply
-			*r.reply = &c
-		}
+		*r.reply = copyOf(*r.reply)
 	}
 	if t := p.Traffic; t != nil {
 		c := *t
@@ -118,16 +115,25 @@ func (p Profile) clone() Profile {
 			o := &c.Outcomes[i]
 			o.Latency = append([]traffic.Bucket(nil), o.Latency...)
 			o.RetryAfter = append([]traffic.RetryAfter(nil), o.RetryAfter...)
-			if o.Code != nil {
-				code := *o.Code
-				o.Code = &code
+			for j := range o.RetryAfter {
+				o.RetryAfter[j].Seconds = copyOf(o.RetryAfter[j].Seconds)
 			}
-			// A RetryAfter's Seconds is never modified by the fake.
+			o.Code = copyOf(o.Code)
 		}
 		c.FailureRuns.Lengths = append([]traffic.RunLength(nil), t.FailureRuns.Lengths...)
+		c.AfterBreaks = copyOf(t.AfterBreaks)
 		p.Traffic = &c
 	}
 	return p
+}
+
+// copyOf returns a pointer to a copy of *p, or nil.
+func copyOf[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	return &c
 }
 
 // ParseProfile decodes a [Profile] from JSON as strictly as every body the

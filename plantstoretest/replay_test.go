@@ -388,3 +388,28 @@ func TestReplayLatencyInRealTime(t *testing.T) {
 		t.Errorf("the median request took %v, %v or more: the recorded %v–%v waited on a timer", took[n/2], high, time.Duration(from*1e3), time.Duration(to*1e3))
 	}
 }
+
+// TestWithProfileCopiesTraffic checks that WithProfile copies p's Traffic
+// whole: a caller that changes its recording after WithProfile, the
+// Retry-After seconds or the evidence of what breaks stored included,
+// does not change what the fake replays.
+func TestWithProfileCopiesTraffic(t *testing.T) {
+	t.Parallel()
+	rec := testRecording(t)
+	rec.AfterBreaks = &traffic.AfterBreaks{OK: 1, Refused: 3}
+	const n = 5000
+	want := replayDecisions(rec, 1, n)
+	opt := WithProfile(Profile{Traffic: rec})
+	for i := range rec.Outcomes {
+		for _, ra := range rec.Outcomes[i].RetryAfter {
+			if ra.Seconds != nil {
+				*ra.Seconds = 99
+			}
+		}
+	}
+	rec.AfterBreaks.OK, rec.AfterBreaks.Refused = 3, 0
+	h := NewHandler(opt, WithChaosSeed(1))
+	if diff := cmp.Diff(want, drawReplay(sourceOf[*replay](h), n)); diff != "" {
+		t.Errorf("the replay changed with the caller's recording after WithProfile (-before +after):\n%s", diff)
+	}
+}
