@@ -49,8 +49,8 @@ func ParseFault(text string) (Fault, error) {
 			return bad(fmt.Sprintf("%q is no kind: want 503, 429, another status from 200 to 599, drop, hang, delay, goaway or reply, with store- before it to store first", kind))
 		}
 		f.Status = n
-		if n == http.StatusServiceUnavailable || n == http.StatusTooManyRequests {
-			f.Header = http.Header{"Retry-After": {"1"}}
+		if ra := retryAfterOf(n); ra != "" {
+			f.Header = http.Header{"Retry-After": {ra}}
 		}
 	}
 	var after, retryAfter bool
@@ -81,6 +81,15 @@ func ParseFault(text string) (Fault, error) {
 		return bad(strings.TrimPrefix(err.Error(), "plantstoretest: invalid Fault: "))
 	}
 	return f, nil
+}
+
+// retryAfterOf is the Retry-After a status's kind carries unless it says
+// otherwise: "1" for "503" and "429", none for the others.
+func retryAfterOf(status int) string {
+	if status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests {
+		return "1"
+	}
+	return ""
 }
 
 // mustFault is the Fault text spells, which must parse.
@@ -121,10 +130,7 @@ func (f Fault) String() string {
 		b.WriteString(" after=" + f.Delay.String())
 	}
 	if f.Status != 0 {
-		got, want := f.Header.Get("Retry-After"), ""
-		if f.Status == http.StatusServiceUnavailable || f.Status == http.StatusTooManyRequests {
-			want = "1"
-		}
+		got, want := f.Header.Get("Retry-After"), retryAfterOf(f.Status)
 		_, err := strconv.ParseUint(got, 10, 31)
 		switch {
 		case got == want:

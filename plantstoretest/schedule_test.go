@@ -199,8 +199,12 @@ func TestScheduleBudget(t *testing.T) {
 	t.Parallel()
 	const limit = 64 << 10
 	b := NewBudget(limit)
-	h := NewHandler(WithBudget(b), WithSchedule("1:503,2:drop"))
+	h := NewHandler(WithBudget(b), WithSchedule("1:503,2:drop,3-9:503"))
 	small := b.Used()
+	// Its items, and one fault for each kind it names.
+	if want := 3*scheduleCost + costOfFault(mustFault("503")) + costOfFault(mustFault("drop")); small != want {
+		t.Errorf("Used() = %d under 1:503,2:drop,3-9:503, want %d", small, want)
+	}
 	if small <= 0 {
 		t.Fatalf("Used() = %d under WithSchedule of 2 faults, want more than 0", small)
 	}
