@@ -162,10 +162,9 @@ func (f *Fault) reply(by string) reply {
 // scriptedFault is an injected Fault and how many replies it has left.
 type scriptedFault struct {
 	Fault
-	seq   int    // 1 for the first Fault injected into the Handler, and so on
-	times int    // replies it was injected for
-	left  int    // replies not yet used
-	at    string // the test's line that injected it (see callSite), under NewServer
+	seq  int    // 1 for the first Fault injected into the Handler, and so on
+	left int    // replies not yet used
+	at   string // the test's line that injected it (see callSite), under NewServer
 }
 
 // InjectedFault is a [Fault] with replies left, as [Handler.Faults]
@@ -230,7 +229,7 @@ func (q *faultQueue) add(f Fault, at string) (int, error) {
 		return 0, err
 	}
 	q.seq++
-	q.list = append(q.list, &scriptedFault{Fault: f, seq: q.seq, times: f.Times, left: f.Times, at: at})
+	q.list = append(q.list, &scriptedFault{Fault: f, seq: q.seq, left: f.Times, at: at})
 	return q.seq, nil
 }
 
@@ -265,7 +264,7 @@ func (h *Handler) Faults() []InjectedFault {
 	defer h.mu.Unlock()
 	out := make([]InjectedFault, len(h.faults.list))
 	for i, f := range h.faults.list {
-		out[i] = InjectedFault{ID: f.seq, Fault: f.Fault.copied(), Times: f.times, Left: f.left}
+		out[i] = InjectedFault{ID: f.seq, Fault: f.Fault.copied(), Times: f.Times, Left: f.left}
 	}
 	return out
 }
@@ -306,7 +305,7 @@ func (h *Handler) reportUnused() {
 			what += ", Match"
 		}
 		faults = append(faults, unused{f.at, fmt.Sprintf("plantstoretest: injected Fault #%d (%s)%s was used %d of %d times",
-			f.seq, what, at, f.times-f.left, f.times)})
+			f.seq, what, at, f.Times-f.left, f.Times)})
 	}
 	h.mu.Unlock()
 	for _, f := range faults {
