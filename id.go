@@ -2,6 +2,7 @@ package plantstore
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/binary"
 )
 
@@ -22,4 +23,23 @@ func NewID() int64 {
 			return id
 		}
 	}
+}
+
+// IDFor returns the plant id for key, the caller's own idempotency key
+// for one plant (an order's number, a queue message's id): the same key
+// gives the same id in every process, on every platform and in every
+// version of this module, so a process that restarts between a create
+// whose outcome is unknown and its settle sends the same id again. It is
+// the first 63 bits of key's SHA-256 (under a prefix of this function's
+// own), positive, so ids from distinct keys collide with the odds of
+// [NewID]'s: about 5 × 10⁻⁸ among a million keys.
+//
+// A derived id is wrong when a key is reused for a different plant: the
+// second create is refused as a repeated id, and [Client.EnsurePlant]
+// reads that answer as its own plant stored and returns nil, though the
+// plant stored is the first. Use one key per plant, in a namespace of the
+// caller's ("orders/17", not "17"), and [NewID] when there is no such key.
+func IDFor(key string) int64 {
+	sum := sha256.Sum256([]byte("plantstore.IDFor\x00" + key))
+	return max(int64(binary.BigEndian.Uint64(sum[:8])>>1), 1)
 }

@@ -1,6 +1,7 @@
 package plantstore_test
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 
@@ -50,4 +51,31 @@ func TestNewID(t *testing.T) {
 	if ones[63] != 0 {
 		t.Errorf("the sign bit is set in %d ids", ones[63])
 	}
+}
+
+// TestIDFor pins IDFor's ids, worked out by python3's hashlib (the first
+// 63 bits of SHA-256 of "plantstore.IDFor\x00" and the key): a change of
+// any would give a restarted process of a new version another id for the
+// same key, and store its plant twice.
+func TestIDFor(t *testing.T) {
+	t.Parallel()
+	for key, want := range map[string]int64{
+		"":          5986579187196483983,
+		"orders/17": 5804267392063540989,
+		"orders/18": 3881329687733300283,
+		"Fern":      1182367755403451434,
+		"ключ/🌿":    744554358240354247,
+	} {
+		if got := plantstore.IDFor(key); got != want {
+			t.Errorf("IDFor(%q) = %d, want %d", key, got, want)
+		}
+	}
+}
+
+func ExampleIDFor() {
+	// A queue may deliver "orders/17" again, to a process that restarted
+	// meanwhile: the plant's id is the same, so EnsurePlant settles the
+	// create instead of storing a second plant.
+	fmt.Println(plantstore.IDFor("orders/17"))
+	// Output: 5804267392063540989
 }
