@@ -36,25 +36,29 @@ func (s *Server) client(method string, opts []plantstore.Option) *plantstore.Cli
 // certificate under [WithTLS], speaks HTTP/2 under [WithHTTP2] and dials
 // s's in-memory network under [WithInMemoryNetwork]. Give it to code that
 // builds its own plantstore.Client with s.URL, or wrap its Transport, an
-// *http.Transport. The clients share one pool of connections, which s's
-// cleanup closes.
+// *http.Transport but under [WithSchedule]. The clients share one pool of
+// connections, which s's cleanup closes.
 func (s *Server) HTTPClient() *http.Client {
 	if s.beforeRoundTrip != nil {
-		return &http.Client{Transport: guardedTransport{s.transport, s.beforeRoundTrip}}
+		return &http.Client{Transport: guardedTransport{s}}
 	}
 	return &http.Client{Transport: s.transport}
 }
 
-// guardedTransport calls before on the sending goroutine ahead of each
-// round trip of rt: WithSchedule's limit on the requests of a test.
-type guardedTransport struct {
-	rt     http.RoundTripper
-	before func()
-}
+// guardedTransport is s's transport under a schedule: it fails the
+// requests of a process that crashed, and checks WithSchedule's limit on
+// the requests of a test on the sending goroutine.
+type guardedTransport struct{ s *Server }
 
 func (g guardedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	g.before()
-	return g.rt.RoundTrip(r)
+	if g.s.Crashed() {
+		if r.Body != nil {
+			r.Body.Close()
+		}
+		return nil, errCrashed
+	}
+	g.s.beforeRoundTrip()
+	return g.s.transport.RoundTrip(r)
 }
 
 // alreadyExists returns the plantstore.WithAlreadyExists that

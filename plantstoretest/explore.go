@@ -51,7 +51,7 @@ func ExploreSeed(seed uint64) ExploreOption { return func(c *exploreConfig) { c.
 
 // ExploreKinds sets the faults Explore places, each as [ParseFault] reads
 // it; the default is "503", "429", "drop", "store-drop", "delay",
-// "store-delay" and "goaway".
+// "store-delay", "goaway" and "crash".
 func ExploreKinds(kinds ...string) ExploreOption {
 	return func(c *exploreConfig) {
 		c.kinds, c.weights = nil, nil
@@ -102,7 +102,7 @@ var runLengths = []uint64{2, 3, 4, 6, 9, 13, 19, 28, 42, 63, 95, 142, 213}
 
 // exploreKinds are the faults Explore places by default, in the order it
 // tries them.
-var exploreKinds = []string{"503", "429", "drop", "store-drop", "delay", "store-delay", "goaway"}
+var exploreKinds = []string{"503", "429", "drop", "store-drop", "delay", "store-delay", "goaway", "crash"}
 
 // trafficKinds are the schedule's kinds of a recording's failures.
 var trafficKinds = map[traffic.Kind]string{
@@ -134,9 +134,16 @@ func ExploreServer(opts ...Option) ExploreOption {
 // first none, then each single fault on each request the fault-free run
 // sent and two more, then random schedules of two and three faults, or of
 // a run of one kind on consecutive requests ("4-11:store-drop"), up to 213
-// long: an outage that outlasts the client's retries. The scenario
+// long: an outage that outlasts the client's retries (a crash is drawn
+// alone: a run of crashes is a loop of restarts). The scenario
 // states what must hold with t.Error and t.Fatal, as any test does: say,
 // that what the code under test reports created equals srv.Plants(), once.
+//
+// The scenario is one life of the code under test's process. A "crash"
+// kills it at a request, after the plant is stored ([Fault].Crash): the
+// scenario's calls fail from then on, and it should return unchecked when
+// srv.Crashed(); then Explore runs it again on the same fake, as the
+// restarted process given the same work, with what it kept on srv.Disk().
 //
 // Each run is a subtest of t, named by its schedule. Explore shrinks the
 // first schedule that fails, removing an item or shortening or splitting a
@@ -221,7 +228,7 @@ func (e *explorer) passed() string {
 	if e.every > 0 {
 		text += fmt.Sprintf("; that is every schedule of up to 3 faults, or of one run, on requests 1 to %d", e.every)
 	}
-	return text + "; runs whose calls returned each outcome: " + coverage(e.reached)
+	return text + "; runs that reached each outcome: " + coverage(e.reached)
 }
 
 // failed is Explore's report of the first schedule that failed, shrunk
@@ -272,15 +279,25 @@ func (e *explorer) find() (schedule, bool) {
 	// How many schedules of two and three faults, and of one run, there are
 	// on the span: once each has run, drawing more finds none new.
 	k, n, l := float64(len(e.c.kinds)), float64(span), float64(len(e.c.lengths))
+	runKinds := k // but crashes, drawn alone
+	for _, f := range e.faults {
+		if f.Crash {
+			runKinds--
+		}
+	}
 	// Weighted kinds may leave rare schedules all but undrawable: misses
 	// bound the search then.
-	distinct := n*(n-1)/2*k*k + n*(n-1)*(n-2)/6*k*k*k + n*l*k
+	distinct := n*(n-1)/2*k*k + n*(n-1)*(n-2)/6*k*k*k + n*l*runKinds
 	drawn := 0
 	for misses := 0; e.ran < e.c.runs && float64(drawn) < distinct && misses < 100*e.c.runs; {
 		var s schedule
 		if len(e.c.lengths) > 0 && r.IntN(2) == 0 {
 			at := 1 + r.Uint64N(span)
-			s = schedule{{at: at, to: at + pick(r, e.c.lengths, e.c.lweight) - 1, fault: pick(r, e.faults, e.c.weights)}}
+			f, n := pick(r, e.faults, e.c.weights), pick(r, e.c.lengths, e.c.lweight)
+			if f.Crash {
+				n = 1 // a run of crashes is a crash loop: a life each, and no new outcome
+			}
+			s = schedule{{at: at, to: at + n - 1, fault: f}}
 		} else {
 			s = e.draw(r, 2+r.IntN(2), span)
 		}
@@ -412,6 +429,10 @@ func (e *explorer) pass(s schedule) bool {
 			start := time.Now() // fake time
 			defer func() { took = time.Since(start) }()
 			e.scenario(t, srv)
+			for srv.Restart() {
+				r.bits.Or(1 << reachedRestart)
+				e.scenario(t, srv)
+			}
 			returned = true
 			if s == nil {
 				e.sent = int(srv.sent())

@@ -18,21 +18,42 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/examples/inventory"
 	"github.com/plantstore/plantstore-go/internal/testenv"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 	"github.com/plantstore/plantstore-go/traffic"
 )
 
 // register is a consumer's create path: it stores a plant named name
-// through c and reports nil when it is stored, an error matching
+// through c, with d the disk of its process (name is the work's own key),
+// and reports nil when it is stored, an error matching
 // plantstore.ErrMaybeCreated when that is not known, and any other error
 // when it is not stored.
-type register func(ctx context.Context, c *plantstore.Client, name string) error
+type register func(ctx context.Context, c *plantstore.Client, d *plantstoretest.Disk, name string) error
 
-// correct is the create path the README teaches: an id of its own, and
-// EnsurePlant.
-func correct(ctx context.Context, c *plantstore.Client, name string) error {
-	return c.EnsurePlant(ctx, plantstore.NewPlant{ID: plantstore.NewID(), Name: name})
+// correct is the create path the README teaches, examples/inventory's: an
+// id derived from the work's own key, the same in a restarted process,
+// and EnsurePlant; an error but a rejection is "not known", for a create
+// may not know what a process before a restart sent.
+func correct(ctx context.Context, c *plantstore.Client, _ *plantstoretest.Disk, name string) error {
+	return inventory.New(c).Register(ctx, name, name, "")
+}
+
+// persisted is the README's other restart-safe create path: a NewID kept
+// on disk under the work's key before the first send, and read back; a
+// create that learned nothing of an earlier send says "not known".
+func persisted(ctx context.Context, c *plantstore.Client, d *plantstoretest.Disk, name string) error {
+	v, sent := d.Load(name)
+	if !sent {
+		v = strconv.FormatInt(plantstore.NewID(), 10)
+		d.Store(name, v)
+	}
+	id, _ := strconv.ParseInt(v, 10, 64)
+	err := c.EnsurePlant(ctx, plantstore.NewPlant{ID: id, Name: name})
+	if sent && err != nil && !errors.Is(err, plantstore.ErrMaybeCreated) {
+		return fmt.Errorf("%w (%w)", err, plantstore.ErrMaybeCreated)
+	}
+	return err
 }
 
 // creates is a service's work: five creates in turn, each with its own
@@ -48,11 +69,14 @@ func creates(reg register) func(t *testing.T, srv *plantstoretest.Server) {
 			name := fmt.Sprintf("plant %d", i)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			start := time.Now()
-			results[name] = reg(ctx, c, name)
+			results[name] = reg(ctx, c, srv.Disk(), name)
 			if d := time.Since(start); d > 30*time.Second {
 				t.Errorf("%s: the create took %v, past its 30s deadline", name, d)
 			}
 			cancel()
+		}
+		if srv.Crashed() {
+			return // the process died: the next life's results count
 		}
 		stored := map[string]int{}
 		for _, p := range srv.Plants() {
@@ -77,7 +101,7 @@ var consumerBugs = []struct {
 	name string
 	reg  register
 }{
-	{"a new id on retry", func(ctx context.Context, c *plantstore.Client, name string) error {
+	{"a new id on retry", func(ctx context.Context, c *plantstore.Client, _ *plantstoretest.Disk, name string) error {
 		err := errors.New("not tried")
 		for range 3 {
 			if _, err = c.CreatePlant(ctx, plantstore.NewPlant{ID: plantstore.NewID(), Name: name}); err == nil {
@@ -86,21 +110,21 @@ var consumerBugs = []struct {
 		}
 		return err
 	}},
-	{"ErrMaybeCreated read as a failure", func(ctx context.Context, c *plantstore.Client, name string) error {
-		if _, err := c.CreatePlant(ctx, plantstore.NewPlant{ID: plantstore.NewID(), Name: name}); err != nil {
+	{"ErrMaybeCreated read as a failure", func(ctx context.Context, c *plantstore.Client, _ *plantstoretest.Disk, name string) error {
+		if _, err := c.CreatePlant(ctx, plantstore.NewPlant{ID: plantstore.IDFor(name), Name: name}); err != nil {
 			return fmt.Errorf("create failed: %v", err) // %v: the error no longer says maybe
 		}
 		return nil
 	}},
-	{"ErrMaybeCreated read as stored", func(ctx context.Context, c *plantstore.Client, name string) error {
-		_, err := c.CreatePlant(ctx, plantstore.NewPlant{ID: plantstore.NewID(), Name: name})
+	{"ErrMaybeCreated read as stored", func(ctx context.Context, c *plantstore.Client, _ *plantstoretest.Disk, name string) error {
+		_, err := c.CreatePlant(ctx, plantstore.NewPlant{ID: plantstore.IDFor(name), Name: name})
 		if errors.Is(err, plantstore.ErrMaybeCreated) {
 			return nil
 		}
 		return err
 	}},
-	{"any 4xx read as already exists", func(ctx context.Context, c *plantstore.Client, name string) error {
-		p := plantstore.NewPlant{ID: plantstore.NewID(), Name: name}
+	{"any 4xx read as already exists", func(ctx context.Context, c *plantstore.Client, _ *plantstoretest.Disk, name string) error {
+		p := plantstore.NewPlant{ID: plantstore.IDFor(name), Name: name}
 		_, err := c.CreatePlant(ctx, p)
 		for n := 0; n < 3 && errors.Is(err, plantstore.ErrMaybeCreated); n++ {
 			_, err = c.CreatePlant(ctx, p)
@@ -111,22 +135,22 @@ var consumerBugs = []struct {
 		}
 		return err
 	}},
-	{"a settle that waits for a 200", func(ctx context.Context, c *plantstore.Client, name string) error {
-		p := plantstore.NewPlant{ID: plantstore.NewID(), Name: name}
+	{"a settle that waits for a 200", func(ctx context.Context, c *plantstore.Client, _ *plantstoretest.Disk, name string) error {
+		p := plantstore.NewPlant{ID: plantstore.IDFor(name), Name: name}
 		_, err := c.CreatePlant(ctx, p)
 		for err != nil && !errors.Is(err, context.DeadlineExceeded) {
 			_, err = c.CreatePlant(context.Background(), p) // until a 200, which a stored id never gets
 		}
 		return err
 	}},
-	{"a deadline ignored", func(_ context.Context, c *plantstore.Client, name string) error {
-		return c.EnsurePlant(context.Background(), plantstore.NewPlant{ID: plantstore.NewID(), Name: name})
+	{"a deadline ignored", func(_ context.Context, c *plantstore.Client, _ *plantstoretest.Disk, name string) error {
+		return c.EnsurePlant(context.Background(), plantstore.NewPlant{ID: plantstore.IDFor(name), Name: name})
 	}},
-	{"ids from the clock", func(ctx context.Context, c *plantstore.Client, name string) error {
+	{"ids from the clock", func(ctx context.Context, c *plantstore.Client, _ *plantstoretest.Disk, name string) error {
 		return c.EnsurePlant(ctx, plantstore.NewPlant{ID: time.Now().UnixMilli(), Name: name})
 	}},
-	{"one settle, then stored assumed", func(ctx context.Context, c *plantstore.Client, name string) error {
-		p := plantstore.NewPlant{ID: plantstore.NewID(), Name: name}
+	{"one settle, then stored assumed", func(ctx context.Context, c *plantstore.Client, _ *plantstoretest.Disk, name string) error {
+		p := plantstore.NewPlant{ID: plantstore.IDFor(name), Name: name}
 		_, err := c.CreatePlant(ctx, p)
 		if errors.Is(err, plantstore.ErrMaybeCreated) {
 			_, err = c.CreatePlant(ctx, p)
@@ -136,16 +160,16 @@ var consumerBugs = []struct {
 		}
 		return err
 	}},
-	{"a repeat read as a failure", func(ctx context.Context, c *plantstore.Client, name string) error {
-		p := plantstore.NewPlant{ID: plantstore.NewID(), Name: name}
+	{"a repeat read as a failure", func(ctx context.Context, c *plantstore.Client, _ *plantstoretest.Disk, name string) error {
+		p := plantstore.NewPlant{ID: plantstore.IDFor(name), Name: name}
 		_, err := c.CreatePlant(ctx, p)
 		for n := 0; n < 3 && errors.Is(err, plantstore.ErrMaybeCreated); n++ {
 			_, err = c.CreatePlant(ctx, p)
 		}
 		return err // ErrAlreadyExists is the plant stored, not a failure
 	}},
-	{"the client's settled retry asked again", func(ctx context.Context, c *plantstore.Client, name string) error {
-		p := plantstore.NewPlant{ID: plantstore.NewID(), Name: name}
+	{"the client's settled retry asked again", func(ctx context.Context, c *plantstore.Client, _ *plantstoretest.Disk, name string) error {
+		p := plantstore.NewPlant{ID: plantstore.IDFor(name), Name: name}
 		_, err := c.CreatePlant(ctx, p)
 		if errors.Is(err, plantstore.ErrAlreadyExists) && !errors.Is(err, plantstore.ErrMaybeCreated) {
 			return nil
@@ -158,7 +182,7 @@ var consumerBugs = []struct {
 		}
 		return err
 	}},
-	{"an attempt timeout retried with a new id", func(ctx context.Context, c *plantstore.Client, name string) error {
+	{"an attempt timeout retried with a new id", func(ctx context.Context, c *plantstore.Client, _ *plantstoretest.Disk, name string) error {
 		for range 3 {
 			attempt, cancel := context.WithTimeout(ctx, 5*time.Second)
 			err := c.EnsurePlant(attempt, plantstore.NewPlant{ID: plantstore.NewID(), Name: name})
@@ -169,20 +193,20 @@ var consumerBugs = []struct {
 		}
 		return errors.New("gave up")
 	}},
-	{"a fresh id after an unknown outcome", func(ctx context.Context, c *plantstore.Client, name string) error {
+	{"a fresh id after an unknown outcome", func(ctx context.Context, c *plantstore.Client, _ *plantstoretest.Disk, name string) error {
 		// Attempts of a second each: the unknown outcome takes every
 		// attempt of the create and its settles failing, a run of faults.
-		create := func() error {
-			return c.EnsurePlant(ctx, plantstore.NewPlant{ID: plantstore.NewID(), Name: name}, plantstore.WithAttemptTimeout(time.Second))
+		create := func(id int64) error {
+			return c.EnsurePlant(ctx, plantstore.NewPlant{ID: id, Name: name}, plantstore.WithAttemptTimeout(time.Second))
 		}
-		err := create()
+		err := create(plantstore.IDFor(name))
 		if errors.Is(err, plantstore.ErrMaybeCreated) { // a second plant, if the first was stored
-			err = create()
+			err = create(plantstore.NewID())
 		}
 		return err
 	}},
-	{"a settle on a spent context read as final", func(ctx context.Context, c *plantstore.Client, name string) error {
-		p := plantstore.NewPlant{ID: plantstore.NewID(), Name: name}
+	{"a settle on a spent context read as final", func(ctx context.Context, c *plantstore.Client, _ *plantstoretest.Disk, name string) error {
+		p := plantstore.NewPlant{ID: plantstore.IDFor(name), Name: name}
 		err := c.EnsurePlant(ctx, p)
 		if errors.Is(err, plantstore.ErrMaybeCreated) {
 			err = c.EnsurePlant(ctx, p) // on the same context, perhaps spent
@@ -192,29 +216,42 @@ var consumerBugs = []struct {
 		}
 		return err
 	}},
-	{"a wait that a lost reply never ends", func(ctx context.Context, c *plantstore.Client, name string) error {
+	{"a wait that a lost reply never ends", func(ctx context.Context, c *plantstore.Client, _ *plantstoretest.Disk, name string) error {
 		done := make(chan error)
 		go func() {
-			err := c.EnsurePlant(ctx, plantstore.NewPlant{ID: plantstore.NewID(), Name: name})
+			err := c.EnsurePlant(ctx, plantstore.NewPlant{ID: plantstore.IDFor(name), Name: name})
 			if !errors.Is(err, plantstore.ErrMaybeCreated) {
 				done <- err // never, after an unknown outcome: the wait below hangs
 			}
 		}()
 		return <-done
 	}},
-	{"a lock not released on the unknown-outcome path", func(ctx context.Context, c *plantstore.Client, name string) error {
+	{"a lock not released on the unknown-outcome path", func(ctx context.Context, c *plantstore.Client, _ *plantstoretest.Disk, name string) error {
 		v, _ := clientLocks.LoadOrStore(c, make(chan struct{}, 1)) // one lock per client: per run
 		lock := v.(chan struct{})
 		lock <- struct{}{}
-		err := c.EnsurePlant(ctx, plantstore.NewPlant{ID: plantstore.NewID(), Name: name})
+		err := c.EnsurePlant(ctx, plantstore.NewPlant{ID: plantstore.IDFor(name), Name: name})
 		if errors.Is(err, plantstore.ErrMaybeCreated) {
 			return err // the lock stays held: the next create waits for ever
 		}
 		<-lock
 		return err
 	}},
-	{"every error swallowed", func(ctx context.Context, c *plantstore.Client, name string) error {
-		_, _ = c.CreatePlant(ctx, plantstore.NewPlant{ID: plantstore.NewID(), Name: name})
+	{"a pending id kept in memory", func(ctx context.Context, c *plantstore.Client, _ *plantstoretest.Disk, name string) error {
+		return c.EnsurePlant(ctx, plantstore.NewPlant{ID: plantstore.NewID(), Name: name}) // a restart draws another
+	}},
+	{"the id persisted after the first send", func(ctx context.Context, c *plantstore.Client, d *plantstoretest.Disk, name string) error {
+		v, ok := d.Load(name)
+		if !ok {
+			v = strconv.FormatInt(plantstore.NewID(), 10)
+		}
+		id, _ := strconv.ParseInt(v, 10, 64)
+		err := c.EnsurePlant(ctx, plantstore.NewPlant{ID: id, Name: name})
+		d.Store(name, v) // a crash at the send loses it
+		return err
+	}},
+	{"every error swallowed", func(ctx context.Context, c *plantstore.Client, _ *plantstoretest.Disk, name string) error {
+		_, _ = c.CreatePlant(ctx, plantstore.NewPlant{ID: plantstore.IDFor(name), Name: name})
 		return nil
 	}},
 }
@@ -345,7 +382,9 @@ func TestExploreFindsConsumerBugs(t *testing.T) {
 // path, in the README's test command; TestExploreFindsConsumerBugs runs
 // the long one.
 func TestExploreCorrectPasses(t *testing.T) {
-	plantstoretest.Explore(t, creates(correct), plantstoretest.ExploreRuns(100))
+	for name, reg := range map[string]register{"derived": correct, "persisted": persisted} {
+		t.Run(name, func(t *testing.T) { plantstoretest.Explore(t, creates(reg), plantstoretest.ExploreRuns(100)) })
+	}
 }
 
 // TestExploreShrinks checks, for a bug that takes two faults to show, that
@@ -420,7 +459,9 @@ func TestExploreServer(t *testing.T) {
 	seeded := plantstore.NewPlant{ID: 1, Name: "Seeded"}
 	runs, faulted := 0, 0
 	plantstoretest.Explore(t, func(t *testing.T, srv *plantstoretest.Server) {
-		runs++
+		if srv.Life() == 1 { // a restart after a crash runs it again
+			runs++
+		}
 		if got := srv.Plants(); len(got) == 0 || got[0] != seeded {
 			t.Errorf("the run's fake holds %v, want %v first", got, seeded)
 		}
@@ -429,10 +470,10 @@ func TestExploreServer(t *testing.T) {
 			faulted++
 		}
 	}, plantstoretest.ExploreServer(plantstoretest.WithPlants(seeded)), plantstoretest.ExploreRuns(20))
-	// The fault-free run sends one request: the seven kinds on it answer,
+	// The fault-free run sends one request: the eight kinds on it answer,
 	// and a fault placed on a request never sent does not.
-	if runs != 20 || faulted < 7 {
-		t.Errorf("Explore ran %d schedules, %d of them with a fault answering; want 20, and at least 7", runs, faulted)
+	if runs != 20 || faulted < 8 {
+		t.Errorf("Explore ran %d schedules, %d of them with a fault answering; want 20, and at least 8", runs, faulted)
 	}
 }
 
@@ -459,7 +500,7 @@ var misuses = map[string]struct {
 	}, "Explore called inside a synctest bubble"},
 	"skips every run": {func(t *testing.T) {
 		plantstoretest.Explore(t, func(t *testing.T, _ *plantstoretest.Server) { t.Skip("not today") })
-	}, "the scenario skipped (t.Skip) every one of its 778 runs"},
+	}, "the scenario skipped (t.Skip) every one of its 994 runs"},
 	"panics under a fault": {func(t *testing.T) {
 		plantstoretest.Explore(t, func(t *testing.T, srv *plantstoretest.Server) {
 			p, err := srv.Client().CreatePlant(context.Background(), plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"})
@@ -496,7 +537,7 @@ var misuses = map[string]struct {
 		plantstoretest.Explore(t, func(t *testing.T, srv *plantstoretest.Server) {
 			_, _ = srv.Client().CreatePlant(context.Background(), plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"})
 		}, plantstoretest.ExploreKinds("429"), plantstoretest.ExploreRuns(20), plantstoretest.ExploreNeverMaybeCreated())
-	}, "20 schedules, no failure; runs whose calls returned each outcome: stored 1"},
+	}, "20 schedules, no failure; runs that reached each outcome: stored 1"},
 	"only the schedule found": {func(t *testing.T) {
 		plantstoretest.Explore(t, creates(bugNamed("a fresh id after an unknown outcome")), plantstoretest.ExploreOnly("4-11:store-drop"))
 	}, `fails under the schedule "4-11:store-drop"`},

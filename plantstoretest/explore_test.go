@@ -15,8 +15,8 @@ func TestExploreReports(t *testing.T) {
 		passed         bool
 		want           string
 	}{
-		{"one run passed", 1, nil, nil, true, "plantstoretest: Explore: 1 schedule, no failure; runs whose calls returned each outcome: stored 0, ErrAlreadyExists 0, refused 0, ErrMaybeCreated 0, ErrRetryBudgetExhausted 0, a deadline 0"},
-		{"runs passed", 1000, nil, nil, true, "plantstoretest: Explore: 1000 schedules, no failure; runs whose calls returned each outcome: stored 0, ErrAlreadyExists 0, refused 0, ErrMaybeCreated 0, ErrRetryBudgetExhausted 0, a deadline 0"},
+		{"one run passed", 1, nil, nil, true, "plantstoretest: Explore: 1 schedule, no failure; runs that reached each outcome: stored 0, ErrAlreadyExists 0, refused 0, ErrMaybeCreated 0, ErrRetryBudgetExhausted 0, a deadline 0, a restart 0"},
+		{"runs passed", 1000, nil, nil, true, "plantstoretest: Explore: 1000 schedules, no failure; runs that reached each outcome: stored 0, ErrAlreadyExists 0, refused 0, ErrMaybeCreated 0, ErrRetryBudgetExhausted 0, a deadline 0, a restart 0"},
 		{"no fault failed", 1, nil, nil, false, `plantstoretest: Explore: the scenario fails under the schedule "" (0 faults, shrunk from 0, after 1 schedule); ` +
 			`reproduce it in fake time with plantstoretest.ExploreOnly("") among this Explore's options, or with NewServer(t, plantstoretest.WithSchedule("")), whose waits take 0s of real time`},
 		{"one fault", 9, one, one, false, `plantstoretest: Explore: the scenario fails under the schedule "2:store-drop" (1 fault, shrunk from 1, after 9 schedules); ` +

@@ -67,6 +67,11 @@ type Fault struct {
 	// Store processes the request as usual, storing a valid plant, before
 	// the scripted outcome, which it needs: alone it is an error.
 	Store bool
+	// Crash, with Store and Drop, is the code under test's process dying
+	// at this request, after the plant is stored and before the answer:
+	// the [Disk] keeps nothing more, nor, under [WithSchedule], do the
+	// Server's clients send, until [Server.Restart].
+	Crash bool
 	// Note is the caller's own, given back by [Handler.Faults].
 	Note string
 }
@@ -90,6 +95,8 @@ func (f *Fault) check() error {
 		return errors.New("plantstoretest: invalid Fault: GoAway goes with a reply, and Hang and Drop send none; set one")
 	case f.Hang && f.Delay != 0:
 		return errors.New("plantstoretest: invalid Fault: a Fault with Hang never replies, so Delay must be 0")
+	case f.Crash && !(f.Store && f.Drop):
+		return errors.New("plantstoretest: invalid Fault: Crash needs Store and Drop: the plant is stored, and no one hears the answer")
 	case f.Status == 0 && f.Body != nil:
 		return errors.New("plantstoretest: invalid Fault: Body needs a Status")
 	case f.Store && f.Status == 0 && !f.Hang && !f.Drop && !f.GoAway && f.Delay == 0 && !addsHeaders(f.Header):

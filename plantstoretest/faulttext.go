@@ -17,7 +17,9 @@ const hold = time.Minute
 // "store-" before it for Store, then modifiers. The kinds: a status from
 // 200 to 599 (Status, with "Retry-After: 1" for "503" and "429"); "drop";
 // "hang"; "delay", the usual reply held a minute, longer than any attempt
-// timeout; "goaway"; "reply", the usual reply. The modifiers: "after=250ms"
+// timeout; "goaway"; "reply", the usual reply; "crash", which stores the
+// plant and kills the code under test's process before the answer (Crash,
+// with Store and Drop; see [Disk]). The modifiers: "after=250ms"
 // (Delay, a Go duration), "retry-after=2" or "retry-after=none" after a
 // status, and "goaway". So "store-drop" stores the plant and drops the
 // connection, and "503 retry-after=30 after=2s" answers 503 two seconds
@@ -28,7 +30,7 @@ func ParseFault(text string) (Fault, error) {
 		return Fault{}, fmt.Errorf("plantstoretest: fault %.40q: %s", text, why)
 	}
 	if len(fields) == 0 {
-		return bad("want a kind: 503, 429, another status, drop, hang, delay, goaway or reply")
+		return bad("want a kind: 503, 429, another status, drop, hang, delay, goaway, reply or crash")
 	}
 	var f Fault
 	kind, store := strings.CutPrefix(fields[0], "store-")
@@ -36,6 +38,11 @@ func ParseFault(text string) (Fault, error) {
 	switch kind {
 	case "drop":
 		f.Drop = true
+	case "crash":
+		if store {
+			return bad("a crash stores the plant already: write crash")
+		}
+		f.Store, f.Drop, f.Crash = true, true, true
 	case "hang":
 		f.Hang = true
 	case "delay":
@@ -46,7 +53,7 @@ func ParseFault(text string) (Fault, error) {
 	default:
 		n, err := strconv.Atoi(kind)
 		if err != nil || len(kind) != 3 || n < 200 || n > 599 {
-			return bad(fmt.Sprintf("%q is no kind: want 503, 429, another status from 200 to 599, drop, hang, delay, goaway or reply, with store- before it to store first", kind))
+			return bad(fmt.Sprintf("%q is no kind: want 503, 429, another status from 200 to 599, drop, hang, delay, goaway, reply or crash, with store- before it to store first", kind))
 		}
 		f.Status = n
 		if ra := retryAfterOf(n); ra != "" {
@@ -106,11 +113,13 @@ func mustFault(text string) *Fault {
 // Retry-After are not in the text.
 func (f Fault) String() string {
 	var b strings.Builder
-	if f.Store {
+	if f.Store && !f.Crash {
 		b.WriteString("store-")
 	}
 	kind := "reply"
 	switch {
+	case f.Crash:
+		kind = "crash"
 	case f.Hang:
 		kind = "hang"
 	case f.Drop:

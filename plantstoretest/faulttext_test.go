@@ -41,6 +41,8 @@ func TestParseFault(t *testing.T) {
 		{"delay goaway", Fault{Delay: time.Minute, GoAway: true}, ""},
 		{"goaway", Fault{GoAway: true}, ""},
 		{"reply", Fault{}, ""},
+		{"crash", Fault{Store: true, Drop: true, Crash: true}, ""},
+		{"crash after=1s", Fault{Store: true, Drop: true, Crash: true, Delay: time.Second}, ""},
 	}
 	for _, tt := range tests {
 		got, err := ParseFault(tt.text)
@@ -74,6 +76,8 @@ func TestParseFault(t *testing.T) {
 		{"503 goaway goaway", "at most once"},
 		{"503 after=1s after=2s", "at most once"},
 		{"store-reply", "Store alone changes nothing"},
+		{"store-crash", "a crash stores the plant already"},
+		{"crash goaway", "GoAway goes with a reply"},
 	} {
 		if _, err := ParseFault(tt.text); err == nil || !strings.Contains(err.Error(), tt.err) || !strings.HasPrefix(err.Error(), "plantstoretest: fault ") {
 			t.Errorf("ParseFault(%q) = %v, want an error containing %q", tt.text, err, tt.err)

@@ -40,6 +40,7 @@ type Handler struct {
 	store   store
 	journal journal
 	faults  faultQueue
+	disk    Disk // the code under test's, which a Crash kills (see Server.Disk)
 }
 
 // NewHandler returns a fake Plant Store with no plants stored (or those of
@@ -240,6 +241,9 @@ func (h *Handler) decide(ans *answer, req Request, op *operation, in input, rej 
 		if ans.scripted, ans.by = src.place(h, req); ans.scripted != nil {
 			break
 		}
+	}
+	if ans.scripted != nil && ans.scripted.Crash {
+		h.disk.crash()
 	}
 	if ans.by != "" {
 		ans.fault = ans.by + " " + strconv.FormatUint(req.Seq, 10) + ":" + ans.scripted.String()

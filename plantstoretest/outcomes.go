@@ -19,11 +19,12 @@ const (
 	reachedMaybe
 	reachedBudget
 	reachedDeadline // the call's context ended
+	reachedRestart  // not a call's: the scenario ran again after a crash
 	outcomeClasses
 )
 
 // outcomeNames name the classes in Explore's report.
-var outcomeNames = [outcomeClasses]string{"stored", "ErrAlreadyExists", "refused", "ErrMaybeCreated", "ErrRetryBudgetExhausted", "a deadline"}
+var outcomeNames = [outcomeClasses]string{"stored", "ErrAlreadyExists", "refused", "ErrMaybeCreated", "ErrRetryBudgetExhausted", "a deadline", "a restart"}
 
 // reached is the classes of what a Server's clients returned in one run, a
 // bit each, set by their CallEnd hook.

@@ -9,6 +9,7 @@ with SIGTERM. The last line is "e2e: N passed, M failed"; the exit status is
 0 only when nothing failed.
 """
 
+import hashlib
 import http.client
 import json
 import os
@@ -268,6 +269,31 @@ def test_schedule_runs():
         got = [m.create({"id": i, "name": "Fern"})[0] for i in range(5, 8)]
         expect(got, [429, 429, 200], "statuses under PUT 1-2:429")
         expect(m.call("GET", "/__plantstore/schedule")[2], {"schedule": "1-2:429"}, "GET a run")
+
+
+def test_crash_is_journaled_for_the_harness():
+    # "N:crash" (issue 44): the mock stores the plant and drops the connection, as if the process
+    # under test died before the answer; the journal names the crash and the plant it stored, so a
+    # harness restarts its process, which sends the same id again: derived from the work's key as
+    # plantstore.IDFor derives it, which is stable across languages.
+    def id_for(key):
+        return int.from_bytes(hashlib.sha256(b"plantstore.IDFor\0" + key.encode()).digest()[:8], "big") >> 1
+    expect(id_for("orders/17"), 5804267392063540989, "IDFor(\"orders/17\") in python3")
+    with Mock("-schedule", "2:crash") as m:
+        plant = {"id": id_for("orders/17"), "name": "Fern"}
+        expect(m.create({"id": 1, "name": "Ivy"})[0], 200, "request 1")
+        try:
+            m.create(plant)
+            raise AssertionError("the scheduled crash answered")
+        except (urllib.error.URLError, ConnectionError, http.client.HTTPException):
+            pass
+        _, _, journal = m.call("GET", "/__plantstore/requests")
+        crashes = [(e["fault"], e["status"], json.loads(e["body"])["id"]) for e in journal if (e["fault"] or "").endswith(":crash")]
+        expect(crashes, [("schedule 2:crash", 0, plant["id"])], "the journal's crash: fault, status, the plant it stored")
+        status, _, body = m.create(plant)  # the restarted process
+        expect((status, body["error"]), (400, 5), "the restarted process's create: the id is stored")
+        _, _, plants = m.call("GET", "/__plantstore/plants")
+        expect([p["id"] for p in plants], [1, plant["id"]], "stored once")
 
 
 def test_fault_matches_by_method_and_path():

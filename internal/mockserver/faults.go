@@ -200,6 +200,7 @@ var jsonTerms = strings.NewReplacer(
 	"Drop", `"drop"`,
 	"GoAway", `"goaway"`,
 	"Store", `"store"`,
+	"Crash", `"crash"`, // of a kind, which a crash kind never breaks
 	"Times", `"times"`,
 	"Match", `"match"`,
 	"Note", `"match"`, // the match as posted (see matchJSON.note)

@@ -210,7 +210,7 @@ func TestAddFaultRejectsInJSONTerms(t *testing.T) {
 		{"hang with delay", `{"hang": true, "delay": "1s"}`, `invalid fault: a fault with "hang" never replies, so "delay" must be left out`},
 		{"store alone", `{"store": true}`, `invalid fault: "store" alone changes nothing; add "status", "headers", "delay", "hang", "drop" or "goaway"`},
 		{"goaway with drop", `{"goaway": true, "drop": true}`, `invalid fault: "goaway" goes with a reply, and "hang" and "drop" send none; set one`},
-		{"kind unknown", `{"kind": "fetch"}`, `fault "fetch": "fetch" is no kind: want 503, 429, another status from 200 to 599, drop, hang, delay, goaway or reply, with store- before it to store first`},
+		{"kind unknown", `{"kind": "fetch"}`, `fault "fetch": "fetch" is no kind: want 503, 429, another status from 200 to 599, drop, hang, delay, goaway, reply or crash, with store- before it to store first`},
 		{"kind and status", `{"kind": "503", "status": 500}`, "kind names the whole fault: leave out status, headers, body, delay, hang, drop, goaway and store, or kind"},
 	}
 	for _, tt := range tests {
