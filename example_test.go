@@ -186,7 +186,8 @@ func ExampleClient_EnsurePlant() {
 }
 
 // A production client takes its deployment's answer to a repeated id, as a
-// conformance run printed it, and acts on EnsurePlant's three outcomes.
+// conformance run printed it, derives the plant's id from the work's own
+// key, and acts on EnsurePlant's three outcomes.
 func ExampleClient_EnsurePlant_production() {
 	ctx, baseURL, token := context.Background(), "https://plants.example.com", os.Getenv("PLANTSTORE_TOKEN")
 	client, err := plantstore.NewClient(baseURL, plantstore.WithToken(token),
@@ -194,12 +195,13 @@ func ExampleClient_EnsurePlant_production() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	p := plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"} // keep p until it is stored
+	key := "orders/17"                                                // the work's own key, which a redelivery after a restart brings again
+	p := plantstore.NewPlant{ID: plantstore.IDFor(key), Name: "Fern"} // the same id in every process
 	err = client.EnsurePlant(ctx, p)
 	switch {
 	case err == nil: // stored, once
 	case errors.Is(err, plantstore.ErrMaybeCreated): // not known yet: EnsurePlant(ctx, p) again later
-	default: // not stored: a 400 the plant earned, a 401, an outage
+	default: // not stored by this call (a 400, a 401, an outage): again later if one before sent p
 	}
 }
 

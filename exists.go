@@ -60,8 +60,11 @@ const maxSettles = 3
 // when that is still not known, however the last create ended (call
 // EnsurePlant again with the same p), as on a ctx that has ended, which
 // sends nothing and cannot tell a first call from a settle; otherwise why
-// p is not stored. A Client without a [WithAlreadyExists] rule gets an
-// error at once.
+// this call did not store p. Then p is not stored, unless an earlier call
+// sent its id, in this process or in one before a restart: a call that
+// learned nothing of that send (an outage, a 429) cannot tell, and p is
+// still not known (call EnsurePlant again later). A Client without a
+// [WithAlreadyExists] rule gets an error at once.
 func (c *Client) EnsurePlant(ctx context.Context, p NewPlant, opts ...CallOption) error {
 	if c.exists == nil {
 		return errors.New("plantstore: EnsurePlant needs the deployment's answer to a repeated id: give the Client WithAlreadyExists")

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/plantstore/plantstore-go"
 	"github.com/plantstore/plantstore-go/examples/inventory"
 	"github.com/plantstore/plantstore-go/plantstoretest"
 )
@@ -40,11 +39,10 @@ func TestRegisterCalibrated(t *testing.T) {
 	srv := calibratedFake(t)
 	srv.Inject(plantstoretest.Fault{Store: true, Drop: true})
 	inv := inventory.New(srv.Client())
-	fern := plantstore.NewPlant{ID: 7, Name: "Fern"}
-	if err := inv.Register(context.Background(), fern.ID, fern.Name, ""); err != nil {
+	if err := inv.Register(context.Background(), "orders/7", "Fern", ""); err != nil {
 		t.Fatalf("Register after a lost answer: %v", err)
 	}
-	if err := inv.Register(context.Background(), fern.ID, fern.Name, ""); err != nil {
+	if err := inv.Register(context.Background(), "orders/7", "Fern", ""); err != nil {
 		t.Fatalf("Register again: %v", err)
 	}
 	if got := srv.Plants(); len(got) != 1 {
@@ -61,7 +59,7 @@ func TestRegisterCalibratedOtherStatus(t *testing.T) {
 	srv := calibratedFake(t)
 	srv.Inject(plantstoretest.Fault{Status: http.StatusForbidden, Body: []byte(`{"error":1009,"message":"forbidden"}`)})
 	inv := inventory.New(srv.Client())
-	if err := inv.Register(context.Background(), 8, "Ivy", ""); err == nil {
+	if err := inv.Register(context.Background(), "orders/8", "Ivy", ""); err == nil {
 		t.Errorf("Register answered 403 with the duplicate code = nil, want an error: nothing is stored (%v)", srv.Plants())
 	}
 }
