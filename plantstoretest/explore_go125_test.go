@@ -297,6 +297,10 @@ func TestExploreChild(t *testing.T) {
 		plantstoretest.Explore(t, creates(correct), plantstoretest.ExploreRuns(10_000))
 		return
 	}
+	if name == "inventory" {
+		plantstoretest.Explore(t, inventoryBatch, plantstoretest.ExploreRuns(10_000))
+		return
+	}
 	plantstoretest.Explore(t, creates(bugNamed(name)))
 }
 
@@ -376,6 +380,51 @@ func TestExploreFindsConsumerBugs(t *testing.T) {
 		t.Logf("10,000 schedules of five creates in %v: %.0f schedules a second, the child process included",
 			took.Round(time.Millisecond), 10_000/took.Seconds())
 	})
+}
+
+// inventoryBatch is examples/inventory's service given three plants in
+// turn, on a client whose retry budget allows 10 retries in 10 seconds,
+// as a tight deployment sets it: what must hold, unless the life crashed,
+// is each plant stored once, or an error that says it is not known.
+func inventoryBatch(t *testing.T, srv *plantstoretest.Server) {
+	inv := inventory.New(srv.Client(plantstore.WithRetryBudget(0.2, 1)))
+	errs := map[string]error{}
+	for _, key := range []string{"orders/1", "orders/2", "orders/3"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		errs[key] = inv.Register(ctx, key, key, "")
+		cancel()
+	}
+	if srv.Crashed() {
+		return
+	}
+	stored := map[int64]int{}
+	for _, p := range srv.Plants() {
+		stored[p.ID]++
+	}
+	for key, err := range errs {
+		n := stored[plantstore.IDFor(key)]
+		if n > 1 || err == nil && n == 0 || err != nil && n > 0 && !errors.Is(err, plantstore.ErrMaybeCreated) {
+			t.Errorf("Register(%q): %v, and stored %d times", key, err, n)
+		}
+	}
+}
+
+// TestExploreProvesInventory is issues 43's and 44's proof:
+// examples/inventory's service passes 10,000 schedules of Explore's
+// defaults, runs and crashes among them, and the pass reports that its
+// calls reached every outcome class, restarts included.
+func TestExploreProvesInventory(t *testing.T) {
+	testenv.Long(t) // 10,000 schedules in a child process
+	t.Parallel()
+	out, failed, took := child(t, "TestExploreChild", "inventory", "")
+	m := regexp.MustCompile(`10000 schedules, no failure; runs that reached each outcome: (.*)`).FindStringSubmatch(out)
+	if failed || m == nil {
+		t.Fatalf("Explore failed the inventory, or ran fewer than 10,000 schedules:\n%s", out)
+	}
+	if zero := regexp.MustCompile(`[A-Za-z ]+ 0(,|$)`).FindAllString(m[1], -1); len(zero) > 0 {
+		t.Errorf("outcome classes no run reached: %q (of %s)", zero, m[1])
+	}
+	t.Logf("10,000 schedules in %v (the child process included): %s", took.Round(time.Millisecond), m[1])
 }
 
 // TestExploreCorrectPasses runs a short exploration of the correct create
