@@ -156,7 +156,8 @@ func ExploreServer(opts ...Option) ExploreOption {
 // from. The same code and options explore
 // the same schedules. A run fails past 1,000 requests after its last
 // fault, as under WithSchedule. A panic of the scenario's goroutine fails
-// its run, with the stack, and so does a hang (every goroutine of the
+// its run, with the stack (one of a goroutine it started ends the test
+// binary, as in any test: recover there), and so does a hang (every goroutine of the
 // bubble blocked for good on channels, timers, a WaitGroup or a Cond: one
 // blocked on a sync.Mutex never counts, and waits for go test's timeout),
 // with where they wait; a scenario that skips (t.Skip) every run fails t:
