@@ -56,14 +56,14 @@ func persisted(ctx context.Context, c *plantstore.Client, d *plantstoretest.Disk
 	return err
 }
 
-// creates is a service's work: five creates in turn, each with its own
-// 30-second deadline, and what must hold after them, exactly once: every
+// creates is a service's work: five creates in turn on one client of a
+// tight retry budget, each with its own 30-second deadline, and what must hold after them, exactly once: every
 // plant stored at most once; one reported stored is stored; one reported
 // not stored (an error that is not ErrMaybeCreated) is not; and no create
 // took past its deadline.
 func creates(reg register) func(t *testing.T, srv *plantstoretest.Server) {
 	return func(t *testing.T, srv *plantstoretest.Server) {
-		c := srv.Client(plantstore.WithMaxRetries(1))
+		c := srv.Client(plantstore.WithMaxRetries(1), plantstore.WithRetryBudget(0.2, 1)) // 10 retries in 10 s
 		results := map[string]error{}
 		for i := range 5 {
 			name := fmt.Sprintf("plant %d", i)
@@ -236,6 +236,18 @@ var consumerBugs = []struct {
 		}
 		<-lock
 		return err
+	}},
+	{"an outer loop that gives up on ErrRetryBudgetExhausted as not stored", func(ctx context.Context, c *plantstore.Client, _ *plantstoretest.Disk, name string) error {
+		p := plantstore.NewPlant{ID: plantstore.IDFor(name), Name: name}
+		for {
+			err := c.EnsurePlant(ctx, p)
+			if errors.Is(err, plantstore.ErrRetryBudgetExhausted) {
+				return errors.New("the store is overloaded: gave up") // an earlier attempt may have stored it
+			}
+			if !errors.Is(err, plantstore.ErrMaybeCreated) || ctx.Err() != nil {
+				return err
+			}
+		}
 	}},
 	{"a pending id kept in memory", func(ctx context.Context, c *plantstore.Client, _ *plantstoretest.Disk, name string) error {
 		return c.EnsurePlant(ctx, plantstore.NewPlant{ID: plantstore.NewID(), Name: name}) // a restart draws another
@@ -461,13 +473,14 @@ func TestExploreShrinks(t *testing.T) {
 	}
 	checkMinimal(t, bug, first)
 	// A run of faults: shortening it at either end makes it pass.
-	const fresh = "a fresh id after an unknown outcome"
-	out, _, _ := child(t, "TestExploreChild", fresh, "")
-	m := explored.FindStringSubmatch(out)
-	if m == nil || !strings.Contains(m[1], "-") {
-		t.Fatalf("Explore did not hand over a run of faults for %q:\n%s", fresh, out)
+	for _, bug := range []string{"a fresh id after an unknown outcome", "an outer loop that gives up on ErrRetryBudgetExhausted as not stored"} {
+		out, _, _ := child(t, "TestExploreChild", bug, "")
+		m := explored.FindStringSubmatch(out)
+		if m == nil || !strings.Contains(m[1], "-") {
+			t.Fatalf("Explore did not hand over a run of faults for %q:\n%s", bug, out)
+		}
+		checkMinimal(t, bug, m[1])
 	}
-	checkMinimal(t, fresh, m[1])
 }
 
 // checkMinimal checks that schedule fails bug's scenario, and that removing
