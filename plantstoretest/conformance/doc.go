@@ -28,21 +28,16 @@
 // each, so a range; Retry-After on a scripted 429 and 503) and never fails.
 // Every run also runs the checks against the fake, in-process, and the
 // [Report] puts the answers side by side. The kit talks raw HTTP, not
-// through package plantstore's client. A check whose answer met a transient
-// fault (no answer, 429, 502, 503, 504) is asked again, afresh, up to three
-// times ([CheckResult.Asked]), and so is each probe of a limit search;
-// checks scripted through a control API once.
+// through package plantstore's client, and asks a check again after a
+// transient fault ([CheckResult.Asked]).
 // plantstore-mock conformance runs the checks from the command line.
 //
 // # Calibrating the fake
 //
 // [Report.Profile] turns the target's answers to a repeated id and to
-// refused credentials into a plantstoretest.Profile: given to
-// plantstoretest.WithProfile (or plantstore-mock -profile), the fake answers
-// those like the target, and the report marks the checks it holds
-// [CheckResult.Calibrated]. Other answers are reported, not calibrated. The
-// profile's DuplicateIDError gives the pair a production client takes with
-// plantstore.WithAlreadyExists, which plantstore.Client.EnsurePlant needs.
+// refused credentials into a plantstoretest.Profile, which makes the fake
+// (plantstoretest.WithProfile, plantstore-mock -profile) answer those like
+// the target.
 //
 // # Fake time
 //
@@ -54,30 +49,25 @@
 //
 // # Safety against a real deployment
 //
-// The API has no delete: every plant a run creates stays. So a run:
-//
-//   - runs against a URL not on loopback only with [Target.Live];
-//   - creates at most [Target.MaxCreates] plants ([DefaultMaxCreates], 10),
-//     a 4xx counting as none, and skips checks that would need more;
-//   - takes ids from [FirstIDMin] (9 × 10¹⁸) up, from a random start, and
-//     names that start "conformance-" and 8 hex digits, so its plants are
-//     easy to find (ids from plantstore.NewID meet them with odds of about
-//     10⁻¹² a million);
-//   - sends one request at a time, about 35 in all, none over 1 MiB and 1
-//     KiB, and stops after two timeouts in a row: no load, so never a real
-//     429 or 503;
-//   - calls a control API only when [Target.Control] names one (or
-//     [Target.Fake] gives the Go API), only to script faults and read the
-//     plants, and follows no redirect.
+// The API has no delete: every plant a run creates stays. So a run refuses
+// a URL not on loopback without [Target.Live], creates at most
+// [Target.MaxCreates] plants, takes ids from [FirstIDMin] up and names from
+// [Target.NamePrefix], sends one request at a time (about 35 in all, none
+// over 1 MiB and 1 KiB: no load, so never a real 429 or 503), stops after
+// two timeouts in a row ([Target.Client]), calls a control API only to
+// script faults and read the plants ([Target.Control], [Target.Fake]), and
+// follows no redirect.
 //
 // # What a report shows of a hostile target
 //
 // A report, [Run]'s log and [Report.Profile] never show [Target.Token] or
 // [Control.AdminToken]: an exchange shows "Bearer REDACTED", and a token the
-// target echoes, written or escaped, reads REDACTED by the client's rule.
-// The kit reads at most 64 KiB of an answer; a cut inside a token ends the
-// body before it. Nor can a target drive the user's terminal: the text
-// report and Run's log quote what it sent as strconv.Quote does (an ESC, a
+// target echoes, as written, JSON-escaped, percent-encoded or HTML-escaped,
+// reads REDACTED, as in the client's errors (a token shorter than 8 bytes
+// only where "Bearer " precedes it). The kit reads at most 64 KiB of an
+// answer; a cut inside a token ends the body before it. Nor can a target
+// drive the user's terminal: the text report, Run's log and a check's
+// Problem quote what it sent as strconv.Quote does (an ESC, a
 // CR, a line break or a C1 control reads \x1b, \r, \n or \u009b), and the
 // JSON report ([Report.MarshalJSON]) writes such characters as \u escapes.
 package conformance

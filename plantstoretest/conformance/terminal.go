@@ -10,24 +10,11 @@ import (
 	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
-// A target controls much of what a report shows: bodies, headers, the
-// strings of a JSON body a check quotes in its problem. Shown raw on the
-// terminal of the kit's user, an ESC sequence, a carriage return, a BEL or
-// a C1 control (U+0080 to U+009F) could clear the screen, set its title or
-// overwrite a line, and a line break could add a line that reads as a
-// PASS. So every such string reaches the text report and Run's log
-// escaped, by one rule, strconv.Quote's: a character strconv.IsPrint
-// refuses is written as a Go escape. A value (a body, a header, an answer)
-// is shown quoted; a sentence that holds target text (a check's Problem, an
-// exchange's Error) is escaped without quotes. The JSON report escapes the
-// same characters as \u escapes.
-
-// printable returns s with each character strconv.IsPrint refuses (C0 and
-// C1 controls, DEL, line and paragraph separators, bidirectional
-// overrides: [wire.ReplaceUnprintable]'s rule) and each byte of invalid
-// UTF-8 written as a Go escape, as strconv.Quote writes them, but without
+// printable returns s with each character strconv.IsPrint refuses
+// ([wire.ReplaceUnprintable]'s rule) and each byte of invalid UTF-8
+// written as a Go escape, as strconv.Quote writes them, but without
 // quotes: a sentence that quotes what a target sent stays one line of
-// plain text.
+// plain text (see the package doc).
 func printable(s string) string {
 	return wire.ReplaceUnprintable(s, func(dst []byte, r rune, c string) []byte {
 		if r == utf8.RuneError && len(c) == 1 {
@@ -40,9 +27,7 @@ func printable(s string) string {
 
 // MarshalJSON writes r as encoding/json does, but for the characters that
 // strconv.IsPrint refuses and encoding/json leaves as they are (DEL, the C1
-// controls, bidirectional overrides), which it writes as \u escapes: the
-// -json report, printed on a terminal, cannot drive it. The values are
-// unchanged.
+// controls, bidirectional overrides), which it writes as \u escapes.
 func (r Report) MarshalJSON() ([]byte, error) {
 	type plain Report // without this method
 	data, err := json.Marshal(plain(r))
