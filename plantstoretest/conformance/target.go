@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
@@ -22,12 +23,8 @@ type Target struct {
 	// "http://127.0.0.1:8080"; the kit sends POST {URL}/plants. Required,
 	// and without a user or password (a report shows it).
 	URL string
-	// Token is the bearer token the target accepts. Required. It is never
-	// printed: every exchange in a report shows "Bearer REDACTED", and
-	// where the target echoes it in an answer, as written, JSON-escaped,
-	// percent-encoded or HTML-escaped, the report shows REDACTED instead
-	// (a token shorter than 8 bytes only where "Bearer " precedes it), as
-	// the client's errors do. So is Control.AdminToken.
+	// Token is the bearer token the target accepts. Required. No report
+	// shows it, nor Control.AdminToken (see the package doc).
 	Token string
 
 	// Live must be set to run against a URL whose host is not a loopback
@@ -37,33 +34,29 @@ type Target struct {
 	Live bool
 
 	// Control, when not nil, is the target's control API (plantstore-mock's
-	// /__plantstore/). The kit uses it to read back what it stored and to
+	// /__plantstore/), which the kit uses to read back what it stored and to
 	// script a 429 and a 503 for the Retry-After checks. A real deployment
-	// has none: leave it nil, and the kit calls no control API. A Control
-	// URL that is not on loopback needs Live too.
+	// has none: leave it nil. A Control URL not on loopback needs Live too.
 	Control *Control
 
 	// Fake, when not nil, is the in-process fake that serves URL (a
 	// *plantstoretest.Server, or the *plantstoretest.Handler mounted
-	// there): the kit uses its Go API as it would a control API, to script
-	// the 429 and 503 (with AddFault) and to read back what it stored. Set
-	// at most one of Control and Fake.
+	// there), whose Go API the kit uses as it would a control API. Set at
+	// most one of Control and Fake.
 	Fake Fake
 
 	// MaxCreates bounds how many plants a run may create: the kit sends a
 	// request the target might accept only while fewer than MaxCreates of
-	// them have gone unrefused (an answer from 400 to 499 counts as
-	// refused, and stored nothing). Checks that would need more are
-	// skipped, or, for the searches of the longest name and largest body,
-	// give a coarser answer, which differs from the fake's only if the
-	// fake's limit is outside it (or are skipped, when not one probe is
-	// left). 0 means [DefaultMaxCreates]; a negative value is an error.
+	// them have gone unrefused (a 4xx answer stored nothing). Checks that
+	// would need more are skipped, or, for the searches of the longest name
+	// and largest body, give a coarser answer, which differs from the
+	// fake's only if the fake's limit is outside it. 0 means
+	// [DefaultMaxCreates]; a negative value is an error.
 	MaxCreates int
 
 	// FirstID is the first plant id the run uses; later ids count up from
 	// it, one for each request, up to about 100 in a run. 0 picks a random
-	// one from [FirstIDMin] up, so two runs do not collide (ids up to
-	// FirstIDMin+2^56, well within int64).
+	// one from [FirstIDMin] up, so two runs do not collide.
 	FirstID int64
 
 	// NamePrefix starts the name of every plant the run sends. "" picks a
@@ -71,11 +64,10 @@ type Target struct {
 	NamePrefix string
 
 	// Client sends the requests; nil means a client with a 10-second
-	// timeout. Whatever Client says, each request ends after at most
-	// 30 s, and redirects are never followed, so the token goes
-	// nowhere but URL. After two requests in a row time out, the run sends
-	// no more, and skips the checks left: a target that does not answer
-	// holds a run for two timeouts, not one per check.
+	// timeout. Whatever Client says, each request ends after at most 30 s,
+	// and redirects are never followed, so the token goes nowhere but URL.
+	// After two requests in a row time out, the run sends no more, and
+	// skips the checks left.
 	Client *http.Client
 
 	// Report, when not nil, receives the report of the run (by [Run]).
@@ -99,8 +91,7 @@ type Control struct {
 	AdminToken string
 }
 
-// requestTimeout bounds each request of a run, whatever [Target.Client]
-// says, so that a target that never answers cannot hold a run for ever.
+// requestTimeout bounds each request of a run (see [Target.Client]).
 const requestTimeout = 30 * time.Second
 
 // DefaultMaxCreates is how many plants a run creates at most unless
@@ -108,8 +99,9 @@ const requestTimeout = 30 * time.Second
 const DefaultMaxCreates = 10
 
 // FirstIDMin is the lowest id a run picks when [Target.FirstID] is 0:
-// 9,000,000,000,000,000,000. The ids from there to the largest int64 are
-// the kit's; give your own plants other ids.
+// 9 × 10¹⁸. The ids from there to the largest int64 are the kit's; give
+// your own plants other ids (those of plantstore.NewID meet them with odds
+// of about 10⁻¹² a million).
 const FirstIDMin int64 = 9_000_000_000_000_000_000
 
 // idsPerRun bounds the ids one run uses: a FirstID must leave room for them.
@@ -129,7 +121,7 @@ type settings struct {
 }
 
 func (t *Target) settings() (*settings, error) {
-	s := &settings{token: t.Token, maxCreates: t.MaxCreates, firstID: t.FirstID, prefix: t.NamePrefix}
+	s := &settings{token: t.Token, maxCreates: cmp.Or(t.MaxCreates, DefaultMaxCreates), firstID: t.FirstID, prefix: t.NamePrefix}
 	if t.URL == "" {
 		return nil, errors.New("conformance: Target.URL is empty")
 	}
@@ -155,7 +147,7 @@ func (t *Target) settings() (*settings, error) {
 	if !t.Live && !wire.IsLoopbackHost(u.Hostname()) {
 		return nil, fmt.Errorf("conformance: Target.URL %q is not a loopback address, so it may be a real deployment: "+
 			"a run creates up to %d plants there, which the API cannot delete; "+
-			"set Target.Live (plantstore-mock conformance -live) to run against it", t.URL, t.maxCreates())
+			"set Target.Live (plantstore-mock conformance -live) to run against it", t.URL, s.maxCreates)
 	}
 	s.base = strings.TrimSuffix(t.URL, "/")
 	if t.Control != nil {
@@ -171,23 +163,18 @@ func (t *Target) settings() (*settings, error) {
 		}
 		s.control = &Control{URL: strings.TrimSuffix(t.Control.URL, "/"), AdminToken: t.Control.AdminToken}
 	}
-	s.maxCreates = t.maxCreates()
+	var random [12]byte // for the ids and the name prefix
+	if _, err := rand.Read(random[:]); err != nil {
+		return nil, fmt.Errorf("conformance: picking the ids and names: %v", err)
+	}
 	if s.firstID == 0 {
-		var b [8]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return nil, fmt.Errorf("conformance: picking the ids: %v", err)
-		}
-		s.firstID = FirstIDMin + int64(binary.BigEndian.Uint64(b[:])>>8)
+		s.firstID = FirstIDMin + int64(binary.BigEndian.Uint64(random[:8])>>8)
 	}
 	if s.firstID < 0 || s.firstID > 1<<63-1-idsPerRun {
 		return nil, fmt.Errorf("conformance: Target.FirstID %d leaves no room for the run's ids; want 1 to %d", s.firstID, int64(1<<63-1-idsPerRun))
 	}
 	if s.prefix == "" {
-		var b [4]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return nil, fmt.Errorf("conformance: picking the name prefix: %v", err)
-		}
-		s.prefix = "conformance-" + hex.EncodeToString(b[:]) + "-"
+		s.prefix = "conformance-" + hex.EncodeToString(random[8:]) + "-"
 	}
 	base := t.Client
 	if base == nil {
@@ -201,11 +188,4 @@ func (t *Target) settings() (*settings, error) {
 		s.secrets = append(s.secrets, s.control.AdminToken)
 	}
 	return s, nil
-}
-
-func (t *Target) maxCreates() int {
-	if t.MaxCreates == 0 {
-		return DefaultMaxCreates
-	}
-	return t.MaxCreates
 }
