@@ -54,9 +54,8 @@ const (
 // responseHeaders are the response headers an Exchange keeps.
 var responseHeaders = []string{"Content-Type", "WWW-Authenticate", "Allow", "Retry-After", "Location"}
 
-// String shows e as the failure message of a check shows it. What the
-// target sent is quoted (the body, the headers) or escaped (Error), so that
-// it cannot drive a terminal or add a line.
+// String shows e as the failure message of a check shows it, what the
+// target sent quoted or escaped (see the package doc).
 func (e *Exchange) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "    > %s %s\n", e.Method, e.URL)
@@ -101,26 +100,18 @@ func snippet(b []byte, n int) string {
 }
 
 // readAll reads r to its end, or to limit bytes, cut set, and an error.
-// The buffer grows with what arrives, never by what the peer declares.
 func readAll(r io.Reader, limit int) (b []byte, cut bool, err error) {
-	var buf bytes.Buffer
-	n, err := buf.ReadFrom(io.LimitReader(r, int64(limit)+1))
-	if err != nil {
-		return buf.Bytes(), false, err
+	b, err = io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err == nil && len(b) > limit {
+		return b[:limit], true, fmt.Errorf("body cut at %d bytes", limit)
 	}
-	if n > int64(limit) {
-		return buf.Bytes()[:limit], true, fmt.Errorf("body cut at %d bytes", limit)
-	}
-	return buf.Bytes(), false, nil
+	return b, false, err
 }
 
 // do sends one request and reads at most limit bytes of the answer, with
-// secrets (the token, the control API's token) taken out of everything it
-// keeps of it, in every form [wire.Redact] knows, so that a target that
-// echoes the Authorization header it got does not put them in a report.
-// A body cut at limit is redacted whole first, then loses any start of a
-// token the cut left at its end ([wire.RedactCut]). url is absolute. A nil
-// header sends none but Content-Length.
+// secrets taken out of everything it keeps of it, in every form
+// [wire.Redact] knows; a body cut at limit also loses any start of a token
+// the cut left at its end ([wire.RedactCut]).
 func do(ctx context.Context, client *http.Client, secrets []string, method, url string, header http.Header, body []byte, limit int) *Exchange {
 	e := roundTrip(ctx, client, method, url, header, body, limit)
 	for k, v := range e.ResponseHeader {
@@ -142,15 +133,10 @@ func roundTrip(ctx context.Context, client *http.Client, method, url string, hea
 	if len(header) > 0 {
 		e.Header = make(map[string]string, len(header))
 		for k, vs := range header {
-			for _, v := range vs {
-				if k == "Authorization" {
-					v = wire.RedactCredentials(v) // sent as given, shown redacted
-				}
-				if old, ok := e.Header[k]; ok {
-					v = old + ", " + v
-				}
-				e.Header[k] = v
-			}
+			e.Header[k] = strings.Join(vs, ", ")
+		}
+		if v, ok := e.Header["Authorization"]; ok {
+			e.Header["Authorization"] = wire.RedactCredentials(v) // sent as given, shown redacted
 		}
 	}
 	var rd io.Reader
@@ -164,9 +150,7 @@ func roundTrip(ctx context.Context, client *http.Client, method, url string, hea
 		e.Error = err.Error()
 		return e
 	}
-	for k, vs := range header {
-		req.Header[k] = vs
-	}
+	maps.Copy(req.Header, header)
 	resp, err := client.Do(req)
 	if err != nil {
 		e.Error = err.Error()
