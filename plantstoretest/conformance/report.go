@@ -70,10 +70,8 @@ type CheckResult struct {
 	Title string `json:"title"`
 	// Outcome is one of [Pass], [Fail], [Recorded] and [Skipped].
 	Outcome string `json:"outcome"`
-	// Problem says why a check failed or was skipped, on one line: what
-	// the target sent that it quotes is escaped as strconv.Quote escapes it
-	// (a control character reads \x1b, \r, \u009b), so that it cannot
-	// drive a terminal.
+	// Problem says why a check failed or was skipped, on one line, what
+	// the target sent escaped (see the package doc).
 	Problem string `json:"problem,omitempty"`
 	// Answer is what the target answered, in a form that compares across
 	// runs: the run's plant id in a body reads "{id}", the plant's name
@@ -92,18 +90,17 @@ type CheckResult struct {
 	// an answer that met a transient fault (no answer, or 429, 502, 503
 	// or 504) is asked again, afresh, up to 3 times, and the last answer
 	// decides; a limit search asks each probe so, and Asked is the most
-	// one was asked. Zero for a check asked once.
+	// one was asked. A check scripted through a control API is asked once.
 	Asked int `json:"asked,omitempty"`
 }
 
 // Check returns the result of the check with the given id, or nil.
 func (r *Report) Check(id string) *CheckResult {
-	for i := range r.Checks {
-		if r.Checks[i].ID == id {
-			return &r.Checks[i]
-		}
+	i := slices.IndexFunc(r.Checks, func(c CheckResult) bool { return c.ID == id })
+	if i < 0 {
+		return nil
 	}
-	return nil
+	return &r.Checks[i]
 }
 
 // Compare returns the ids of the observed checks whose answers differ
@@ -132,17 +129,15 @@ func (r *Report) compareWith(ref *Report) {
 			continue
 		}
 		rc := ref.Check(c.ID)
-		if rc == nil {
-			c.Differs = true
-			r.Differences = append(r.Differences, c.ID)
-			continue
-		}
-		c.Reference = maps.Clone(rc.Answer) // ref may be kept: see runReference
-		if rc.Outcome == Skipped {
+		switch {
+		case rc == nil:
+		case rc.Outcome == Skipped:
 			c.Reference = map[string]string{"skipped": rc.Problem}
+		default:
+			c.Reference = maps.Clone(rc.Answer) // ref may be kept: see runReference
 		}
-		if c.Outcome != rc.Outcome || !maps.Equal(c.Answer, rc.Answer) && !bracketHolds(c.Answer, rc.Answer) {
-			c.Differs = true
+		c.Differs = rc == nil || c.Outcome != rc.Outcome || !maps.Equal(c.Answer, rc.Answer) && !bracketHolds(c.Answer, rc.Answer)
+		if c.Differs {
 			r.Differences = append(r.Differences, c.ID)
 		}
 	}
@@ -185,13 +180,13 @@ var profileChecks = []struct {
 // Profile returns the calibration this report holds: the target's answers
 // to a repeated id and to refused credentials, for [plantstoretest.WithProfile]
 // and plantstore-mock -profile, so that the fake answers them as the target
-// did. An answer the fake cannot reproduce (a status outside 400 to 499, a
-// body or header too long, text that is not UTF-8) is left out, as are
-// skipped checks, and so is a Source too long to keep: the profile passes
-// [plantstoretest.Profile.Check], so it loads again however it is written
-// as JSON. The other observed answers (limits, content types, …) are
-// reported, not calibrated: the checks with Calibrated set are the ones a
-// profile reproduces.
+// did; the checks it reproduces are marked [CheckResult.Calibrated], and the
+// other answers are only reported. An answer the fake cannot reproduce (a
+// status outside 400 to 499, a body or header too long, text that is not
+// UTF-8) is left out, as are skipped checks and a Source too long to keep:
+// the profile passes [plantstoretest.Profile.Check]. Its DuplicateIDError
+// gives the pair a production client takes with
+// plantstore.WithAlreadyExists, which plantstore.Client.EnsurePlant needs.
 func (r *Report) Profile() plantstoretest.Profile {
 	p := plantstoretest.Profile{Source: r.Target}
 	if p.Check() != nil { // a URL too long to keep
