@@ -127,6 +127,12 @@ func fail(c *CheckResult, format string, args ...any) {
 	c.Problem = msg
 }
 
+// skip marks c skipped, for the reason given.
+func skip(c *CheckResult, format string, args ...any) {
+	c.Outcome = Skipped
+	c.Problem = fmt.Sprintf(format, args...)
+}
+
 // noResponse fails c if e got no response, and reports whether it did.
 func noResponse(c *CheckResult, e *Exchange) bool {
 	if e.Status == 0 {
@@ -231,8 +237,7 @@ func (r *runner) checkCreate(c *CheckResult, name, tag string) *sent {
 // marks c skipped if not.
 func need(c *CheckResult, check string, s *sent) bool {
 	if s == nil {
-		c.Outcome = Skipped
-		c.Problem = "check " + check + " did not run"
+		skip(c, "check %s did not run", check)
 	}
 	return s != nil
 }
@@ -285,8 +290,7 @@ func (r *runner) observeDuplicate(c *CheckResult, created *sent) {
 		return
 	}
 	if created.e.Status != http.StatusOK {
-		c.Outcome = Skipped
-		c.Problem = fmt.Sprintf("check create got %d, not 200, so no plant is stored to repeat", created.e.Status)
+		skip(c, "check create got %d, not 200, so no plant is stored to repeat", created.e.Status)
 		return
 	}
 	dup := created.p
@@ -361,8 +365,7 @@ func (r *runner) specErrorShape(c *CheckResult) {
 		}
 	}
 	if len(r.answered400) == 0 {
-		c.Outcome = Skipped
-		c.Problem = "the target answered no request of the run with 400"
+		skip(c, "the target answered no request of the run with 400")
 	}
 }
 
@@ -488,8 +491,7 @@ func (r *runner) search(c *CheckResult, probe func(size int, p storedPlant) (bod
 		}
 	}
 	if len(c.Exchanges) == 0 {
-		c.Outcome = Skipped
-		c.Problem = "the run had used up its " + plural.Count(r.s.maxCreates, "create") + " (Target.MaxCreates, -max-creates) before the search could send a probe"
+		skip(c, "the run had used up its %s (Target.MaxCreates, -max-creates) before the search could send a probe", plural.Count(r.s.maxCreates, "create"))
 		return
 	}
 	c.Answer = map[string]string{"accepted": "none", "refused": "none"}
@@ -563,15 +565,13 @@ func (r *runner) observeScripted(status int) func(*CheckResult) {
 	return func(c *CheckResult) {
 		if r.s.fake != nil {
 			if _, err := r.s.fake.AddFault(plantstoretest.Fault{Status: status, Header: http.Header{"Retry-After": {"1"}}}); err != nil {
-				c.Outcome = Skipped
-				c.Problem = fmt.Sprintf("Target.Fake did not take the fault: %v", err)
+				skip(c, "Target.Fake did not take the fault: %v", err)
 				return
 			}
 		} else {
 			f := r.control(c, http.MethodPost, "/faults", []byte(fmt.Sprintf(`{"status":%d,"headers":{"Retry-After":"1"},"times":1}`, status)), maxResponseBody)
 			if f.Status != http.StatusCreated {
-				c.Outcome = Skipped
-				c.Problem = fmt.Sprintf("the control API did not take the fault: status %d %s", f.Status, f.Error)
+				skip(c, "the control API did not take the fault: status %d %s", f.Status, f.Error)
 				return
 			}
 		}
@@ -588,11 +588,11 @@ func (r *runner) observeScripted(status int) func(*CheckResult) {
 	}
 }
 
-// listedPlant is a plant as the control API lists it.
+// listedPlant is a plant as the control API lists it; a null tag reads "".
 type listedPlant struct {
-	ID   int64   `json:"id"`
-	Name string  `json:"name"`
-	Tag  *string `json:"tag"`
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+	Tag  string `json:"tag"`
 }
 
 // maxPlantList bounds what control-stored reads of the stored plants.
@@ -602,8 +602,7 @@ func (r *runner) specStored(c *CheckResult) {
 	var list []listedPlant
 	if r.s.fake != nil {
 		for _, p := range r.s.fake.Plants() {
-			tag := p.Tag
-			list = append(list, listedPlant{p.ID, p.Name, &tag})
+			list = append(list, listedPlant{p.ID, p.Name, p.Tag})
 		}
 	} else {
 		e := r.control(c, http.MethodGet, "/plants", nil, maxPlantList)
@@ -611,8 +610,7 @@ func (r *runner) specStored(c *CheckResult) {
 			return
 		}
 		if e.Status != http.StatusOK || e.Error != "" {
-			c.Outcome = Skipped
-			c.Problem = fmt.Sprintf("GET %s/plants: status %d %s", r.s.control.URL, e.Status, e.Error)
+			skip(c, "GET %s/plants: status %d %s", r.s.control.URL, e.Status, e.Error)
 			return
 		}
 		if err := json.Unmarshal(e.body, &list); err != nil {
@@ -622,21 +620,15 @@ func (r *runner) specStored(c *CheckResult) {
 		// The list is the whole store: keep the report small.
 		e.ResponseBody = "(" + plural.Count(len(list), "plant") + ")"
 	}
-	byID := map[int64][]int{}
-	for i, p := range list {
-		byID[p.ID] = append(byID[p.ID], i)
+	byID := map[int64][]listedPlant{}
+	for _, p := range list {
+		byID[p.ID] = append(byID[p.ID], p)
 	}
 	for _, want := range r.stored {
-		found := false
-		for _, i := range byID[want.id] {
-			got := list[i]
-			tag := ""
-			if got.Tag != nil {
-				tag = *got.Tag
-			}
-			found = found || (want.name == "" || got.Name == want.name) && tag == want.tag
-		}
-		if !found {
+		listed := slices.ContainsFunc(byID[want.id], func(got listedPlant) bool {
+			return (want.name == "" || got.Name == want.name) && got.Tag == want.tag
+		})
+		if !listed {
 			fail(c, "plant %d, answered 200, is not listed as sent", want.id)
 		}
 	}

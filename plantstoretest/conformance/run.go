@@ -21,14 +21,11 @@ import (
 
 // Run checks target against the specification, with a subtest per check
 // named by its id: a spec check that does not hold fails its subtest with
-// the exchange that shows it (the token redacted); an observed check logs
-// the target's answer next to the fake's and never fails. Each is reported
-// at the test's line that called Run. A target Run
-// refuses (a URL not on loopback without Live, an empty token) fails the
-// test at once. With target.Report set, Run stores the report there.
-//
-// Inside a testing/synctest bubble, where t.Run may not be called, Run
-// fails the test at once: use [RunReport] there and check [Report.Passed].
+// the exchange that shows it; an observed check logs the target's answer
+// next to the fake's and never fails. Each is reported at the test's line
+// that called Run. A target Run refuses (see [Target]) fails the test at
+// once, and so does a call inside a testing/synctest bubble, where t.Run
+// may not be called: use [RunReport] there and check [Report.Passed].
 func Run(t *testing.T, target Target) {
 	t.Helper()
 	if bubble.Inside() {
@@ -66,9 +63,8 @@ func Run(t *testing.T, target Target) {
 	}
 }
 
-// RunReport runs the checks against target, then against the fake
-// (plantstoretest.NewHandler, in-process, scripted through its Go API when
-// target is scripted), and returns the report with the two sets of observed answers
+// RunReport runs the checks against target, then against the fake,
+// in-process, and returns the report with the two sets of observed answers
 // side by side. It fails only when target is refused (see [Target]); a
 // target that is down gives a report whose checks failed.
 func RunReport(ctx context.Context, target Target) (*Report, error) {
@@ -89,17 +85,11 @@ func RunReport(ctx context.Context, target Target) (*Report, error) {
 	return rep, nil
 }
 
-// runReference runs the checks against a fresh fake in-process, with the
-// target's limits. Where the target is scripted, through its control API
-// or its Go API, the fake is scripted through its Go API ([Fake]): the
-// kit checks deployments and the mock from outside, and never imports the
-// mock to check itself against.
-//
-// The fake answers the same whenever it is asked the same, so reference
-// reports are kept, one for each token, limit and scripting (the last
-// maxReferences of them), and a run with the same reuses its report: a
-// suite that checks several targets (the fake, the mock, a deployment)
-// pays for each reference once.
+// runReference runs the checks against a fresh plantstoretest.Handler,
+// in-process, with the target's limits, scripted through its Go API where
+// the target is scripted (the kit never imports the mock). The fake
+// answers the same whenever it is asked the same, so a run reuses the
+// reference report of the same token, limit and scripting, if kept.
 func runReference(ctx context.Context, target Target, ts *settings) (*Report, error) {
 	token := target.Token
 	if wire.TokenProblem(token) != "" {
@@ -148,8 +138,7 @@ type referenceKey struct {
 const maxReferences = 8
 
 // references holds the reference reports runReference made, which nothing
-// modifies, by what each was made for. Its mutex also makes concurrent
-// runs with the same key make it once.
+// modifies; its mutex makes concurrent runs with one key make it once.
 var references = struct {
 	sync.Mutex
 	m map[referenceKey]*Report
@@ -187,22 +176,18 @@ func run(ctx context.Context, s *settings) *Report {
 		c := CheckResult{ID: ch.id, Tag: ch.tag, Title: ch.title}
 		switch {
 		case ch.needsControl && s.control == nil && s.fake == nil:
-			c.Outcome = Skipped
-			c.Problem = "needs the target's control API (Target.Control or Target.Fake, -control-url); a real deployment has none"
+			skip(&c, "needs the target's control API (Target.Control or Target.Fake, -control-url); a real deployment has none")
 		case r.silent >= maxSilent:
-			c.Outcome = Skipped
-			c.Problem = fmt.Sprintf("not run: the target did not answer the last %d requests in time (Target.Client's timeout, at most %v), so the run sent no more", maxSilent, requestTimeout)
+			skip(&c, "not run: the target did not answer the last %d requests in time (Target.Client's timeout, at most %v), so the run sent no more", maxSilent, requestTimeout)
 		default:
 			// A check that met a transient fault is asked again, afresh
-			// (new ids, so no create repeats one): only an answer of the
-			// target's own decides it. A scripted check is not, as its
-			// faults are the point; nor is a limit search, which asks
-			// each probe again itself (runner.search), so as not to
-			// spend its creates twice.
+			// (new ids, so no create repeats one), but for a scripted one,
+			// whose faults are the point, and a limit search, which asks
+			// each probe again itself (runner.search).
 			for asked := 1; ; asked++ {
 				c = CheckResult{ID: ch.id, Tag: ch.tag, Title: ch.title}
 				ch.run(&c)
-				if ch.needsControl || ch.search || !r.askAgain(asked, metTransientFault(&c)) {
+				if ch.needsControl || ch.search || !r.askAgain(asked, slices.ContainsFunc(c.Exchanges, transient)) {
 					if asked > 1 {
 						c.Asked = asked
 					}
@@ -293,21 +278,14 @@ func (r *runner) send(c *CheckResult, method, path string, header http.Header, b
 }
 
 // maxAsks bounds how many times a check is asked when each answer met a
-// transient fault (see metTransientFault).
+// transient fault.
 const maxAsks = 3
 
 // askAgain reports whether a check, or a limit search's probe, asked
-// asked times so far, is asked again: its answer met a transient fault
-// (transient), it was asked fewer than maxAsks times, and the target
-// still answers.
+// asked times so far, is asked again: its answer met a transient fault,
+// and the target still answers.
 func (r *runner) askAgain(asked int, transient bool) bool {
 	return transient && asked < maxAsks && r.silent < maxSilent
-}
-
-// metTransientFault reports whether one of c's exchanges met a transient
-// fault.
-func metTransientFault(c *CheckResult) bool {
-	return slices.ContainsFunc(c.Exchanges, transient)
 }
 
 // transient reports whether e met a fault that says nothing of the
@@ -315,18 +293,17 @@ func metTransientFault(c *CheckResult) bool {
 // an answer (a timeout is the target's silence, counted apart), or 429,
 // 502, 503 or 504.
 func transient(e *Exchange) bool {
-	switch {
-	case e.Status == 0 && e.Error != "" && !e.timedOut,
-		e.Status == http.StatusTooManyRequests, e.Status == http.StatusBadGateway,
-		e.Status == http.StatusServiceUnavailable, e.Status == http.StatusGatewayTimeout:
+	switch e.Status {
+	case 0:
+		return e.Error != "" && !e.timedOut
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return true
 	}
 	return false
 }
 
 // maxSilent is how many requests in a row may time out before a run stops
-// sending: a target that does not answer would otherwise hold a run for a
-// timeout per check.
+// sending.
 const maxSilent = 2
 
 // create sends a request that might store a plant with the given id, name
@@ -342,8 +319,7 @@ func (r *runner) create(c *CheckResult, header http.Header, body []byte, p store
 // answered to what the control API lists.
 func (r *runner) createAt(c *CheckResult, path string, header http.Header, body []byte, p storedPlant) *Exchange {
 	if r.used >= r.s.maxCreates {
-		c.Outcome = Skipped
-		c.Problem = "the run has used up its " + plural.Count(r.s.maxCreates, "create") + " (Target.MaxCreates, -max-creates)"
+		skip(c, "the run has used up its %s (Target.MaxCreates, -max-creates)", plural.Count(r.s.maxCreates, "create"))
 		return nil
 	}
 	r.used++
