@@ -62,7 +62,7 @@ func (r *runner) checks() []check {
 		{id: "auth-missing", tag: Observed, title: "the answer to a create without Authorization", run: func(c *CheckResult) { observeSent(c, "auth-required", noAuth) }},
 		{id: "auth-wrong-scheme", tag: Observed, title: "the answer to a create with Basic credentials", run: func(c *CheckResult) { observeSent(c, "auth-bearer-scheme", basicAuth) }},
 		{id: "auth-wrong-token", tag: Observed, title: "the answer to a create with a wrong bearer token", run: func(c *CheckResult) { observeSent(c, "auth-token-checked", wrongToken) }},
-		{id: "auth-scheme-case", tag: Observed, title: `whether "bearer" in lower case is accepted (RFC 7235 says it should be)`, run: r.observeSchemeCase},
+		{id: "auth-scheme-case", tag: Observed, title: `whether "bearer" in lower case is accepted (RFC 7235 says it should be)`, run: r.observeVariant(nil, func(h http.Header) { h.Set("Authorization", "bearer "+r.s.token) })},
 
 		// Bodies the specification makes invalid: 400 with an Error.
 		{id: "missing-name", tag: Spec, title: "a NewPlant without name is answered 400 with an Error", run: r.specInvalid(codes, func(p storedPlant) []byte { return plantJSON("id", itoa(p.id)) })},
@@ -320,15 +320,6 @@ func (r *runner) specAuth(c *CheckResult, name string, authorization []string) *
 	return &sent{e, p}
 }
 
-func (r *runner) observeSchemeCase(c *CheckResult) {
-	p := storedPlant{id: r.id(), name: r.name("scheme-case")}
-	h := r.headers()
-	h.Set("Authorization", "bearer "+r.s.token)
-	if e := r.create(c, h, plantJSON("id", itoa(p.id), "name", quote(p.name)), p); e != nil {
-		c.Answer = answer(e, p)
-	}
-}
-
 // specInvalid checks that the body body builds is answered 400 with an
 // Error, and keeps the answer in codes, by check, for error-codes.
 func (r *runner) specInvalid(codes map[string]*Exchange, body func(storedPlant) []byte) func(*CheckResult) {
@@ -427,11 +418,10 @@ var probeSizes = []int{1<<20 + 1<<10, 1 << 18, 1 << 16, 1 << 14, 1 << 12, 1 << 1
 // search finds the largest size the target accepts: it tries probeSizes
 // from the largest until one is accepted, then halves the gap between the
 // largest accepted and the smallest refused, while it may create. Refused
-// probes cost no create. A probe whose answer met a transient fault is
-// asked again, afresh, as a check is (see run), and c.Asked is the most
-// any probe was asked. It records what it found in c; "short" in the
-// answer says the run's creates ran out first, and the answer is then a
-// bracket that the fake's need only fall in (see [Report.compareWith]).
+// probes cost no create; each probe is asked as [CheckResult.Asked] says.
+// It records what it found in c; "short" in the answer says the run's
+// creates ran out first, and the answer is then a bracket that the fake's
+// need only fall in (see [Report.compareWith]).
 func (r *runner) search(c *CheckResult, probe func(size int, p storedPlant) (body []byte, actual int)) {
 	accepted, refused := -1, -1
 	var refusal *Exchange

@@ -146,9 +146,8 @@ func (r *Report) compareWith(ref *Report) {
 // bracketHolds reports whether a, a limit search that the run's creates
 // cut short, is consistent with ref, the fake's whole search: the limit
 // between a's largest accepted size and its smallest refused one may be
-// ref's, and a's refusal, if any, reads as ref's. Transient faults that
-// may have stored a plant each cost a create, so that on a target with a
-// few of them the last search ends early: that is no difference.
+// ref's, and a's refusal, if any, reads as ref's: a search cut short by
+// creates that transient faults spent is no difference.
 func bracketHolds(a, ref map[string]string) bool {
 	if a["short"] == "" {
 		return false
@@ -277,11 +276,8 @@ func formatAnswer(a map[string]string) string {
 	slices.SortStableFunc(keys, func(x, y string) int { return rank(x) - rank(y) })
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		v := a[k]
-		parts[i] = fmt.Sprintf("%s=%q", k, snippet([]byte(v), responseSnippet))
-		if len(v) > responseSnippet { // the JSON report has it whole
-			parts[i] += fmt.Sprintf("… (%d bytes)", len(v))
-		}
+		shown := snippet([]byte(a[k]), responseSnippet) // the JSON report has it whole
+		parts[i] = fmt.Sprintf("%s=%q%s", k, shown, more(len(shown), len(a[k])))
 	}
 	return strings.Join(parts, " ")
 }
