@@ -187,17 +187,13 @@ const (
 // The bounds of a document, which [Read] and plantstoretest.ParseProfile
 // enforce.
 const (
-	// MaxDocumentSize bounds the document [Read] reads, in bytes, and
-	// plantstoretest.MaxProfileSize is it: the largest profile Check
-	// accepts, with the largest Recording (every outcome with every
-	// bucket, counts of 13 digits) beside the largest replies, takes
-	// 1,726,369 bytes as encoding/json indents it.
+	// MaxDocumentSize bounds the document [Read] reads, in bytes, and is
+	// plantstoretest.MaxProfileSize: room for the largest profile Check
+	// accepts, with the largest Recording.
 	MaxDocumentSize = 2 << 20
 	// MaxDocumentValues bounds the JSON values (objects, arrays, their
 	// members and the scalars) of a document Read decodes, and of a
-	// plantstoretest profile: a Recording at its bounds has under 45,000,
-	// a profile's replies 22 more. A document past it is refused before it
-	// is decoded.
+	// plantstoretest profile: room for a Recording at its bounds.
 	MaxDocumentValues = 1 << 16
 )
 
@@ -360,13 +356,7 @@ func (o *Outcome) name() string {
 
 // compareOutcomes orders outcomes by kind, status and code (absent first).
 func compareOutcomes(a, b *Outcome) int {
-	if c := a.Kind.rank() - b.Kind.rank(); c != 0 {
-		return c
-	}
-	if c := a.Status - b.Status; c != 0 {
-		return c
-	}
-	return compareAbsentFirst(a.Code, b.Code)
+	return cmp.Or(a.Kind.rank()-b.Kind.rank(), a.Status-b.Status, compareAbsentFirst(a.Code, b.Code))
 }
 
 // compareAbsentFirst orders optional values, nil first.
@@ -383,11 +373,10 @@ func compareAbsentFirst[T int32 | int64](a, b *T) int {
 }
 
 // Read reads a profile document, as [Recorder.WriteTo] writes it, and
-// returns its traffic, checked ([Recording.Check]). It reads at most
-// [MaxDocumentSize] bytes, and refuses, before it decodes them, anything
-// but one JSON object in UTF-8, more than [MaxDocumentValues] JSON values,
-// a field name repeated within an object, and in the traffic object an
-// unknown field; and, as it decodes, a value of the wrong type. The
+// returns its traffic, checked ([Recording.Check]). It refuses a document
+// over [MaxDocumentSize] bytes or [MaxDocumentValues] JSON values, anything
+// but one JSON object in UTF-8, a field name repeated within an object, a
+// value of the wrong type or, in the traffic object, an unknown field. The
 // document's other fields are the profile's (plantstoretest.Profile), which
 // it leaves alone. A document without traffic is an error.
 func Read(r io.Reader) (*Recording, error) {
