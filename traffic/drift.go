@@ -57,12 +57,10 @@ const (
 //     floor: the distance is the largest share of attempts whose latency t
 //     moved by more than max(2 ms, 5 % of t) (binned, the test is
 //     conservative). Below the floor a shift is the machine's, not the
-//     service's: recordings of one mock setting made minutes apart on a
-//     loaded machine moved their p95 by up to 1.7 ms and their p99 by up
-//     to 3.1 ms, enough for a distance of 0.039 past a floor of 1 ms; and
-//     5 % is half a bucket's width, a shift the histograms barely resolve.
-//     So a fast service's slowing under 2 ms, such as a p50 of 200 µs
-//     become 1.5 ms, is not reported;
+//     service's (recordings of one mock setting made minutes apart on a
+//     loaded machine moved their p99 by up to 3.1 ms), so a fast service's
+//     slowing under 2 ms, such as a p50 of 200 µs become 1.5 ms, is not
+//     reported;
 //   - the Retry-After of 429 and 5xx outcomes alike (none counts below 0 s);
 //   - the failures' runs, when both have 30 runs, by how often a failure
 //     follows a failure, a run of n holding n−1 such: the chi-square test
@@ -126,8 +124,7 @@ func Compare(before, after *Recording) []Change {
 	return changes
 }
 
-// test is a test Compare made, and whether the difference it measured is
-// at least the test's minimum effect.
+// test is a test Compare made, and whether its difference is large enough.
 type test struct {
 	Change
 	large bool
@@ -312,12 +309,9 @@ func describeRetryAfter(o *Outcome) string {
 	return fmt.Sprintf("mean %.2fs (%.3g%% none)", float64(sum)/float64(n), 100*float64(o.Count-n)/float64(o.Count))
 }
 
-// burstTest compares how often a failure follows a failure: in a run of
-// n failures n−1 are followed by a failure, so (failures − runs) of the
-// failures. Under a two-state chain, what the fake replays, those are
-// independent trials given the state before; runs that vary more than the
-// chain's (the variance of their lengths N over its E[N](E[N]−1), within
-// each recording) make the design effect that divides the statistic.
+// burstTest compares how often a failure follows a failure, with the
+// design effect of runs that vary more than a two-state chain's (see
+// [Compare]).
 func burstTest(b, a *Runs) test {
 	rb, fb, sb := runSums(b)
 	ra, fa, sa := runSums(a)

@@ -72,10 +72,8 @@ func (r *Recorder) Hooks() plantstore.Hooks {
 
 // call is the Recorder's context of a call: what it knows of the open
 // attempt, and of a 4xx answer that waits for the call's error to tell its
-// code. The call's hooks run one at a time, on the calling goroutine.
-// It is the context itself, with its own Value, so that a recorded call
-// allocates once (TestRecorderNoAllocations), where context.WithValue
-// would add a second allocation to every call of a production client.
+// code. The call's hooks run one at a time, on the calling goroutine. It
+// is the context itself, with its own Value, so that a call allocates once.
 type call struct {
 	context.Context
 	r     *Recorder

@@ -43,12 +43,11 @@ func (r *Recorder) snapshot() *Recording {
 	return r.recordingLocked()
 }
 
-// Reset returns what r recorded so far, as [Recorder.WriteTo] writes it, and starts
-// a new period with nothing recorded, at one instant: so that a service
-// that runs for long records period after period (a day's traffic, to
-// write and compare with the last) through the same clients and hooks.
-// An attempt in flight at the Reset is counted in neither period. The
-// origin of the calls, which WriteTo writes, is kept.
+// Reset returns what r recorded so far, as [Recorder.WriteTo] writes it,
+// and starts a new period with nothing recorded, at one instant, so that a
+// long-running service records period after period (a day's traffic, to
+// compare with the last) through the same hooks. An attempt in flight at
+// the Reset is counted in neither period; the calls' origin is kept.
 func (r *Recorder) Reset() *Recording {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -108,10 +107,8 @@ func (r *Recorder) source() string {
 	return src
 }
 
-// WriteTo writes what r recorded so far as a profile document (see the
-// package doc): its source says "traffic.Recorder" and the scheme and host
-// of the calls, its traffic all recorded so far. Each outcome takes
-// a line.
+// WriteTo writes what r recorded so far as a profile document, as the
+// package doc shows it, an outcome a line.
 func (r *Recorder) WriteTo(w io.Writer) (int64, error) {
 	src := r.source()
 	rec := r.snapshot()
