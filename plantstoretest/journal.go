@@ -37,10 +37,8 @@ type Request struct {
 	// Name and Tag are cut like Body, on a character boundary.
 	Plant plantstore.NewPlant
 	// Invalid is the error the fake's checks found (path, method, token,
-	// content type, body, [WithRule]), or nil. The checks run for every
-	// request, those a [Fault] answers included, so a test can confirm its
-	// client sent valid requests whatever the reply. A duplicate id or a full
-	// store is no check failure: it depends on what was stored.
+	// content type, body, [WithRule]), or nil; they run even on a request a
+	// [Fault] answers. A duplicate id or a full store is no check failure.
 	Invalid *ErrorBody
 	// Duplicate, for a create refused because its id was stored, says which
 	// request stored it and whether with the same plant; nil otherwise.
@@ -194,21 +192,19 @@ func (j *journal) record(req Request) {
 	req.Outcome = OutcomeHeld
 	switch {
 	case j.max == 0:
-		return
 	case j.max > 0 && len(j.requests) == j.max:
 		j.requests[j.head] = req
 		j.head = (j.head + 1) % len(j.requests)
-		return
+	default:
+		j.requests = append(j.requests, req)
 	}
-	j.requests = append(j.requests, req)
 }
 
-// keep returns what the journal keeps of a body readBody read: a copy, cut
-// at its limit, unless the buffer has no more room than the byte readBody
-// spares, so that it holds no more than it shows (with methodAndPath's
-// strings, 3 of 37 allocations a create: BenchmarkHandler/create 34,
-// 7,498 B, though no time measured); and whether it was cut, there or by
-// readBody. It reads only the limits, which never change: no lock needed.
+// keep returns what the journal keeps of a body readBody read, and whether
+// it was cut, there or by readBody: the buffer itself when it has no more
+// room than readBody's spare byte (an allocation fewer a create,
+// BenchmarkHandler), else a copy cut at the limit. It reads only the
+// limits, which never change: no lock needed.
 func (j *journal) keep(body []byte, readErr error) (kept []byte, cut bool) {
 	switch {
 	case j.max == 0:
