@@ -11,14 +11,12 @@ import (
 // retryCount parses an X-Retry-Count header; see [Request.RetryCount].
 func retryCount(header http.Header) int {
 	values := header.Values("X-Retry-Count")
-	if len(values) != 1 || values[0] == "" || values[0][0] < '0' || values[0][0] > '9' {
-		return -1
+	if len(values) == 1 {
+		if n, err := strconv.ParseUint(values[0], 10, strconv.IntSize-1); err == nil {
+			return int(n)
+		}
 	}
-	n, err := strconv.Atoi(values[0])
-	if err != nil {
-		return -1
-	}
-	return n
+	return -1
 }
 
 // arrival returns r's journal entry as it arrives, not yet numbered, and
@@ -53,8 +51,7 @@ func protoOf(r *http.Request) string {
 
 // methodAndPath returns r's method and path as the journal keeps them: a
 // route's own strings where equal (no allocation for the requests the fake
-// serves), copies otherwise, never cuts of the request line it would keep
-// alive.
+// serves), else copies, which keep no request line alive.
 func (h *Handler) methodAndPath(r *http.Request) (method, path string) {
 	for _, rt := range h.routes {
 		if rt.method == r.Method {
@@ -73,9 +70,8 @@ func (h *Handler) methodAndPath(r *http.Request) (method, path string) {
 	return method, path
 }
 
-// readBody reads at most [wire.MaxBodyBytes] of r's body, or
-// [wire.ErrBodyTooLarge], with a buffer that grows as bytes arrive ([wire.ReadBody]);
-// a short announced length makes it smaller, with a byte to spare. Unlike
+// readBody reads r's body with [wire.ReadBody], into a buffer of the
+// announced length and a byte to spare when that is short. Unlike
 // http.MaxBytesReader, it lets net/http keep the connection after a body a
 // little too long.
 func readBody(r *http.Request) ([]byte, error) {
