@@ -121,14 +121,12 @@ func unauthorized(k kind, oauthErr, msg string) *reply {
 // checkContentType refuses a Content-Type other than JSON.
 func checkContentType(header http.Header) *reply {
 	values := header.Values("Content-Type")
-	switch len(values) {
-	case 0:
+	switch {
+	case len(values) == 0:
 		return refusef(malformed, CodeContentType, "missing Content-Type header; want application/json")
-	case 1:
-	default:
+	case len(values) > 1:
 		return refusef(malformed, CodeContentType, "more than one Content-Type header")
-	}
-	if values[0] == "application/json" { // what most clients send, without parsing
+	case values[0] == "application/json": // what most clients send, without parsing
 		return nil
 	}
 	mediaType, params, err := mime.ParseMediaType(values[0])
