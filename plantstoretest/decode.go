@@ -2,6 +2,7 @@ package plantstoretest
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"strconv"
 
@@ -132,17 +133,12 @@ func decodeString(name string, raw []byte) (string, *ErrorBody) {
 
 // kindOf names the kind of JSON value v is, for messages: "a boolean".
 func kindOf(v []byte) string {
-	switch k := strictjson.Kind(v[0]); k {
-	case "null":
-		return k
-	case "bool":
-		return "a boolean"
-	case "array", "object":
-		return "an " + k
-	default:
-		return "a " + k
-	}
+	k := strictjson.Kind(v[0])
+	return cmp.Or(kindPhrases[k], "a "+k)
 }
+
+// kindPhrases are the kinds that kindOf does not name with "a".
+var kindPhrases = map[string]string{"null": "null", "bool": "a boolean", "array": "an array", "object": "an object"}
 
 // abbreviate returns v, shortened if it is too long to quote in a message.
 func abbreviate(v []byte) string {
