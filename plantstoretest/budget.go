@@ -8,11 +8,11 @@ import (
 	"sync/atomic"
 )
 
-// A Budget bounds the bytes that the Handlers sharing it keep all
-// together (their plants, journals, injected faults and schedules), so
-// that a process that serves many, such as cmd/plantstore-mock with its
-// namespaces, has one bound on its memory. Give it to each Handler with [WithBudget]. It is
-// safe for concurrent use. A Handler counts, exactly, without the runtime:
+// A Budget bounds the bytes that the Handlers sharing it ([WithBudget])
+// keep all together (plants, journals, injected faults and schedules), so
+// that a process serving many, such as cmd/plantstore-mock's namespaces,
+// has one bound on its memory. It is safe for concurrent use. A Handler
+// counts, exactly, without the runtime:
 //
 //   - a plant as 128 bytes, plus its name and tag;
 //   - a journal entry ([Request]) as 512 bytes, plus its method, path,
@@ -28,11 +28,10 @@ import (
 // measured), so a full Budget bounds the live heap, to which the garbage
 // collector's headroom adds up to as much again. A create, seed, fault,
 // schedule or journal entry that would go past the limit is refused with
-// [CodeStoreFull] ([ErrStoreFull] from [Handler.AddFault] and
-// [Handler.SetSchedule]). Room comes back as they go: [Handler.Reset],
-// [Handler.ClearRequests], [Handler.ClearFaults], an entry pushed out by
-// [WithJournalLimit], a fault used up, a schedule replaced, and
-// [Handler.Close], which gives back all a Handler holds.
+// [CodeStoreFull] or [ErrStoreFull]. Room comes back as they go:
+// [Handler.Reset], [Handler.ClearRequests], [Handler.ClearFaults], an
+// entry pushed out by [WithJournalLimit], a fault used up, a schedule
+// replaced, and [Handler.Close].
 type Budget struct {
 	limit int64
 	used  atomic.Int64
@@ -45,20 +44,6 @@ func NewBudget(limit int64) *Budget {
 
 // Used returns how many bytes of b the Handlers hold now.
 func (b *Budget) Used() int64 { return b.used.Load() }
-
-// take takes n bytes of b, or gives back -n, and reports whether it did; a
-// positive n that does not fit is not taken.
-func (b *Budget) take(n int64) bool {
-	for {
-		used := b.used.Load()
-		if n > 0 && used+n > b.limit {
-			return false
-		}
-		if b.used.CompareAndSwap(used, used+n) {
-			return true
-		}
-	}
-}
 
 // WithBudget makes the Handler keep its plants, journal, faults and
 // schedule within b, which others may share. The default, like a nil b, is
@@ -117,9 +102,8 @@ func costOfFault(f *Fault) int64 {
 }
 
 // account is what one part of a Handler (its store, journal, faults or
-// schedule) holds of the Handler's Budget, so that the part charges what
-// it keeps in its own methods and gives it all back in one call. Its zero value
-// has no Budget and takes everything. The Handler's mu guards it.
+// schedule) holds of the Handler's Budget. Its zero value has no Budget
+// and takes everything. The Handler's mu guards it.
 type account struct {
 	budget *Budget // nil without one, and once closed
 	held   int64
@@ -131,11 +115,16 @@ func (a *account) take(n int64) error {
 	if a.budget == nil {
 		return nil
 	}
-	if !a.budget.take(n) {
-		return fmt.Errorf("%w: %s", ErrStoreFull, a.full(n))
+	for {
+		used := a.budget.used.Load()
+		if n > 0 && used+n > a.budget.limit {
+			return fmt.Errorf("%w: %s", ErrStoreFull, a.full(n))
+		}
+		if a.budget.used.CompareAndSwap(used, used+n) {
+			a.held += n
+			return nil
+		}
 	}
-	a.held += n
-	return nil
 }
 
 // full says that need bytes more do not fit, after "the store is full: ".
