@@ -123,8 +123,7 @@ func (h *Handler) checkPlant(p plantstore.NewPlant) *ErrorBody {
 	return nil
 }
 
-// seed stores plants, all or none; an empty store keeps plants itself, not
-// a copy, when owned says no one else holds them.
+// seed is [Handler.Seed], with owned as [store.seed] takes it.
 func (h *Handler) seed(plants []plantstore.NewPlant, owned bool) error {
 	for i, p := range plants {
 		if e := h.checkPlant(p); e != nil {

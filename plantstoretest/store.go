@@ -38,13 +38,11 @@ type stored struct {
 // add stores p, sent by request seq, or returns the refusal: the id is
 // taken, or the store or the Budget is full.
 func (s *store) add(p plantstore.NewPlant, seq uint64) *reply {
-	if s.ids != nil {
-		if at, dup := s.ids[p.ID]; dup {
-			rep := refuse(duplicateID, ErrorBody{Code: CodeDuplicateID, Message: duplicateMessage(p.ID)})
-			rep.refused = p
-			rep.duplicate = &Duplicate{StoredBy: at.seq, Same: s.plants[at.i] == p}
-			return rep
-		}
+	if at, dup := s.ids[p.ID]; dup { // never under WithAllowDuplicateIDs: ids is nil
+		rep := refuse(duplicateID, ErrorBody{Code: CodeDuplicateID, Message: duplicateMessage(p.ID)})
+		rep.refused = p
+		rep.duplicate = &Duplicate{StoredBy: at.seq, Same: s.plants[at.i] == p}
+		return rep
 	}
 	if len(s.plants) >= s.max {
 		return refuse(storeFull, ErrorBody{Code: CodeStoreFull, Message: s.fullMessage()})
@@ -121,15 +119,14 @@ func (s *store) seedCheck(plants []plantstore.NewPlant) (cost int64, err error) 
 			}
 		}
 	}
+	// A duplicate id up to the first plant without room comes first.
+	if err := s.seedCheckIDs(plants[:min(n+1, len(plants))]); err != nil {
+		return 0, err
+	}
 	if len(plants) > n {
-		// A duplicate id up to the first plant without room is the
-		// first error, if any.
-		if err := s.seedCheckIDs(plants[:n+1]); err != nil {
-			return 0, err
-		}
 		return 0, &SeedError{Index: n, Body: ErrorBody{Code: CodeStoreFull, Message: full}}
 	}
-	return cost, s.seedCheckIDs(plants)
+	return cost, nil
 }
 
 // seedCheckIDs returns the error for the first of plants whose id is
