@@ -74,10 +74,7 @@ func objectFields(body []byte, start int) (plantFields, *ErrorBody) {
 		names  strictjson.NameSet
 	)
 	i := strictjson.SkipSpace(body, start+1) // after the opening brace
-	if body[i] == '}' {
-		return fields, nil
-	}
-	for {
+	for body[i] != '}' {
 		end := strictjson.SkipString(body, i)
 		name := strictjson.Unescape(body[i:end])
 		if names.Add(name) {
@@ -94,11 +91,11 @@ func objectFields(body []byte, start int) (plantFields, *ErrorBody) {
 			fields.tag = body[i:end]
 		}
 		i = strictjson.SkipSpace(body, end)
-		if body[i] == '}' {
-			return fields, nil
+		if body[i] == ',' {
+			i = strictjson.SkipSpace(body, i+1)
 		}
-		i = strictjson.SkipSpace(body, i+1) // after the comma
 	}
+	return fields, nil
 }
 
 // decodeID decodes the id field, raw, nil if it is missing.
