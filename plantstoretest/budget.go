@@ -45,9 +45,8 @@ func NewBudget(limit int64) *Budget {
 // Used returns how many bytes of b the Handlers hold now.
 func (b *Budget) Used() int64 { return b.used.Load() }
 
-// WithBudget makes the Handler keep its plants, journal, faults and
-// schedule within b, which others may share. The default, like a nil b, is
-// none.
+// WithBudget makes the Handler keep what it holds within b ([Budget]),
+// which others may share. The default, like a nil b, is none.
 func WithBudget(b *Budget) Option {
 	return func(c *config) { c.budget = b }
 }

@@ -4,9 +4,8 @@ import "github.com/plantstore/plantstore-go/internal/wire"
 
 // The codes the fake puts in the "error" field of an [ErrorBody], for tests
 // to check which rule it applied (the package documentation says which
-// gives each). They are the fake's own, and never change: the
-// specification gives no values, so code under test must branch on the
-// status, or on codes its deployment documents.
+// gives each). They never change, but the specification gives no values:
+// code under test must branch on the status, or on its deployment's codes.
 const (
 	// CodeInvalidJSON means the body is not exactly one JSON object in valid
 	// UTF-8, with no repeated field name.

@@ -14,9 +14,8 @@ import (
 // Request is a request as it reached the fake, and what became of it: an
 // entry of the journal that [Handler.Requests] returns.
 type Request struct {
-	// Seq numbers a Handler's requests from 1 in the order recorded; Reset
-	// and ClearRequests do not restart it. Give the last Seq seen to
-	// [Handler.RequestsSince] to read only what came after.
+	// Seq numbers a Handler's requests from 1 in the order recorded, for
+	// [Handler.RequestsSince]; Reset and ClearRequests do not restart it.
 	Seq uint64
 	// Time is when the fake began to serve the request, before the body.
 	Time time.Time
@@ -43,8 +42,7 @@ type Request struct {
 	// Duplicate, for a create refused because its id was stored, says which
 	// request stored it and whether with the same plant; nil otherwise.
 	Duplicate *Duplicate
-	// Outcome is what became of the request so far: [OutcomeHeld] until a
-	// reply is written or the connection dropped.
+	// Outcome is what became of the request so far.
 	Outcome Outcome
 	// Status is the status sent, or 0 when none was.
 	Status int
