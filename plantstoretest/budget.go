@@ -22,7 +22,8 @@ import (
 //     (what its Match keeps is not seen);
 //   - headers as 144 bytes a name, plus the name, and 32 bytes a value,
 //     plus the value;
-//   - a schedule ([WithSchedule]) as 32 bytes a fault.
+//   - a schedule ([WithSchedule]) as 32 bytes an item, plus a fault for
+//     each kind it names.
 //
 // That is at least what the Go heap holds for them (0.25 to 0.75 of it,
 // measured), so a full Budget bounds the live heap, to which the garbage
