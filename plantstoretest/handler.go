@@ -50,10 +50,15 @@ type Handler struct {
 // Call [Handler.Close] before shutting down the server it is mounted in.
 func NewHandler(opts ...Option) *Handler {
 	c := newConfig(opts)
-	if len(c.serverOnly) > 0 {
-		panic(fmt.Sprintf("plantstoretest: NewHandler: %s is an option of NewServer only: "+
-			"TLS, the network and logging through a test belong to the server a Handler is mounted in (use WithLogger to log)",
-			c.serverOnly[0]))
+	serverOnly := []struct {
+		option string
+		set    bool
+	}{{"WithTLS", c.tls}, {"WithHTTP2", c.http2}, {"WithInMemoryNetwork", c.inMemory}, {"WithLogging", c.logToTB}}
+	for _, o := range serverOnly {
+		if o.set {
+			panic("plantstoretest: NewHandler: " + o.option + " is an option of NewServer only: " +
+				"TLS, the network and logging through a test belong to the server a Handler is mounted in (use WithLogger to log)")
+		}
 	}
 	if err := c.check(); err != nil {
 		panic(err.Error())
@@ -74,7 +79,7 @@ func newHandler(c *config) *Handler {
 		logger:  c.logger,
 		tb:      c.tb,
 		site:    c.site,
-		logToTB: c.tb != nil && c.logToTB,
+		logToTB: c.logToTB,
 		now:     time.Now,
 		profile: c.profile,
 		done:    make(chan struct{}),

@@ -36,21 +36,20 @@ type config struct {
 	tb          testing.TB // set by NewServer only
 	site        string     // set by NewServer only: see callSite
 
-	plants     []plantstore.NewPlant // WithPlants
-	routes     []route               // added to the route table; set by tests only
-	maxPlants  int
-	bodyLimit  int
-	rateN      int           // WithRateLimit; 0 for none
-	ratePer    time.Duration // WithRateLimit
-	chaos      float64       // WithChaos; 0 for none
-	chaosSeed  int64
-	serverOnly []string // options that only NewServer can honour, by name
-	profile    *Profile // WithProfile; nil for none
-	budget     *Budget  // WithBudget; nil for none
-	schedule   schedule // WithSchedule
-	scheduled  bool     // WithSchedule was given, even empty
-	errs       []error  // of options whose argument does not parse
-	watch      *reached // Explore's record of the outcomes its run reached
+	plants    []plantstore.NewPlant // WithPlants
+	routes    []route               // added to the route table; set by tests only
+	maxPlants int
+	bodyLimit int
+	rateN     int           // WithRateLimit; 0 for none
+	ratePer   time.Duration // WithRateLimit
+	chaos     float64       // WithChaos; 0 for none
+	chaosSeed int64
+	profile   *Profile // WithProfile; nil for none
+	budget    *Budget  // WithBudget; nil for none
+	schedule  schedule // WithSchedule
+	scheduled bool     // WithSchedule was given, even empty
+	errs      []error  // of options whose argument does not parse
+	watch     *reached // Explore's record of the outcomes its run reached
 }
 
 // DefaultMaxPlants is how many plants a [Handler] stores at most unless
@@ -113,10 +112,7 @@ func WithToken(token string) Option {
 // WithTLS makes [NewServer] serve HTTPS with a self-signed certificate that
 // [Server.Client] trusts.
 func WithTLS() Option {
-	return func(c *config) {
-		c.tls = true
-		c.serverOnly = append(c.serverOnly, "WithTLS")
-	}
+	return func(c *config) { c.tls = true }
 }
 
 // WithHTTP2 makes [NewServer] serve HTTP/2 beside HTTP/1.1, on the same
@@ -128,10 +124,7 @@ func WithTLS() Option {
 // protocols; what differs is the connection under the requests (see
 // [Fault]'s Drop and GoAway).
 func WithHTTP2() Option {
-	return func(c *config) {
-		c.http2 = true
-		c.serverOnly = append(c.serverOnly, "WithHTTP2")
-	}
+	return func(c *config) { c.http2 = true }
 }
 
 // errH2CNeedsGo124 is why NewServer refuses WithHTTP2 without WithTLS
@@ -160,10 +153,7 @@ const errH2CNeedsGo124 = "plantstoretest: WithHTTP2 without WithTLS serves h2c, 
 // failed"), as a client retrying in many goroutines does: a Go bug, fixed
 // in Go 1.27. Run such tests with go test -race -cpu 1 there.
 func WithInMemoryNetwork() Option {
-	return func(c *config) {
-		c.inMemory = true
-		c.serverOnly = append(c.serverOnly, "WithInMemoryNetwork")
-	}
+	return func(c *config) { c.inMemory = true }
 }
 
 // WithAllowDuplicateIDs makes the fake store a plant whose id is stored,
@@ -208,10 +198,7 @@ func WithLogger(l *slog.Logger) Option {
 // WithLogging makes [NewServer] log those lines ([WithLogger]) and the
 // server's own errors (such as failed TLS handshakes) to the test's log.
 func WithLogging() Option {
-	return func(c *config) {
-		c.logToTB = true
-		c.serverOnly = append(c.serverOnly, "WithLogging")
-	}
+	return func(c *config) { c.logToTB = true }
 }
 
 // WithPlants makes the fake start with plants stored, in order, each
