@@ -39,7 +39,7 @@ func (s *Server) client(method string, opts []plantstore.Option) *plantstore.Cli
 // *http.Transport but under [WithSchedule]. The clients share one pool of
 // connections, which s's cleanup closes.
 func (s *Server) HTTPClient() *http.Client {
-	if s.beforeRoundTrip != nil {
+	if s.scheduled {
 		return &http.Client{Transport: guardedTransport{s}}
 	}
 	return &http.Client{Transport: s.transport}
@@ -57,7 +57,9 @@ func (g guardedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 		return nil, errCrashed
 	}
-	g.s.beforeRoundTrip()
+	if g.s.pastSchedule() {
+		g.s.tb.Fatalf("plantstoretest: the test sent %d requests past its schedule's last fault, and goes on: a loop that never ends?", maxScheduleRequests)
+	}
 	return g.s.transport.RoundTrip(r)
 }
 

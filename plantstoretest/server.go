@@ -107,12 +107,10 @@ type Server struct {
 	tb        testing.TB
 	ts        *httptest.Server
 	transport *http.Transport // shared by the clients Client returns
-	// beforeRoundTrip, if set, runs ahead of each round trip of HTTPClient's
-	// clients (WithSchedule's limit).
-	beforeRoundTrip func()
-	watch           *reached // under Explore, what its clients' calls returned
-	closeOnce       sync.Once
-	closed          atomic.Bool // set when Close begins
+	scheduled bool            // WithSchedule: HTTPClient's clients go through guardedTransport
+	watch     *reached        // under Explore, what its clients' calls returned
+	closeOnce sync.Once
+	closed    atomic.Bool // set when Close begins
 	// serving is read-locked by each request while h serves it, so that Close
 	// can wait for them: over HTTP/2 a handler outlives its connection.
 	serving sync.RWMutex
@@ -147,7 +145,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	}
 	c.tb, c.site = tb, callSite()
 	h := newHandler(c)
-	s := &Server{Handler: h, tb: tb, watch: c.watch}
+	s := &Server{Handler: h, tb: tb, scheduled: c.scheduled, watch: c.watch}
 
 	errorLog := log.New(io.Discard, "", 0)
 	if c.logToTB {
@@ -172,13 +170,6 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 		transport.MaxIdleConnsPerHost = max(transport.MaxIdleConnsPerHost, 64)
 	}
 	s.URL, s.ts, s.transport = ts.URL, ts, transport
-	if c.scheduled {
-		s.beforeRoundTrip = func() {
-			if h.pastSchedule() {
-				tb.Fatalf("plantstoretest: the test sent %d requests past its schedule's last fault, and goes on: a loop that never ends?", maxScheduleRequests)
-			}
-		}
-	}
 	tb.Cleanup(func() {
 		tb.Helper() // so that the report points at the test's call of NewServer
 		s.Close()
