@@ -2,7 +2,7 @@ package plantstoretest
 
 import (
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/plantstore/plantstore-go"
@@ -20,15 +20,12 @@ var routes = []route{
 // createPlant does POST /plants: it stores the plant, unless the id is
 // taken or the store is full.
 func createPlant(h *Handler, in input, commit bool) reply {
-	p := in.plant
-	ok := reply{kind: created, status: http.StatusOK, result: &plantstore.Plant{Name: p.Name, Tag: p.Tag}}
-	if !commit {
-		return ok
+	if commit {
+		if rej := h.store.add(in.plant, in.seq); rej != nil {
+			return *rej
+		}
 	}
-	if rej := h.store.add(p, in.seq); rej != nil {
-		return *rej
-	}
-	return ok
+	return reply{kind: created, status: http.StatusOK, result: &plantstore.Plant{Name: in.plant.Name, Tag: in.plant.Tag}}
 }
 
 // route sends the requests of method whose path matches pattern
@@ -76,7 +73,7 @@ func (h *Handler) route(r *http.Request) (*operation, input, *reply) {
 	if len(allow) == 0 {
 		return nil, input{}, refusef(notFound, CodeNotFound, "no such path %q; the API serves %s", path, h.served())
 	}
-	sort.Strings(allow)
+	slices.Sort(allow)
 	rej := refusef(methodNotAllowed, CodeMethodNotAllowed, "method %s is not allowed on %s; use %s", r.Method, path, strings.Join(allow, " or "))
 	rej.allow = strings.Join(allow, ", ")
 	return nil, input{}, rej
