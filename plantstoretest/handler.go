@@ -1,8 +1,6 @@
 package plantstoretest
 
 import (
-	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -104,11 +102,8 @@ func newHandler(c *config) *Handler {
 	if err := h.sched.set(c.schedule, 0); err != nil {
 		h.misuse("plantstoretest: WithSchedule: " + strings.TrimPrefix(err.Error(), "plantstoretest: "))
 	}
-	if len(c.plants) > 0 {
-		var seedErr *SeedError
-		if err := h.Seed(c.plants); errors.As(err, &seedErr) {
-			h.misuse(fmt.Sprintf("plantstoretest: WithPlants: plant %d: %s", seedErr.Index, seedErr.Body.Message))
-		}
+	if err := h.Seed(c.plants); err != nil {
+		h.misuse("plantstoretest: WithPlants: " + strings.TrimPrefix(err.Error(), "plantstoretest: seed: "))
 	}
 	return h
 }
