@@ -180,10 +180,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if f := ans.scripted; f != nil {
 		rep, extra = h.act(w, r, f, ans.by, rep), f.Header
 	}
-	if rep.status == 0 { // a Fault without Store or Status: processed after it, unless Reset ran meanwhile
+	if rep.status == 0 { // a valid request under a Fault without Store or Status: served after it, unless Reset ran meanwhile
 		h.mu.Lock()
 		in.seq = ans.seq
-		rep = h.process(op, in, rej, h.gen == ans.gen)
+		rep = op.serve(h, in, h.gen == ans.gen)
 		h.mu.Unlock()
 	}
 	status, d = h.send(w, rep, extra, ans.seq, req.Time)
@@ -217,7 +217,7 @@ type faultSource interface {
 // decide numbers and records req, with the plant in or the refusal rej,
 // and decides in ans who answers it: the journal's [Budget] (see
 // journal.enter), the first fault source to place a fault, or the fake
-// itself, which then processes it, as it does for a fault with Store.
+// itself, which then serves it with op, as it does for a fault with Store.
 func (h *Handler) decide(ans *answer, req Request, op *operation, in input, rej *reply) {
 	if rej == nil {
 		req.Plant = in.plant
@@ -248,16 +248,10 @@ func (h *Handler) decide(ans *answer, req Request, op *operation, in input, rej 
 	if ans.by != "" {
 		ans.fault = ans.by + " " + strconv.FormatUint(req.Seq, 10) + ":" + ans.scripted.String()
 	}
-	if ans.scripted == nil || ans.scripted.Store {
-		ans.rep = h.process(op, in, rej, true)
+	switch {
+	case rej != nil:
+		ans.rep = *rej
+	case ans.scripted == nil || ans.scripted.Store:
+		ans.rep = op.serve(h, in, true)
 	}
-}
-
-// process works out the reply to a checked request: its refusal, or what
-// op does with in (see [operation]). h.mu must be held.
-func (h *Handler) process(op *operation, in input, rej *reply, commit bool) reply {
-	if rej != nil {
-		return *rej
-	}
-	return op.serve(h, in, commit)
 }
