@@ -115,14 +115,12 @@ func WithTLS() Option {
 	return func(c *config) { c.tls = true }
 }
 
-// WithHTTP2 makes [NewServer] serve HTTP/2 beside HTTP/1.1, on the same
-// address, and the clients the Server hands out speak HTTP/2, as a
-// deployment and the default plantstore client do: with [WithTLS], h2
-// negotiated by ALPN; without, h2c with prior knowledge (no Upgrade), which
-// needs Go 1.24 or later. It works on the in-memory network too, and in a
-// testing/synctest bubble from Go 1.26. The fake answers the same on both
-// protocols; what differs is the connection under the requests (see
-// [Fault]'s Drop and GoAway).
+// WithHTTP2 makes [NewServer] serve HTTP/2 beside HTTP/1.1, and the
+// Server's clients speak it, as a deployment and the default plantstore
+// client do: with [WithTLS], h2 by ALPN; without, h2c with prior knowledge,
+// which needs Go 1.24 or later. It works in memory too, and in a
+// testing/synctest bubble from Go 1.26. Only the connection differs (see
+// [Fault]'s Drop and GoAway), not the answers.
 func WithHTTP2() Option {
 	return func(c *config) { c.http2 = true }
 }
@@ -133,25 +131,22 @@ const errH2CNeedsGo124 = "plantstoretest: WithHTTP2 without WithTLS serves h2c, 
 	"add WithTLS for HTTP/2 over TLS"
 
 // WithInMemoryNetwork makes [NewServer] serve on an in-memory network of
-// its own instead of a loopback socket, so that the fake works inside a
-// testing/synctest bubble, where time is fake and a socket would hang the
-// test. Call NewServer inside the function given to synctest.Test, so that
-// its goroutines and timers belong to the bubble. Every feature works
-// there, [WithTLS] included; [WithRateLimit]'s clock is the bubble's.
-// Outside a bubble it works in real time, with no port to allocate.
+// its own instead of a loopback socket, which would hang a testing/synctest
+// bubble: call NewServer inside the function given to synctest.Test. Every
+// feature works there; [WithRateLimit]'s clock is the bubble's. Outside a
+// bubble it works in real time, with no port to allocate.
 //
 // Only the Server's clients ([Server.Client], [Server.ProductionClient],
-// [Server.HTTPClient]) reach it: the address is 127.0.0.1:1, loopback,
-// which plantstore.NewClient takes without WithInsecureHTTP, at a port
-// where nothing listens. Keep the loopback default when anything else
-// must: another process, a transport that cannot be replaced, a test of
-// dialling or socket errors.
+// [Server.HTTPClient]) reach it, at 127.0.0.1:1: loopback, so
+// plantstore.NewClient needs no WithInsecureHTTP, and nothing listens
+// there. Keep the loopback default when anything else must: another
+// process, a transport that cannot be replaced, tests of dialling and sockets.
 //
 // Under the race detector on Go 1.25 and 1.26, a bubble whose goroutines
-// fire timers at the same instant on two threads can crash the runtime
-// (SIGSEGV in runtime.(*timer).maybeRunChan, or "ThreadSanitizer: CHECK
-// failed"), as a client retrying in many goroutines does: a Go bug, fixed
-// in Go 1.27. Run such tests with go test -race -cpu 1 there.
+// fire timers at the same instant on two threads, as a client retrying in
+// many goroutines does, can crash the runtime (SIGSEGV in
+// runtime.(*timer).maybeRunChan, or "ThreadSanitizer: CHECK failed"), a Go
+// bug fixed in Go 1.27: run such tests with go test -race -cpu 1 there.
 func WithInMemoryNetwork() Option {
 	return func(c *config) { c.inMemory = true }
 }

@@ -56,10 +56,8 @@
 //     [WithAllowDuplicateIDs]; a plant past [WithMaxPlants] or its [Budget]
 //     is 400 with [CodeStoreFull].
 //
-// Before these, a request whose journal entry the [Budget] has no room for
-// is 400 with [CodeStoreFull], and is not recorded; then a [Fault] may take
-// over, placed by the first of its sources, in the order [Fault] gives;
-// the request is still checked, for [Request.Invalid].
+// Before these checks, a full [Budget] or a [Fault] may answer the request
+// instead, as each says.
 //
 // A plant that passes is stored and answered with 200 and a Plant body.
 // Every other reply is "Content-Type: application/json" with an
@@ -116,15 +114,13 @@ type Server struct {
 	serving sync.RWMutex
 }
 
-// NewServer starts a fake Plant Store on a loopback address (or, with
-// [WithInMemoryNetwork], in memory) and closes it ([Server.Close]) when the
-// test ends. Then it fails the test for each injected [Fault] with replies
-// left, as a mock reports an expected call that never came, at the line
-// that injected it: "plantstoretest: injected Fault #1 (Status 503) at
-// shop_test.go:42 was used 0 of 1 times". On Go 1.25 or later, these
-// reports and those of the server's goroutines (a [Fault.Match] or
-// [WithRule] rule that panicked, [WithLogging]'s lines) go through tb.Output
-// at the test's line; before, at the line that called NewServer.
+// NewServer starts a fake Plant Store on a loopback address (or in memory:
+// [WithInMemoryNetwork]) and closes it ([Server.Close]) when the test ends,
+// then fails the test for each injected [Fault] with replies left, at the
+// line that injected it. On Go 1.25 or later, these reports and those of
+// the server's goroutines (a panicking [Fault.Match] or [WithRule] rule,
+// [WithLogging]'s lines) point at the test's line; before, at the line that
+// called NewServer.
 //
 // Like an invalid [Option], a call inside a testing/synctest bubble without
 // [WithInMemoryNetwork], or with [WithHTTP2] before Go 1.26, fails the test.
