@@ -66,39 +66,28 @@ func newConfig(opts []Option) *config {
 
 // check reports whether the configuration is usable.
 func (c *config) check() error {
-	if len(c.errs) > 0 {
+	tokenProblem := wire.TokenProblem(c.token)
+	switch {
+	case len(c.errs) > 0:
 		return c.errs[0]
-	}
-	if p := wire.TokenProblem(c.token); p != "" {
-		return fmt.Errorf("plantstoretest: token %s", p)
-	}
-	if c.http2 && !c.tls && !h2c.Supported {
+	case tokenProblem != "":
+		return fmt.Errorf("plantstoretest: token %s", tokenProblem)
+	case c.http2 && !c.tls && !h2c.Supported:
 		return errors.New(errH2CNeedsGo124)
-	}
-	if c.maxRequests != nil && *c.maxRequests < 0 {
+	case c.maxRequests != nil && *c.maxRequests < 0:
 		return fmt.Errorf("plantstoretest: WithJournalLimit(%d): the limit must be 0 or more", *c.maxRequests)
-	}
-	if c.maxPlants < 0 {
+	case c.maxPlants < 0:
 		return fmt.Errorf("plantstoretest: WithMaxPlants(%d): the limit must be 0 or more", c.maxPlants)
-	}
-	if c.bodyLimit < 0 {
+	case c.bodyLimit < 0:
 		return fmt.Errorf("plantstoretest: WithJournalBodyLimit(%d): the limit must be 0 or more", c.bodyLimit)
-	}
-	if c.rateN != 0 || c.ratePer != 0 {
-		if c.rateN <= 0 || c.ratePer <= 0 {
-			return fmt.Errorf("plantstoretest: WithRateLimit(%d, %v): want at least 1 request per positive duration", c.rateN, c.ratePer)
-		}
-		if c.ratePer/time.Duration(c.rateN) == 0 {
-			return fmt.Errorf("plantstoretest: WithRateLimit(%d, %v): more than one request per nanosecond", c.rateN, c.ratePer)
-		}
-	}
-	if c.profile != nil {
-		if err := c.profile.Check(); err != nil {
-			return err
-		}
-	}
-	if !(c.chaos >= 0 && c.chaos <= 1) { // also rejects NaN; 0 is the default
+	case (c.rateN != 0 || c.ratePer != 0) && (c.rateN <= 0 || c.ratePer <= 0):
+		return fmt.Errorf("plantstoretest: WithRateLimit(%d, %v): want at least 1 request per positive duration", c.rateN, c.ratePer)
+	case c.rateN > 0 && c.ratePer/time.Duration(c.rateN) == 0:
+		return fmt.Errorf("plantstoretest: WithRateLimit(%d, %v): more than one request per nanosecond", c.rateN, c.ratePer)
+	case !(c.chaos >= 0 && c.chaos <= 1): // also rejects NaN; 0 is the default
 		return fmt.Errorf("plantstoretest: WithChaos(%v, %d): the fraction must be from 0 to 1", c.chaos, c.chaosSeed)
+	case c.profile != nil:
+		return c.profile.Check()
 	}
 	return nil
 }
