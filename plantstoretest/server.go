@@ -102,7 +102,6 @@ type Server struct {
 
 	*Handler // the fake served
 
-	tb        testing.TB
 	ts        *httptest.Server
 	transport *http.Transport // shared by the clients Client returns
 	scheduled bool            // WithSchedule: HTTPClient's clients go through guardedTransport
@@ -141,7 +140,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	}
 	c.tb, c.site = tb, callSite()
 	h := newHandler(c)
-	s := &Server{Handler: h, tb: tb, scheduled: c.scheduled, watch: c.watch}
+	s := &Server{Handler: h, scheduled: c.scheduled, watch: c.watch}
 
 	errorLog := log.New(io.Discard, "", 0)
 	if c.logToTB {
