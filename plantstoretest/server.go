@@ -47,10 +47,9 @@
 //     names, not deeply nested; otherwise 400 with [CodeInvalidJSON].
 //   - The object must be a NewPlant; otherwise 400 with [CodeInvalidPlant]:
 //     "id" an integer literal that fits in int64 ("1", 1.5, 1.0 and 1e3
-//     are refused, so a client that sends a float is caught), "name" a
-//     non-empty string, "tag" a string if present, not null; no unpaired
-//     surrogate escape such as "\ud800". Names match case-sensitively;
-//     unknown fields are ignored.
+//     are refused), "name" a non-empty string, "tag" a string if present,
+//     not null; no unpaired surrogate escape such as "\ud800". Names match
+//     case-sensitively; unknown fields are ignored.
 //   - Each rule of [WithRule] may refuse the plant with 400.
 //   - An id already stored is 400 with [CodeDuplicateID], unless
 //     [WithAllowDuplicateIDs]; a plant past [WithMaxPlants] or its [Budget]
