@@ -71,19 +71,14 @@ func (h *Handler) route(r *http.Request) (*operation, input, *reply) {
 	}
 	path := r.URL.Path
 	if len(allow) == 0 {
-		return nil, input{}, refusef(notFound, CodeNotFound, "no such path %q; the API serves %s", path, h.served())
+		served := make([]string, len(h.routes))
+		for i, rt := range h.routes {
+			served[i] = rt.method + " " + rt.pattern
+		}
+		return nil, input{}, refusef(notFound, CodeNotFound, "no such path %q; the API serves %s", path, strings.Join(served, ", "))
 	}
 	slices.Sort(allow)
 	rej := refusef(methodNotAllowed, CodeMethodNotAllowed, "method %s is not allowed on %s; use %s", r.Method, path, strings.Join(allow, " or "))
 	rej.allow = strings.Join(allow, ", ")
 	return nil, input{}, rej
-}
-
-// served lists the routes of h's table, for a 404: "POST /plants".
-func (h *Handler) served() string {
-	names := make([]string, len(h.routes))
-	for i, rt := range h.routes {
-		names[i] = rt.method + " " + rt.pattern
-	}
-	return strings.Join(names, ", ")
 }

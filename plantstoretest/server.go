@@ -141,10 +141,6 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	h := newHandler(c)
 	s := &Server{Handler: h, scheduled: c.scheduled, watch: c.watch}
 
-	errorLog := log.New(io.Discard, "", 0)
-	if c.logToTB {
-		errorLog = log.New(tbWriter{h}, "plantstoretest: ", 0)
-	}
 	var ts *httptest.Server
 	var mem *memnet.Listener
 	if c.inMemory {
@@ -154,7 +150,10 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	} else {
 		ts = httptest.NewUnstartedServer(s)
 	}
-	ts.Config.ErrorLog = errorLog
+	ts.Config.ErrorLog = log.New(io.Discard, "", 0)
+	if c.logToTB {
+		ts.Config.ErrorLog = log.New(tbWriter{h}, "plantstoretest: ", 0)
+	}
 	transport := startServer(ts, c.tls, c.http2)
 	if mem != nil {
 		mem.Wire(transport)
