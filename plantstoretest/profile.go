@@ -238,54 +238,38 @@ func (p *Profile) DuplicateIDError() (status int, code int32, ok bool) {
 	}
 	// Read as the client reads an answer: with a plant put in for the
 	// placeholders, which may stand where JSON needs a value ({"id":{id}}).
-	body, _, _, _ := expand(p.DuplicateID.Body, &plantstore.NewPlant{ID: 1, Name: "x"})
+	body, _ := expand(p.DuplicateID.Body, &plantstore.NewPlant{ID: 1, Name: "x"})
 	code, _, _ = wire.ReadError([]byte(body))
 	return p.DuplicateID.Status, code, true
 }
 
 // expand returns body, a DuplicateID body, with p's id and name put in for
-// its placeholders, and ok; or, over the bound [Profile] states, ok false,
-// a length the reply would at least have and the bound. It works the
-// length out first, so memory follows the bytes received.
-func expand(body string, p *plantstore.NewPlant) (_ string, n, limit int64, ok bool) {
+// its placeholders, or an error if the reply would be over the bound
+// [Profile] states. It works the length out first, so memory follows the
+// bytes received.
+func expand(body string, p *plantstore.NewPlant) (string, error) {
 	id := strconv.FormatInt(p.ID, 10)
 	ids := int64(strings.Count(body, IDPlaceholder))
 	names := int64(strings.Count(body, NamePlaceholder))
 	base := int64(len(body)) + ids*int64(len(id)-len(IDPlaceholder)) - names*int64(len(NamePlaceholder))
 	// An escaped name is never shorter than the name.
-	if n, limit = base+names*int64(len(p.Name)), maxProfileReply; n > limit {
-		return "", n, limit, false
+	n, limit := base+names*int64(len(p.Name)), int64(maxProfileReply)
+	if n <= limit {
+		var escaped int64
+		if names > 0 {
+			escapeName(p.Name, func(b []byte) { escaped += int64(len(b)) })
+		}
+		n, limit = base+names*escaped, min(limit, maxProfileBody+2*(int64(len(id))+escaped))
 	}
-	var escaped int64
-	if names > 0 {
-		escapeName(p.Name, func(b []byte) { escaped += int64(len(b)) })
-	}
-	n, limit = base+names*escaped, min(limit, maxProfileBody+2*(int64(len(id))+escaped))
 	if n > limit {
-		return "", n, limit, false
+		return "", fmt.Errorf("the profile's duplicate_id reply, with the id and name put in, would be %d bytes or more, "+
+			"over the %d it may hold (16 KiB and twice the id and name, at most 1 MiB)", n, limit)
 	}
-	var b strings.Builder
-	b.Grow(int(n))
-	for {
-		i := strings.IndexByte(body, '{')
-		if i < 0 {
-			b.WriteString(body)
-			return b.String(), n, limit, true
-		}
-		b.WriteString(body[:i])
-		body = body[i:]
-		switch {
-		case strings.HasPrefix(body, IDPlaceholder):
-			b.WriteString(id)
-			body = body[len(IDPlaceholder):]
-		case strings.HasPrefix(body, NamePlaceholder):
-			escapeName(p.Name, func(e []byte) { b.Write(e) })
-			body = body[len(NamePlaceholder):]
-		default:
-			b.WriteByte('{')
-			body = body[1:]
-		}
+	var name strings.Builder
+	if names > 0 {
+		escapeName(p.Name, func(e []byte) { name.Write(e) })
 	}
+	return strings.NewReplacer(IDPlaceholder, id, NamePlaceholder, name.String()).Replace(body), nil
 }
 
 // escapeName passes name to emit escaped as encoding/json does, without
@@ -325,11 +309,9 @@ func (p *Profile) apply(rep reply) reply {
 	}
 	body := r.Body
 	if rep.kind == duplicateID {
-		var n, limit int64
-		var ok bool
-		if body, n, limit, ok = expand(r.Body, &rep.refused); !ok {
-			rep.body = &ErrorBody{Code: rep.body.Code, Message: rep.body.Message + fmt.Sprintf("; the profile's duplicate_id reply, "+
-				"with the id and name put in, would be %d bytes or more, over the %d it may hold (16 KiB and twice the id and name, at most 1 MiB)", n, limit)}
+		var err error
+		if body, err = expand(r.Body, &rep.refused); err != nil {
+			rep.body = &ErrorBody{Code: rep.body.Code, Message: rep.body.Message + "; " + err.Error()}
 			return rep
 		}
 	}
