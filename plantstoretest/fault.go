@@ -1,6 +1,7 @@
 package plantstoretest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -210,9 +211,7 @@ func (h *Handler) AddFault(f Fault) (id int, err error) {
 		return 0, err
 	}
 	f = f.copied()
-	if f.Times == 0 {
-		f.Times = 1
-	}
+	f.Times = max(f.Times, 1)
 	at := ""
 	if h.tb != nil {
 		at = callSite()
@@ -280,9 +279,7 @@ func (h *Handler) Faults() []InjectedFault {
 // non-nil, for it sends no body where nil sends one.
 func (f Fault) copied() Fault {
 	f.Header = f.Header.Clone()
-	if f.Body != nil {
-		f.Body = append([]byte{}, f.Body...)
-	}
+	f.Body = bytes.Clone(f.Body)
 	return f
 }
 
