@@ -17,7 +17,7 @@ type replay struct {
 	draws   draws
 	failing bool // the last decision was a failure
 	pFail   [2]float64
-	ok      *replayed // the 2xx outcome; nil if none was recorded
+	ok      histogram // the 2xx outcome's latency; empty if none was recorded
 	fails   []replayed
 	total   int64   // the failures' count: the last fails[i].upTo
 	stored  float64 // the share of breaks after sending that store the plant
@@ -88,10 +88,8 @@ func newReplay(rec *traffic.Recording, seed int64) *replay {
 		}
 		r.fails = append(r.fails, p)
 	}
-	if len(ok) > 0 {
-		sort.SliceStable(ok, func(i, j int) bool { return ok[i].FromUS < ok[j].FromUS })
-		r.ok = &replayed{kind: traffic.KindOK, latency: newHistogram(ok)}
-	}
+	sort.SliceStable(ok, func(i, j int) bool { return ok[i].FromUS < ok[j].FromUS })
+	r.ok = newHistogram(ok)
 	// The chain, fitted on what it replays (the failures but 4xx, and the
 	// runs of them): runs/others after another outcome, 1-runs/failures
 	// after a failure, which makes failures/attempts fail and runs of mean
@@ -169,10 +167,7 @@ func (r *replay) place(*Handler, Request) (*Fault, string) {
 
 // success is the fake's own reply after a latency of the 2xx outcome.
 func (r *replay) success(u func() float64) (*Fault, string) {
-	if r.ok == nil {
-		return nil, ""
-	}
-	if d := r.ok.latency.sample(u); d > 0 {
+	if d := r.ok.sample(u); d > 0 {
 		return &Fault{Delay: d}, ""
 	}
 	return nil, ""
