@@ -32,30 +32,19 @@ func ParseFault(text string) (Fault, error) {
 	if len(fields) == 0 {
 		return bad("want a kind: 503, 429, another status, drop, hang, delay, goaway, reply or crash")
 	}
-	var f Fault
 	kind, store := strings.CutPrefix(fields[0], "store-")
-	f.Store = store
-	switch kind {
-	case "drop":
-		f.Drop = true
-	case "crash":
-		if store {
-			return bad("a crash stores the plant already: write crash")
-		}
-		f.Store, f.Drop, f.Crash = true, true, true
-	case "hang":
-		f.Hang = true
-	case "delay":
-		f.Delay = hold
-	case "goaway":
-		f.GoAway = true
-	case "reply":
+	f, named := faultKinds[kind]
+	switch {
+	case named && f.Crash && store:
+		return bad("a crash stores the plant already: write crash")
+	case named:
+		f.Store = f.Store || store
 	default:
 		n, err := strconv.Atoi(kind)
 		if err != nil || len(kind) != 3 || n < 200 || n > 599 {
 			return bad(fmt.Sprintf("%q is no kind: want 503, 429, another status from 200 to 599, drop, hang, delay, goaway, reply or crash, with store- before it to store first", kind))
 		}
-		f.Status = n
+		f.Store, f.Status = store, n
 		if ra := retryAfterOf(n); ra != "" {
 			f.Header = http.Header{"Retry-After": {ra}}
 		}
@@ -88,6 +77,12 @@ func ParseFault(text string) (Fault, error) {
 		return bad(strings.TrimPrefix(err.Error(), "plantstoretest: invalid Fault: "))
 	}
 	return f, nil
+}
+
+// faultKinds are the kinds [ParseFault] reads other than a status.
+var faultKinds = map[string]Fault{
+	"drop": {Drop: true}, "hang": {Hang: true}, "delay": {Delay: hold}, "goaway": {GoAway: true},
+	"reply": {}, "crash": {Store: true, Drop: true, Crash: true},
 }
 
 // retryAfterOf is the Retry-After a status's kind carries unless it says
