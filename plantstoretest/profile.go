@@ -1,6 +1,7 @@
 package plantstoretest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -165,8 +166,8 @@ func (p *Profile) Check() error {
 			return fmt.Errorf("plantstoretest: profile: %w", err)
 		}
 	}
-	if err := checkText(p.Source, maxProfileField); err != nil {
-		return fmt.Errorf("plantstoretest: profile: source %v", err)
+	if err := checkText("source", p.Source, maxProfileField, false); err != nil {
+		return fmt.Errorf("plantstoretest: profile: %v", err)
 	}
 	for _, r := range p.replies() {
 		if *r.reply == nil {
@@ -193,37 +194,26 @@ func (p *Profile) replies() [4]namedReply {
 		{"auth_malformed", authMalformed, &p.AuthMalformed}, {"auth_invalid", authInvalid, &p.AuthInvalid}}
 }
 
+// check reports what makes r unusable, as [Profile.Check] lists it.
 func (r *ProfileReply) check() error {
 	if r.Status < 400 || r.Status > 499 {
 		return fmt.Errorf("status %d: want 400 to 499", r.Status)
 	}
-	for _, f := range []struct {
-		name, text string
-		limit      int
-		header     bool
-	}{
-		{"content_type", r.ContentType, maxProfileField, true},
-		{"body", r.Body, maxProfileBody, false},
-		{"challenge", r.Challenge, maxProfileField, true},
-	} {
-		if err := checkText(f.text, f.limit); err != nil {
-			return fmt.Errorf("%s %v", f.name, err)
-		}
-		if f.header && wire.HeaderValueControl(f.text) >= 0 {
-			return fmt.Errorf("%s holds a control character", f.name)
-		}
-	}
-	return nil
+	return cmp.Or(checkText("content_type", r.ContentType, maxProfileField, true),
+		checkText("body", r.Body, maxProfileBody, false),
+		checkText("challenge", r.Challenge, maxProfileField, true))
 }
 
-// checkText ends a sentence that names s, if s is over limit bytes or not
-// UTF-8.
-func checkText(s string, limit int) error {
+// checkText reports the text s of the field name if it is over limit bytes,
+// not UTF-8, or, in a header, holds a control character.
+func checkText(name, s string, limit int, header bool) error {
 	switch {
 	case len(s) > limit:
-		return fmt.Errorf("is %d bytes, more than the %d allowed", len(s), limit)
+		return fmt.Errorf("%s is %d bytes, more than the %d allowed", name, len(s), limit)
 	case !utf8.ValidString(s):
-		return fmt.Errorf("is not UTF-8")
+		return fmt.Errorf("%s is not UTF-8", name)
+	case header && wire.HeaderValueControl(s) >= 0:
+		return fmt.Errorf("%s holds a control character", name)
 	}
 	return nil
 }
