@@ -11,8 +11,8 @@ import (
 )
 
 // replay makes the fake answer with the mix of a recorded deployment's
-// traffic, as a [Profile]'s Traffic describes. The Handler's mutex guards
-// it.
+// traffic, as a [Profile]'s Traffic describes and TRAFFIC.md ("What the
+// fake does with a recording") details. The Handler's mutex guards it.
 type replay struct {
 	draws   draws
 	failing bool // the last decision was a failure
@@ -65,9 +65,7 @@ func newReplay(rec *traffic.Recording, seed int64) *replay {
 		case traffic.KindOK:
 			ok = append(ok, o.Latency...)
 			continue
-		case traffic.Kind4xx:
-			// A 4xx answers what the request said: the fake's own checks
-			// answer it, and it is neither in the runs nor replayed.
+		case traffic.Kind4xx: // the fake's own checks answer what the request said
 			continue
 		}
 		r.total += o.Count
@@ -90,11 +88,8 @@ func newReplay(rec *traffic.Recording, seed int64) *replay {
 	}
 	sort.SliceStable(ok, func(i, j int) bool { return ok[i].FromUS < ok[j].FromUS })
 	r.ok = newHistogram(ok)
-	// The chain, fitted on what it replays (the failures but 4xx, and the
-	// runs of them): runs/others after another outcome, 1-runs/failures
-	// after a failure, which makes failures/attempts fail and runs of mean
-	// length failures/runs. (A recording made before v0.4.0 counts its 4xx
-	// in the runs, which the clamp keeps a probability.)
+	// The chain of TRAFFIC.md. (A recording made before v0.4.0 counts its
+	// 4xx in the runs, which the clamp keeps a probability.)
 	if f, runs := r.total, rec.FailureRuns.Runs; f > 0 {
 		r.pFail = [2]float64{1, 1} // no other outcome recorded
 		if s := rec.Attempts - f; s > 0 {
@@ -149,10 +144,7 @@ func (r *replay) place(*Handler, Request) (*Fault, string) {
 		// without the evidence replays as it did.
 		store := r.stored >= 1 || u() < r.stored
 		return &Fault{Store: store, Drop: true, Delay: o.latency.sample(u)}, "traffic"
-	case traffic.KindAttemptTimeout:
-		// The top of the recorded duration's bucket: a client with the
-		// deployment's attempt timeout, which the recorded duration
-		// reached, times out before the drop.
+	case traffic.KindAttemptTimeout: // held to its bucket's top: the client times out first
 		return &Fault{Drop: true, Delay: o.latency.top(u)}, "traffic"
 	case traffic.Kind429, traffic.Kind5xx:
 		f := &Fault{Status: o.status, Delay: o.latency.sample(u)}
@@ -174,8 +166,7 @@ func (r *replay) success(u func() float64) (*Fault, string) {
 }
 
 // sample draws a latency: a bucket by its count, then a point log-uniform
-// within it (uniform in a bucket that starts at 0). It is 0 for an empty
-// histogram.
+// within it (uniform from 0), or 0 for an empty histogram.
 func (h histogram) sample(u func() float64) time.Duration {
 	b, ok := h.pick(u)
 	if !ok {
