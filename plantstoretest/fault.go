@@ -117,10 +117,8 @@ func addsHeaders(header http.Header) bool {
 	return false
 }
 
-// act plays f, the fault that source by placed on a request: it waits out
-// a Hang or a Delay, drops the connection for Drop and marks it for
-// GoAway. It returns f's reply if f has a Status, and otherwise rep, the
-// usual reply (status 0 if not yet worked out).
+// act plays f, which source by placed, as [Fault] says, and returns f's
+// reply if it has a Status, else rep (status 0 if not yet worked out).
 func (h *Handler) act(w http.ResponseWriter, r *http.Request, f *Fault, by string, rep reply) reply {
 	if f.Hang {
 		h.wait(r, nil)
@@ -296,10 +294,13 @@ func (h *Handler) ClearFaults() {
 // line that injected it.
 func (h *Handler) reportUnused() {
 	h.tb.Helper()
-	type unused struct{ at, msg string }
-	var faults []unused
+	var unused []scriptedFault
 	h.mu.Lock()
 	for _, f := range h.faults.list {
+		unused = append(unused, *f)
+	}
+	h.mu.Unlock()
+	for _, f := range unused {
 		at := ""
 		if f.at != "" {
 			at = " at " + f.at
@@ -308,12 +309,8 @@ func (h *Handler) reportUnused() {
 		if f.Match != nil {
 			what += ", Match"
 		}
-		faults = append(faults, unused{f.at, fmt.Sprintf("plantstoretest: injected Fault #%d (%s)%s was used %d of %d times",
-			f.seq, what, at, f.Times-f.left, f.Times)})
-	}
-	h.mu.Unlock()
-	for _, f := range faults {
-		h.report(f.at, true, f.msg)
+		h.report(f.at, true, fmt.Sprintf("plantstoretest: injected Fault #%d (%s)%s was used %d of %d times",
+			f.seq, what, at, f.Times-f.left, f.Times))
 	}
 }
 
@@ -324,23 +321,20 @@ func (h *Handler) matches(f *scriptedFault, req Request) (ok bool) {
 	return ok
 }
 
-// timerSlack is how late a timer may fire, in real time, when the process
-// is idle: the runtime then sleeps in whole milliseconds, a wait under
-// 1 ms for 1 ms, so that a 250 µs timer fires after about 1.05 ms, and one
-// of 2 ms up to about 1 ms late (measured on two shared cores).
+// timerSlack is how late a timer may fire in real time when the process is
+// idle, the runtime then sleeping in whole milliseconds: a 250 µs timer
+// fires after about 1.05 ms (measured on two shared cores).
 const timerSlack = 1500 * time.Microsecond
 
 // spinning counts the requests that spin out the end of a [Fault]'s Delay,
 // in every Handler of the process: at most half the Ps, and one.
 var spinning atomic.Int32
 
-// delay waits d, or drops the connection when the client goes away or the
-// Handler is closed first, as wait does. A recorded latency may be a few
-// hundred microseconds, under a timer's slack: so a timer waits all but
-// the last timerSlack, and the request spins out the rest on the clock,
-// yielding to other goroutines, unless as many requests spin already. Then,
-// and in a testing/synctest bubble, a timer waits the rest: fake time is
-// exact, and would not move under a spin.
+// delay waits d as wait does: a timer all but the last timerSlack (a
+// recorded latency may be shorter), which the request spins out on the
+// clock, yielding, unless as many requests spin already or in a
+// testing/synctest bubble, whose fake time is exact and would not move
+// under a spin: then a timer waits the rest.
 func (h *Handler) delay(r *http.Request, d time.Duration) {
 	end := time.Now().Add(d)
 	h.sleep(r, d-timerSlack)
