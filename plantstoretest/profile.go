@@ -242,15 +242,11 @@ func expand(body string, p *plantstore.NewPlant) (string, error) {
 	ids := int64(strings.Count(body, IDPlaceholder))
 	names := int64(strings.Count(body, NamePlaceholder))
 	base := int64(len(body)) + ids*int64(len(id)-len(IDPlaceholder)) - names*int64(len(NamePlaceholder))
-	// An escaped name is never shorter than the name.
-	n, limit := base+names*int64(len(p.Name)), int64(maxProfileReply)
-	if n <= limit {
-		var escaped int64
-		if names > 0 {
-			escapeName(p.Name, func(b []byte) { escaped += int64(len(b)) })
-		}
-		n, limit = base+names*escaped, min(limit, maxProfileBody+2*(int64(len(id))+escaped))
+	var escaped int64
+	if names > 0 {
+		escapeName(p.Name, func(b []byte) { escaped += int64(len(b)) })
 	}
+	n, limit := base+names*escaped, min(maxProfileReply, maxProfileBody+2*(int64(len(id))+escaped))
 	if n > limit {
 		return "", fmt.Errorf("the profile's duplicate_id reply, with the id and name put in, would be %d bytes or more, "+
 			"over the %d it may hold (16 KiB and twice the id and name, at most 1 MiB)", n, limit)
