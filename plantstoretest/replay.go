@@ -1,6 +1,7 @@
 package plantstoretest
 
 import (
+	"cmp"
 	"math"
 	"net/http"
 	"sort"
@@ -71,9 +72,7 @@ func newReplay(rec *traffic.Recording, seed int64) *replay {
 		r.total += o.Count
 		p := replayed{kind: o.Kind, status: o.Status, upTo: r.total, latency: newHistogram(o.Latency)}
 		if o.Kind == traffic.Kind429 || o.Kind == traffic.Kind5xx {
-			if p.status == 0 { // the catch-all of the statuses past the recording's places
-				p.status = http.StatusInternalServerError
-			}
+			p.status = cmp.Or(p.status, http.StatusInternalServerError) // 5xx's catch-all
 			var upTo int64
 			for _, ra := range o.RetryAfter {
 				upTo += ra.Count
