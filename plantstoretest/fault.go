@@ -330,11 +330,11 @@ const timerSlack = 1500 * time.Microsecond
 // in every Handler of the process: at most half the Ps, and one.
 var spinning atomic.Int32
 
-// delay waits d as wait does: a timer all but the last timerSlack (a
-// recorded latency may be shorter), which the request spins out on the
-// clock, yielding, unless as many requests spin already or in a
-// testing/synctest bubble, whose fake time is exact and would not move
-// under a spin: then a timer waits the rest.
+// delay waits d as wait does. A recorded latency may be shorter than a
+// timer's slack, so a timer waits all but the last timerSlack and the
+// request spins out the rest on the clock, yielding; unless as many
+// requests spin already, or in a testing/synctest bubble, whose fake time
+// is exact and would not move under a spin: then a timer waits the rest.
 func (h *Handler) delay(r *http.Request, d time.Duration) {
 	end := time.Now().Add(d)
 	h.sleep(r, d-timerSlack)
