@@ -153,18 +153,17 @@ func ExploreServer(opts ...Option) ExploreOption {
 // fails, it logs how many ran and the outcomes reached (see
 // [ExploreNeverMaybeCreated]), and stops early once it has run every
 // schedule of up to three faults, or of one run, on the requests it draws
-// from. The same code and options explore
-// the same schedules. A run fails past 1,000 requests after its last
-// fault, as under WithSchedule. A panic of the scenario's goroutine fails
-// its run, with the stack (one of a goroutine it started ends the test
-// binary, as in any test: recover there), and so does a hang (every goroutine of the
-// bubble blocked for good on channels, timers, a WaitGroup or a Cond: one
-// blocked on a sync.Mutex never counts, and waits for go test's timeout),
-// with where they wait; a scenario that skips (t.Skip) every run fails t:
-// nothing was explored. Explore needs Go 1.25 (testing/synctest);
-// before, it fails t, as it does when called inside a bubble (in
-// synctest.Test, or in its own scenario) or given an option's misuse. Its
-// runs are not parallel.
+// from. The same code and options explore the same schedules. A run fails
+// past 1,000 requests after its last fault, as under WithSchedule. A panic
+// of the scenario's goroutine fails its run, with the stack (one of a
+// goroutine it started ends the test binary, as in any test: recover
+// there), and so does a hang (every goroutine of the bubble blocked for
+// good on channels, timers, a WaitGroup or a Cond: one blocked on a
+// sync.Mutex never counts, and waits for go test's timeout), with where
+// they wait; a scenario that skips (t.Skip) every run fails t: nothing was
+// explored. Explore needs Go 1.25 (testing/synctest); before, it fails t,
+// as it does when called inside a bubble (in synctest.Test, or in its own
+// scenario) or given an option's misuse. Its runs are not parallel.
 func Explore(t *testing.T, scenario func(t *testing.T, srv *Server), opts ...ExploreOption) {
 	t.Helper()
 	c := exploreConfig{runs: 1000, seed: 1, kinds: exploreKinds, lengths: runLengths}
@@ -235,11 +234,15 @@ func (e *explorer) passed() string {
 // failed is Explore's report of the first schedule that failed, shrunk
 // to minimal.
 func (e *explorer) failed(first, minimal schedule) string {
+	restart := ""
+	if slices.ContainsFunc(minimal, func(it scheduleItem) bool { return it.fault.Crash }) {
+		restart = " (your code run again while srv.Restart())"
+	}
 	return fmt.Sprintf("plantstoretest: Explore: the scenario fails under the schedule %q (%s, shrunk from %d, after %s); "+
 		"reproduce it in fake time with plantstoretest.ExploreOnly(%q) among this Explore's options, or with "+
-		"NewServer(t, plantstoretest.WithSchedule(%q)), whose waits take %v of real time",
+		"NewServer(t, plantstoretest.WithSchedule(%q))%s, whose waits take %v of real time",
 		minimal.String(), plural.Count(len(minimal), "fault"), len(first), plural.Count(e.ran, "schedule"),
-		minimal.String(), minimal.String(), e.took[minimal.String()])
+		minimal.String(), minimal.String(), restart, e.took[minimal.String()])
 }
 
 // explorer is one Explore call's search.

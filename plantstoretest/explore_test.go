@@ -3,10 +3,12 @@ package plantstoretest
 import "testing"
 
 // TestExploreReports: Explore's last line counts schedules and faults in
-// words that agree with the count, one included.
+// words that agree with the count, one included, and says that a crash's
+// plain WithSchedule line needs the code run again after each restart.
 func TestExploreReports(t *testing.T) {
 	t.Parallel()
 	one := schedule{{at: 2, fault: mustFault("store-drop")}}
+	crash := schedule{{at: 3, to: 3, fault: mustFault("crash")}}
 	three := schedule{{at: 1, fault: mustFault("503")}, {at: 2, fault: mustFault("store-drop")}, {at: 4, fault: mustFault("delay")}}
 	tests := []struct {
 		name           string
@@ -23,6 +25,9 @@ func TestExploreReports(t *testing.T) {
 			`reproduce it in fake time with plantstoretest.ExploreOnly("2:store-drop") among this Explore's options, or with NewServer(t, plantstoretest.WithSchedule("2:store-drop")), whose waits take 0s of real time`},
 		{"shrunk to one", 40, three, one, false, `plantstoretest: Explore: the scenario fails under the schedule "2:store-drop" (1 fault, shrunk from 3, after 40 schedules); ` +
 			`reproduce it in fake time with plantstoretest.ExploreOnly("2:store-drop") among this Explore's options, or with NewServer(t, plantstoretest.WithSchedule("2:store-drop")), whose waits take 0s of real time`},
+		{"a crash", 12, crash, crash, false, `plantstoretest: Explore: the scenario fails under the schedule "3:crash" (1 fault, shrunk from 1, after 12 schedules); ` +
+			`reproduce it in fake time with plantstoretest.ExploreOnly("3:crash") among this Explore's options, or with NewServer(t, plantstoretest.WithSchedule("3:crash")) ` +
+			`(your code run again while srv.Restart()), whose waits take 0s of real time`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
