@@ -10,6 +10,7 @@
 package mockserver
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -62,7 +63,7 @@ type Server struct {
 // bearer token.
 func New(fake *plantstoretest.Handler, c Config) (*Server, error) {
 	if msg := checkToken("admin token", c.AdminToken); msg != "" {
-		return nil, &configError{msg}
+		return nil, configError(msg)
 	}
 	s := &Server{
 		fake:       fake,
@@ -85,9 +86,7 @@ func New(fake *plantstoretest.Handler, c Config) (*Server, error) {
 }
 
 // configError is an unusable [Config].
-type configError struct{ msg string }
-
-func (e *configError) Error() string { return "mockserver: " + e.msg }
+func configError(msg string) error { return errors.New("mockserver: " + msg) }
 
 // Status says in one line whether and how the control API can be used, for
 // the command to print at start.

@@ -91,11 +91,11 @@ func (s *Server) startNamespaces(c NamespaceConfig) error {
 	case c.Max <= 0:
 		return nil
 	case c.APIToken == "":
-		return &configError{"namespaces need the API token"}
+		return configError("namespaces need the API token")
 	case checkToken("API token", c.APIToken) != "":
-		return &configError{checkToken("API token", c.APIToken)}
+		return configError(checkToken("API token", c.APIToken))
 	case c.MaxPlants < 0:
-		return &configError{"namespaces' MaxPlants must be 0 or more"}
+		return configError("namespaces' MaxPlants must be 0 or more")
 	}
 	s.ns = &namespaces{NamespaceConfig: c, now: time.Now,
 		byID: make(map[string]*namespace), byToken: make(map[[sha256.Size]byte]*namespace)}
