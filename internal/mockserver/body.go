@@ -91,6 +91,17 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *con
 	return body, nil
 }
 
+// refused is the 400 for a fault or schedule the Handler refused with err,
+// told as msg: [plantstoretest.CodeStoreFull] when its budget has no room,
+// else [CodeBadControlRequest].
+func refused(err error, msg string) *controlError {
+	code := CodeBadControlRequest
+	if errors.Is(err, plantstoretest.ErrStoreFull) {
+		code = plantstoretest.CodeStoreFull
+	}
+	return errorf(http.StatusBadRequest, code, "%s", msg)
+}
+
 func invalidJSON(format string, args ...any) *controlError {
 	return errorf(http.StatusBadRequest, plantstoretest.CodeInvalidJSON, format, args...)
 }

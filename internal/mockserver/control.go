@@ -1,7 +1,6 @@
 package mockserver
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -30,8 +29,10 @@ type endpoint struct {
 	// serve answers a request that passed the access, method, query and
 	// body checks: it writes the reply and returns its status, or returns an
 	// error and writes nothing.
-	serve func(s *Server, w http.ResponseWriter, r *http.Request, body []byte) (int, *controlError)
+	serve serveFunc
 }
+
+type serveFunc func(s *Server, w http.ResponseWriter, r *http.Request, body []byte) (int, *controlError)
 
 // routes is the control API's route table, matched as the fake matches its
 // own (see [wire.MatchPath]): a path no pattern matches is a 404, and a
@@ -44,13 +45,13 @@ var routes = []struct {
 	{http.MethodGet, Prefix + "plants", endpoint{serve: (*Server).listPlants}},
 	{http.MethodPost, Prefix + "plants", endpoint{bodyLimit: MaxSeedBody, serve: (*Server).seed}},
 	{http.MethodGet, Prefix + "requests", endpoint{query: []string{"since"}, serve: (*Server).listRequests}},
-	{http.MethodDelete, Prefix + "requests", endpoint{serve: (*Server).clearRequests}},
+	{http.MethodDelete, Prefix + "requests", endpoint{serve: onFake((*plantstoretest.Handler).ClearRequests)}},
 	{http.MethodGet, Prefix + "faults", endpoint{serve: (*Server).listFaults}},
 	{http.MethodPost, Prefix + "faults", endpoint{bodyLimit: MaxFaultBody, serve: (*Server).addFault}},
-	{http.MethodDelete, Prefix + "faults", endpoint{serve: (*Server).clearFaults}},
+	{http.MethodDelete, Prefix + "faults", endpoint{serve: onFake((*plantstoretest.Handler).ClearFaults)}},
 	{http.MethodGet, Prefix + "schedule", endpoint{serve: (*Server).getSchedule}},
 	{http.MethodPut, Prefix + "schedule", endpoint{bodyLimit: maxScheduleText + 1<<10, serve: (*Server).setSchedule}},
-	{http.MethodPost, Prefix + "reset", endpoint{serve: (*Server).reset}},
+	{http.MethodPost, Prefix + "reset", endpoint{serve: onFake((*plantstoretest.Handler).Reset)}},
 	{http.MethodGet, namespacesPath, endpoint{namespaces: true, serve: (*Server).listNamespaces}},
 	{http.MethodPost, namespacesPath, endpoint{bodyLimit: maxNamespaceBody, optionalBody: true, namespaces: true, serve: (*Server).createNamespace}},
 	{http.MethodDelete, namespacesPath + "/{namespace}", endpoint{namespaces: true, serve: (*Server).endNamespace}},
@@ -194,20 +195,17 @@ func (s *Server) listRequests(w http.ResponseWriter, r *http.Request, _ []byte) 
 	return writeJSONArray(w, len(entries), func(i int) any { return newJournalEntry(&entries[i]) }), nil
 }
 
-func (s *Server) clearRequests(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
-	s.fake.ClearRequests()
-	w.WriteHeader(http.StatusNoContent)
-	return http.StatusNoContent, nil
-}
-
-func (s *Server) reset(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
-	s.fake.Reset()
-	w.WriteHeader(http.StatusNoContent)
-	return http.StatusNoContent, nil
+// onFake serves an endpoint that calls do on the fake and answers 204.
+func onFake(do func(*plantstoretest.Handler)) serveFunc {
+	return func(s *Server, w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
+		do(s.fake)
+		w.WriteHeader(http.StatusNoContent)
+		return http.StatusNoContent, nil
+	}
 }
 
 // document serves an OpenAPI document.
-func document(doc []byte) func(*Server, http.ResponseWriter, *http.Request, []byte) (int, *controlError) {
+func document(doc []byte) serveFunc {
 	return func(_ *Server, w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
 		w.Header().Set("Content-Type", "application/yaml")
 		w.WriteHeader(http.StatusOK)
@@ -257,12 +255,8 @@ func (s *Server) setSchedule(w http.ResponseWriter, _ *http.Request, body []byte
 	if err := CheckScheduleText(*req.Schedule); err != nil {
 		return 0, badRequest("%s", err)
 	}
-	err := s.fake.SetSchedule(*req.Schedule)
-	switch {
-	case errors.Is(err, plantstoretest.ErrStoreFull):
-		return 0, errorf(http.StatusBadRequest, plantstoretest.CodeStoreFull, "%s", strings.TrimPrefix(err.Error(), "plantstoretest: "))
-	case err != nil:
-		return 0, badRequest("%s", strings.TrimPrefix(err.Error(), "plantstoretest: "))
+	if err := s.fake.SetSchedule(*req.Schedule); err != nil {
+		return 0, refused(err, strings.TrimPrefix(err.Error(), "plantstoretest: "))
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return http.StatusNoContent, nil

@@ -2,10 +2,10 @@ package mockserver
 
 import (
 	"encoding/json"
-	"errors"
+	"maps"
 	"net/http"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -133,16 +133,11 @@ func (fj *faultJSON) fault() (plantstoretest.Fault, *controlError) {
 		Times:  fj.Times,
 	}
 	if fj.Headers != nil {
+		f.Header = make(http.Header, len(fj.Headers))
+		given := make(map[string]string, len(fj.Headers)) // canonical name -> name as given
 		// In name order, so that the same JSON always gives the same Fault
 		// and the same message.
-		names := make([]string, 0, len(fj.Headers))
-		for name := range fj.Headers {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		f.Header = make(http.Header, len(fj.Headers))
-		given := make(map[string]string, len(names)) // canonical name -> name as given
-		for _, name := range names {
+		for _, name := range slices.Sorted(maps.Keys(fj.Headers)) {
 			values, err := headerValues(name, fj.Headers[name])
 			if err != nil {
 				return f, err
@@ -188,6 +183,7 @@ func (fj *faultJSON) addMatch(f *plantstoretest.Fault) *controlError {
 // with: at one position, the first that matches wins.
 var jsonTerms = strings.NewReplacer(
 	"plantstoretest: invalid Fault: ", "invalid fault: ",
+	"plantstoretest: ", "",
 	"a Fault with", "a fault with",
 	"Status must be 0", `"status" must be left out`,
 	"Header and Body must be nil", `"headers" and "body" must be left out`,
@@ -295,11 +291,8 @@ func (s *Server) addFault(w http.ResponseWriter, _ *http.Request, body []byte) (
 		return 0, cerr
 	}
 	id, err := s.fake.AddFault(f)
-	switch {
-	case errors.Is(err, plantstoretest.ErrStoreFull):
-		return 0, errorf(http.StatusBadRequest, plantstoretest.CodeStoreFull, "%s", strings.TrimPrefix(err.Error(), "plantstoretest: "))
-	case err != nil:
-		return 0, badRequest("%s", jsonFaultMessage(err))
+	if err != nil {
+		return 0, refused(err, jsonFaultMessage(err))
 	}
 	times := f.Times
 	if times == 0 {
@@ -318,16 +311,5 @@ func (s *Server) addFault(w http.ResponseWriter, _ *http.Request, body []byte) (
 
 func (s *Server) listFaults(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
 	pending := s.fake.Faults()
-	out := make([]faultStatusJSON, len(pending))
-	for i, fs := range pending {
-		out[i] = newFaultStatus(fs)
-	}
-	writeJSONArray(w, len(out), func(i int) any { return out[i] })
-	return http.StatusOK, nil
-}
-
-func (s *Server) clearFaults(w http.ResponseWriter, _ *http.Request, _ []byte) (int, *controlError) {
-	s.fake.ClearFaults()
-	w.WriteHeader(http.StatusNoContent)
-	return http.StatusNoContent, nil
+	return writeJSONArray(w, len(pending), func(i int) any { return newFaultStatus(pending[i]) }), nil
 }
