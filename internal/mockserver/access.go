@@ -52,13 +52,9 @@ func (s *Server) authorize(header http.Header) *controlError {
 	return nil
 }
 
-// controlRealm is the realm of the control API's 401 challenge; the API's
-// own is "plantstore".
-const controlRealm = "plantstore-control"
-
 func unauthorized(oauthErr, msg string) *controlError {
 	e := errorf(http.StatusUnauthorized, plantstoretest.CodeUnauthorized, "%s", msg)
-	e.challenge = wire.Challenge(controlRealm, oauthErr)
+	e.challenge = wire.Challenge("plantstore-control", oauthErr) // the API's own realm is "plantstore"
 	return e
 }
 

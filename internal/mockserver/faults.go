@@ -152,7 +152,7 @@ func (fj *faultJSON) fault() (plantstoretest.Fault, *controlError) {
 		}
 	}
 	if fj.Body != nil {
-		f.Body = []byte(*fj.Body)[:len(*fj.Body):len(*fj.Body)]
+		f.Body = *fj.Body // capped at its length (see jsonText)
 	}
 	if fj.Delay != "" {
 		d, err := time.ParseDuration(fj.Delay)
@@ -294,10 +294,7 @@ func (s *Server) addFault(w http.ResponseWriter, _ *http.Request, body []byte) (
 	if err != nil {
 		return 0, refused(err, jsonFaultMessage(err))
 	}
-	times := f.Times
-	if times == 0 {
-		times = 1
-	}
+	times := max(f.Times, 1)    // 0 is once; AddFault refused a negative one
 	f.Header = f.Header.Clone() // the reply must not share the map the Handler keeps
 	f.Body = nil                // the reply echoes fj.Body as it streams, not a copy
 	reply := newFaultStatus(plantstoretest.InjectedFault{ID: id, Fault: f, Times: times, Left: times})
