@@ -1,6 +1,6 @@
 // Command plantstore-mock serves the fake Plant Store API of package
-// plantstoretest over the network, with a control API beside it, for local
-// development and for tests not written in Go.
+// plantstoretest over the network, with a control API under /__plantstore/
+// on the same port, for local development and for tests not written in Go.
 //
 // Usage:
 //
@@ -10,29 +10,16 @@
 //
 // The second form runs the conformance kit against the API at URL and
 // prints a report; the third compares two recordings of package traffic and
-// prints what moved.
-//
-// It serves POST /plants as plantstoretest's Handler does, and the control
-// API under /__plantstore/ on the same port (health, plants, seeding, the
-// journal, faults, reset, namespaces for parallel test jobs, the OpenAPI
-// documents). README.md beside this file is the full guide: each flag, the
-// control API, the container image and the limits.
+// prints what moved. README.md beside this file is the full guide: each
+// flag, the control API, the container image and the limits.
 //
 // It prints "listening on URL" on standard output once it accepts
-// connections, with a URL a client on this machine can use (an unspecified
-// host, as in :0, becomes 127.0.0.1 or localhost). On standard error it
-// logs, as slog text, start-up lines at every -log-level (the control API's
-// access, the seed it picked for -chaos or -profile's traffic, the -profile
-// and -schedule in force, never a secret), one line per request at debug,
-// and its shutdown at info; a mock that cannot start says why in plain
-// lines, as the flag package does. With -healthcheck it serves nothing: it asks the mock
-// at -addr for /__plantstore/health and exits 0 if healthy, else 1.
-//
-// The token defaults to $PLANTSTORE_TOKEN, else plantstoretest.DefaultToken;
-// the admin token to $PLANTSTORE_ADMIN_TOKEN; the two must differ. It shuts
-// down gracefully on SIGINT or SIGTERM (status 0; requests still running
-// 10s later are cut off, status 1; a second signal ends it at once). Bad
-// flags or a bad -seed file stop it before it listens, with status 2.
+// connections, with a URL a client on this machine can use, and logs on
+// standard error as slog text (-log-level says what); a mock that cannot
+// start says why in plain lines, as the flag package does. It shuts down
+// gracefully on SIGINT or SIGTERM (status 0; requests still running 10s
+// later are cut off, status 1; a second signal ends it at once). Bad flags
+// or a bad -seed file stop it before it listens, with status 2.
 package main
 
 import (
