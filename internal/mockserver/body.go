@@ -25,9 +25,8 @@ const (
 	// calls.
 	MaxSeedBody = 16 << 20
 	// maxEmptyBody bounds what is read of the body of an endpoint that
-	// takes none, to tell an empty body from one that is not. A small body
-	// is read whole, so that the refusal keeps the connection open; past
-	// the bound net/http closes it, as for any body over its limit.
+	// takes none: a small body is read whole, so that the refusal keeps the
+	// connection open; past it net/http closes it.
 	maxEmptyBody = 4 << 10
 	// maxValues bounds the JSON values (objects, arrays, their members and
 	// elements, and the scalars) of a control body that is decoded whole: a
@@ -65,10 +64,9 @@ func badRequest(format string, args ...any) *controlError {
 	return errorf(http.StatusBadRequest, CodeBadControlRequest, format, args...)
 }
 
-// readBody reads r's body, at most limit bytes of it, into memory that
-// grows with the bytes received: a buffer that doubles as it fills, made to
-// measure, so it never holds more than twice what arrived. A limit of 0
-// takes no body: it reads maxEmptyBody bytes to tell, and refuses any.
+// readBody reads r's body, at most limit bytes of it, into a buffer that
+// grows with what arrived, never twice past it. A limit of 0 takes no body,
+// and refuses any.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *controlError) {
 	if r.Body == nil {
 		return nil, nil
@@ -107,10 +105,8 @@ func invalidJSON(format string, args ...any) *controlError {
 }
 
 // decodeStrict decodes body into v by strictjson's rule, which every body
-// the module reads follows: one JSON value in UTF-8, not null, of v's kind,
-// without repeated or unknown fields, of at most maxValues values (refused
-// before it is decoded), each of the right type. Every problem is a 400 with
-// [plantstoretest.CodeInvalidJSON] and a message naming it.
+// the module reads follows, with at most maxValues values. Every problem is
+// a 400 with [plantstoretest.CodeInvalidJSON] and a message naming it.
 func decodeStrict(body []byte, v any) *controlError {
 	if err := strictjson.Decode(body, maxValues, v); err != nil {
 		return invalidJSON("%v", err)
@@ -118,10 +114,8 @@ func decodeStrict(body []byte, v any) *controlError {
 	return nil
 }
 
-// writeJSON sends v as the JSON body of a reply with status, and returns
-// status. The control API's replies are plain structs that always marshal,
-// so the encoder writes straight to w: a fault's echoed body is not held
-// twice.
+// writeJSON sends v, a plain struct that always marshals, as the JSON body
+// of a reply with status, and returns status.
 func writeJSON(w http.ResponseWriter, status int, v any) int {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -131,10 +125,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) int {
 	return status
 }
 
-// writeJSONArray sends the n values that at(i) gives as a JSON array, and
-// 200, which it returns: on one line, as writeJSON writes an object. It
-// encodes them one at a time, so that a long array is never held in memory
-// twice.
+// writeJSONArray sends the n values that at(i) gives as a JSON array on one
+// line, and 200, which it returns. It encodes one at a time, so that a long
+// array is never held twice.
 func writeJSONArray(w http.ResponseWriter, n int, at func(i int) any) int {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)

@@ -72,12 +72,10 @@ func (s *Server) checkAccess(r *http.Request) *controlError {
 	}
 }
 
-// control serves a request under Prefix and returns the status sent.
-// Health is open to all; every other path first passes the access rules,
-// then the method, query and body checks, and nothing changes unless all
-// pass.
-// A namespace's control API is the same, behind its own access rules
-// (see [Server.namespaceAccess]).
+// control serves a request under Prefix behind access, the mock's rules or
+// a namespace's ([Server.namespaceAccess]), and returns the status sent.
+// Health is open to all; nothing changes unless the access, method, query
+// and body checks all pass.
 func (s *Server) control(w http.ResponseWriter, r *http.Request, access func(*http.Request) *controlError) int {
 	if r.URL.Path != Prefix+"health" {
 		if err := access(r); err != nil {

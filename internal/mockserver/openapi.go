@@ -8,13 +8,9 @@ import _ "embed" // for the OpenAPI documents
 //
 //go:generate cp ../../openapi.yaml openapi.yaml
 var (
-	// apiDocument is the Plant Store API's document, served at
-	// /__plantstore/openapi.yaml.
 	//go:embed openapi.yaml
-	apiDocument []byte
+	apiDocument []byte // the Plant Store API's
 
-	// controlDocument describes the control API itself, served at
-	// /__plantstore/control.openapi.yaml.
 	//go:embed control.openapi.yaml
-	controlDocument []byte
+	controlDocument []byte // the control API's own
 )
