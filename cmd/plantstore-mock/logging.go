@@ -56,19 +56,15 @@ func logProfile(log *slog.Logger, path string, p *plantstoretest.Profile) {
 		source = source[:maxSourceShown] + "…"
 	}
 	var replies []string
-	for _, r := range []struct {
-		name  string
-		reply *plantstoretest.ProfileReply
-	}{
-		{"duplicate_id", p.DuplicateID},
-		{"auth_missing", p.AuthMissing},
-		{"auth_malformed", p.AuthMalformed},
-		{"auth_invalid", p.AuthInvalid},
-	} {
-		if r.reply != nil {
-			replies = append(replies, r.name)
+	set := func(name string, reply *plantstoretest.ProfileReply) {
+		if reply != nil {
+			replies = append(replies, name)
 		}
 	}
+	set("duplicate_id", p.DuplicateID)
+	set("auth_missing", p.AuthMissing)
+	set("auth_malformed", p.AuthMalformed)
+	set("auth_invalid", p.AuthInvalid)
 	attrs := []any{"profile", path, "source", source, "replies", strings.Join(replies, " ")}
 	if t := p.Traffic; t != nil {
 		var failures []string

@@ -49,9 +49,8 @@ import (
 const shutdownTimeout = 10 * time.Second
 
 // maxHeaderBytes bounds each request's header block (net/http allows 4 KiB
-// more), so that the connection bound also bounds the memory headers can
-// take, and so does the journal, which keeps each request's headers: a
-// client's are a few hundred bytes.
+// more), and so the memory the connections' and the journal's headers
+// take: a client's are a few hundred bytes.
 const maxHeaderBytes = 16 << 10
 
 func main() {
