@@ -71,14 +71,11 @@ func (c *limitConn) Close() error {
 }
 
 // LimitRequests returns a handler that serves at most n requests at once
-// with h, whatever the protocol, so that [LimitListener]'s bound on
-// connections bounds the requests in flight too: over HTTP/1.1 a connection
-// carries one request at a time, but over HTTP/2 it carries up to 250
-// streams, each of which would hold its body while it is served. A request
-// beyond the bound waits for a slot, and gives up when its client does;
-// meanwhile the HTTP/2 server buffers at most the connection's
-// flow-control window of the bodies that wait (which h2c.Bound sets, so
-// that they cannot stall those being served). n must be at least 1.
+// with h, so that [LimitListener]'s bound on connections bounds the requests
+// in flight over HTTP/2 too, where a connection carries many streams, each
+// holding its body. A request beyond the bound waits for a slot, and gives
+// up when its client does; meanwhile its body waits in the connection's
+// flow-control window (which h2c.Bound sets). n must be at least 1.
 func LimitRequests(h http.Handler, n int) http.Handler {
 	if n < 1 {
 		panic("mockserver: LimitRequests needs n >= 1, got " + strconv.Itoa(n))

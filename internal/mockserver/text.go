@@ -8,12 +8,10 @@ import (
 )
 
 // jsonText is a JSON string decoded to its UTF-8 bytes, kept rather than
-// copied: a fault's scripted body may be most of a 1 MiB request.
+// copied: a fault's scripted body may be most of a 1 MiB request, and
 // encoding/json hands UnmarshalText a string without escapes where it lies
-// in the body being decoded, which is the control API's own buffer and
-// never reused, and a string with escapes unescaped into a new slice. As a
-// TextUnmarshaler it takes a string or null only; strictjson refuses any
-// other value first, naming the field, on every Go.
+// in the control API's own buffer, never reused. It takes a string or null
+// only; strictjson refuses any other value first, naming the field.
 type jsonText []byte
 
 // UnmarshalText keeps text (see jsonText).
