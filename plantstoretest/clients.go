@@ -22,7 +22,7 @@ func (s *Server) client(method string, opts []plantstore.Option) *plantstore.Cli
 	s.tb.Helper()
 	all := append([]plantstore.Option{plantstore.WithToken(string(s.token)), plantstore.WithHTTPClient(s.HTTPClient())}, s.alreadyExists()...)
 	if s.watch != nil {
-		all = append(all, plantstore.WithHooks(s.watch.hooks()))
+		all = append(all, plantstore.WithHooks(s.watch.hooks(s.Disk())))
 	}
 	all = append(all, opts...)
 	c, err := plantstore.NewClient(s.URL, all...)
@@ -40,20 +40,27 @@ func (s *Server) client(method string, opts []plantstore.Option) *plantstore.Cli
 // connections, which s's cleanup closes.
 func (s *Server) HTTPClient() *http.Client {
 	if s.scheduled {
-		return &http.Client{Transport: guardedTransport{s}}
+		return &http.Client{Transport: guardedTransport{s, s.Disk().life}}
 	}
 	return &http.Client{Transport: s.transport}
 }
 
-// guardedTransport is s's transport under a schedule: it fails the
-// requests of a process that crashed, and checks WithSchedule's limit on
-// the requests of a test on the sending goroutine.
-type guardedTransport struct{ s *Server }
+// guardedTransport is s's transport under a schedule, for a client of one
+// life of the code under test's process: it fails the requests of that
+// life once it has crashed, and checks WithSchedule's limit on the
+// requests of a test, on the sending goroutine.
+type guardedTransport struct {
+	s    *Server
+	life int
+}
 
 func (g guardedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if g.s.Crashed() {
+	if ok, dead := g.s.lives.send(g.life); !ok {
 		if r.Body != nil {
 			r.Body.Close()
+		}
+		if dead > maxScheduleRequests {
+			g.s.tb.Fatalf("plantstoretest: the process crashed (a crash fault), and its code sent %d requests since, and goes on: return when srv.Crashed()", dead)
 		}
 		return nil, errCrashed
 	}

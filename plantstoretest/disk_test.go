@@ -41,6 +41,14 @@ func TestCrash(t *testing.T) {
 	if kept != "kept" || !ok1 || ok2 {
 		t.Errorf("the disk after the restart: before %q (%v), after present %v; want what was stored before the crash only", kept, ok1, ok2)
 	}
+	if err := create(4); !errors.Is(err, errCrashed) {
+		t.Errorf("a create of the first life's client after the restart: %v, want errCrashed", err)
+	}
+	disk.Store("ghost", "of the first life")
+	if _, ok := srv.Disk().Load("ghost"); ok {
+		t.Error("the first life's Disk stored after the restart")
+	}
+	c = srv.Client(plantstore.WithMaxRetries(0)) // the second life's
 	if err := create(4); err != nil {
 		t.Errorf("a create of the second life: %v", err)
 	}
@@ -63,4 +71,46 @@ func ids(plants []plantstore.NewPlant) []int64 {
 		out = append(out, p.ID)
 	}
 	return out
+}
+
+// TestDiskLoadOrStore: of two lives' LoadOrStore of one key, the first
+// stores; one of a crashed life stores nothing.
+func TestDiskLoadOrStore(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t, WithSchedule("1:crash"))
+	disk := srv.Disk()
+	if v, loaded := disk.LoadOrStore("k", "1"); v != "1" || loaded {
+		t.Errorf("LoadOrStore of a new key = %q, %v; want 1, false", v, loaded)
+	}
+	if v, loaded := disk.LoadOrStore("k", "2"); v != "1" || !loaded {
+		t.Errorf("LoadOrStore of a stored key = %q, %v; want 1, true", v, loaded)
+	}
+	_, _ = srv.Client(plantstore.WithMaxRetries(0)).CreatePlant(context.Background(), plantstore.NewPlant{ID: 1, Name: "Fern"})
+	if v, loaded := disk.LoadOrStore("j", "3"); v != "3" || loaded {
+		t.Errorf("LoadOrStore after the crash = %q, %v; want 3, false", v, loaded)
+	}
+	if _, ok := disk.Load("j"); ok || !srv.Crashed() {
+		t.Errorf("a crashed life's LoadOrStore stored (crashed %v)", srv.Crashed())
+	}
+}
+
+// TestCrashRefusedWithoutSchedule: a Server made without WithSchedule,
+// whose clients a crash could not stop, refuses one; WithSchedule("")
+// takes it, and so does a Handler, which has no clients.
+func TestCrashRefusedWithoutSchedule(t *testing.T) {
+	t.Parallel()
+	crash := Fault{Store: true, Drop: true, Crash: true}
+	plain := NewServer(t)
+	if _, err := plain.AddFault(crash); !errors.Is(err, errCrashless) {
+		t.Errorf("AddFault(crash) without WithSchedule: %v, want errCrashless", err)
+	}
+	if err := plain.SetSchedule("1:crash"); !errors.Is(err, errCrashless) {
+		t.Errorf("SetSchedule(1:crash) without WithSchedule: %v, want errCrashless", err)
+	}
+	if err := NewServer(t, WithSchedule("")).SetSchedule("1:crash"); err != nil {
+		t.Errorf("SetSchedule(1:crash) under WithSchedule(\"\"): %v", err)
+	}
+	if _, err := NewHandler().AddFault(crash); err != nil {
+		t.Errorf("a Handler's AddFault(crash): %v", err)
+	}
 }

@@ -52,9 +52,9 @@ func TestExactlyOnceSoak(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv := NewServer(t, append(tt.opts(t), WithInMemoryNetwork(), WithJournalLimit(0))...)
-				disk := srv.Disk()
 				for {
 					inv := inventory.New(srv.Client(plantstore.WithMaxRetries(1))) // a new process
+					disk := srv.Disk()
 					var wg sync.WaitGroup
 					for w := range writers {
 						wg.Add(1)
@@ -76,6 +76,7 @@ func TestExactlyOnceSoak(t *testing.T) {
 						break
 					}
 				}
+				disk := srv.Disk()
 				stored := map[int64]int{}
 				for _, p := range srv.Plants() {
 					stored[p.ID]++

@@ -134,8 +134,8 @@ func ExploreServer(opts ...Option) ExploreOption {
 // first none, then each single fault on each request the fault-free run
 // sent and two more, then random schedules of two and three faults, or of
 // a run of one kind on consecutive requests ("4-11:store-drop"), up to 213
-// long: an outage that outlasts the client's retries (a crash is drawn
-// alone: a run of crashes is a loop of restarts). The scenario
+// long: an outage that outlasts the client's retries (never a run of
+// crashes: a loop of restarts). The scenario
 // states what must hold with t.Error and t.Fatal, as any test does: say,
 // that what the code under test reports created equals srv.Plants(), once.
 //
@@ -291,7 +291,7 @@ func (e *explorer) find() (schedule, bool) {
 	}
 	// Weighted kinds may leave rare schedules all but undrawable: misses
 	// bound the search then.
-	distinct := n*(n-1)/2*k*k + n*(n-1)*(n-2)/6*k*k*k + n*l*runKinds
+	distinct := n*(n-1)/2*k*k + n*(n-1)*(n-2)/6*k*k*k + n*l*runKinds + (n-float64(last))*(k-runKinds) // a crash drawn as a run is a single
 	drawn := 0
 	for misses := 0; e.ran < e.c.runs && float64(drawn) < distinct && misses < 100*e.c.runs; {
 		var s schedule

@@ -43,11 +43,7 @@ func correct(ctx context.Context, c *plantstore.Client, _ *plantstoretest.Disk, 
 // on disk under the work's key before the first send, and read back; a
 // create that learned nothing of an earlier send says "not known".
 func persisted(ctx context.Context, c *plantstore.Client, d *plantstoretest.Disk, name string) error {
-	v, sent := d.Load(name)
-	if !sent {
-		v = strconv.FormatInt(plantstore.NewID(), 10)
-		d.Store(name, v)
-	}
+	v, sent := d.LoadOrStore(name, strconv.FormatInt(plantstore.NewID(), 10)) // one id, for deliveries at once too
 	id, _ := strconv.ParseInt(v, 10, 64)
 	err := c.EnsurePlant(ctx, plantstore.NewPlant{ID: id, Name: name})
 	if sent && err != nil && !errors.Is(err, plantstore.ErrMaybeCreated) {
@@ -562,7 +558,7 @@ var misuses = map[string]struct {
 	}, "Explore called inside a synctest bubble"},
 	"skips every run": {func(t *testing.T) {
 		plantstoretest.Explore(t, func(t *testing.T, _ *plantstoretest.Server) { t.Skip("not today") })
-	}, "the scenario skipped (t.Skip) every one of its 994 runs"},
+	}, "the scenario skipped (t.Skip) every one of its 995 runs"},
 	"panics under a fault": {func(t *testing.T) {
 		plantstoretest.Explore(t, func(t *testing.T, srv *plantstoretest.Server) {
 			p, err := srv.Client().CreatePlant(context.Background(), plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"})
@@ -606,6 +602,14 @@ var misuses = map[string]struct {
 	"only a schedule that does not parse": {func(t *testing.T) {
 		plantstoretest.Explore(t, oneCreate, plantstoretest.ExploreOnly("4-2:drop"))
 	}, `ExploreOnly: schedule item "4-2:drop"`},
+	"asks again for ever after a crash": {func(t *testing.T) {
+		plantstoretest.Explore(t, func(t *testing.T, srv *plantstoretest.Server) {
+			c, p := srv.Client(), plantstore.NewPlant{ID: 7, Name: "Fern"}
+			for err := c.EnsurePlant(context.Background(), p); errors.Is(err, plantstore.ErrMaybeCreated); {
+				err = c.EnsurePlant(context.Background(), p) // a dead process's client: not known, for ever
+			}
+		}, plantstoretest.ExploreOnly("1:crash"))
+	}, "the process crashed (a crash fault), and its code sent 1001 requests since, and goes on: return when srv.Crashed()"},
 	"every schedule": {func(t *testing.T) {
 		plantstoretest.Explore(t, oneCreate, plantstoretest.ExploreKinds("503"), plantstoretest.ExploreRuns(1_000_000))
 	}, "no failure; that is every schedule of up to 3 faults, or of one run, on requests 1 to 5"},

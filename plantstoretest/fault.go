@@ -69,9 +69,10 @@ type Fault struct {
 	// the scripted outcome, which it needs: alone it is an error.
 	Store bool
 	// Crash, with Store and Drop, is the code under test's process dying
-	// at this request, after the plant is stored and before the answer:
-	// the [Disk] keeps nothing more, nor, under [WithSchedule], do the
-	// Server's clients send, until [Server.Restart].
+	// at this request, after a valid plant is stored and before the
+	// answer: its [Disk] keeps nothing more, nor do its Server's clients
+	// send, until [Server.Restart]. A Server made without [WithSchedule],
+	// whose clients it could not stop, refuses it.
 	Crash bool
 	// Note is the caller's own, given back by [Handler.Faults].
 	Note string
@@ -207,6 +208,9 @@ func (h *Handler) Inject(f Fault) {
 func (h *Handler) AddFault(f Fault) (id int, err error) {
 	if err := f.check(); err != nil {
 		return 0, err
+	}
+	if f.Crash && h.lives.crashless {
+		return 0, errCrashless
 	}
 	f = f.copied()
 	f.Times = max(f.Times, 1)

@@ -38,7 +38,7 @@ type Handler struct {
 	store   store
 	journal journal
 	faults  faultQueue
-	disk    Disk // the code under test's, which a Crash kills (see Server.Disk)
+	lives   lives // the code under test's process, which a Crash kills (see Server.Disk)
 }
 
 // NewHandler returns a fake Plant Store with no plants stored (or those of
@@ -131,7 +131,7 @@ func (h *Handler) Plants() []plantstore.NewPlant {
 // server. A request held by a [Fault]'s Delay across Reset is answered as it
 // would have been, but stores nothing. [Request.Seq] and fault IDs go on
 // counting, and the states of [WithRateLimit], [WithChaos] and the replay
-// of a [Profile]'s Traffic go on.
+// of a [Profile]'s Traffic go on, as does a crash until [Server.Restart].
 func (h *Handler) Reset() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -243,7 +243,7 @@ func (h *Handler) decide(ans *answer, req Request, op *operation, in input, rej 
 		}
 	}
 	if ans.scripted != nil && ans.scripted.Crash {
-		h.disk.crash()
+		h.lives.crash()
 	}
 	if ans.by != "" {
 		ans.fault = ans.by + " " + strconv.FormatUint(req.Seq, 10) + ":" + ans.scripted.String()

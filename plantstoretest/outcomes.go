@@ -30,9 +30,18 @@ var outcomeNames = [outcomeClasses]string{"stored", "ErrAlreadyExists", "refused
 // bit each, set by their CallEnd hook.
 type reached struct{ bits atomic.Uint32 }
 
-// hooks returns the hook a watched Server gives its clients.
-func (r *reached) hooks() plantstore.Hooks {
-	return plantstore.Hooks{CallEnd: func(_ context.Context, _ *plantstore.CallInfo, err error) { r.bits.Or(classes(err)) }}
+// hooks returns the hook a watched Server gives its clients of the life
+// whose Disk is d: what a call returns after its process crashed, no code
+// saw.
+func (r *reached) hooks(d *Disk) plantstore.Hooks {
+	return plantstore.Hooks{CallEnd: func(_ context.Context, _ *plantstore.CallInfo, err error) {
+		d.l.mu.Lock()
+		alive := d.l.alive(d.life)
+		d.l.mu.Unlock()
+		if alive {
+			r.bits.Or(classes(err))
+		}
+	}}
 }
 
 // classes returns the bits of the classes err is of.

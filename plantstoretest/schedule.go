@@ -159,11 +159,14 @@ func WithSchedule(text string) Option {
 // test's requests moves with it. An empty text ends the schedule. A text
 // that does not parse changes nothing, nor does one that the [Budget] has
 // no room for, with the schedule in force given back: its error is
-// [ErrStoreFull].
+// [ErrStoreFull]; nor one with a crash that the Server refuses ([Fault].Crash).
 func (h *Handler) SetSchedule(text string) error {
 	s, err := parseSchedule(text)
 	if err != nil {
 		return err
+	}
+	if h.lives.crashless && slices.ContainsFunc(s, func(it scheduleItem) bool { return it.fault.Crash }) {
+		return errCrashless
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -140,6 +140,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	c.tb, c.site = tb, callSite()
 	h := newHandler(c)
 	s := &Server{Handler: h, scheduled: c.scheduled, watch: c.watch}
+	h.lives.crashless = !c.scheduled
 
 	var ts *httptest.Server
 	var mem *memnet.Listener
