@@ -591,6 +591,11 @@ var misuses = map[string]struct {
 			_, _ = srv.Client().CreatePlant(context.Background(), plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"})
 		}, plantstoretest.ExploreKinds("429"), plantstoretest.ExploreRuns(20))
 	}, "yet no call through the Server's Client or ProductionClient returned ErrMaybeCreated"},
+	"an unknown outcome only in a crashed life": {func(t *testing.T) {
+		plantstoretest.Explore(t, func(t *testing.T, srv *plantstoretest.Server) {
+			_, _ = srv.Client().CreatePlant(context.Background(), plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"})
+		}, plantstoretest.ExploreKinds("429", "crash"), plantstoretest.ExploreRuns(20)) // no code saw the crash's
+	}, "yet no call through the Server's Client or ProductionClient returned ErrMaybeCreated"},
 	"never an unknown outcome, as stated": {func(t *testing.T) {
 		plantstoretest.Explore(t, func(t *testing.T, srv *plantstoretest.Server) {
 			_, _ = srv.Client().CreatePlant(context.Background(), plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"})
