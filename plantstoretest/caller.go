@@ -42,18 +42,18 @@ func callSite() string {
 // the server's goroutines, or the cleanup). Without tb.Output (before Go
 // 1.25), tb.Logf or tb.Errorf locates msg as tb.Helper allows.
 func (h *Handler) report(at string, fail bool, msg string) {
-	h.tb.Helper()
-	if o, ok := h.tb.(interface{ Output() io.Writer }); ok && at != "" {
+	h.cfg.tb.Helper()
+	if o, ok := h.cfg.tb.(interface{ Output() io.Writer }); ok && at != "" {
 		fmt.Fprintf(o.Output(), "%s: %s\n", at, msg)
 		if fail {
-			h.tb.Fail()
+			h.cfg.tb.Fail()
 		}
 		return
 	}
 	if fail {
-		h.tb.Errorf("%s", msg)
+		h.cfg.tb.Errorf("%s", msg)
 	} else {
-		h.tb.Logf("%s", msg)
+		h.cfg.tb.Logf("%s", msg)
 	}
 }
 
@@ -65,7 +65,7 @@ func (h *Handler) callback(at string, what func() string, f func()) (panicked an
 	defer func() {
 		if r := recover(); r != nil {
 			msg := fmt.Sprintf("plantstoretest: %s: %v", what(), r)
-			if h.tb == nil {
+			if h.cfg.tb == nil {
 				panic(msg)
 			}
 			h.report(at, true, msg)
@@ -79,7 +79,7 @@ func (h *Handler) callback(at string, what func() string, f func()) (panicked an
 // logRequest logs one line about a finished request to the configured
 // logger and test, if any.
 func (h *Handler) logRequest(r *http.Request, status int, fault string, d time.Duration) {
-	if h.logger != nil {
+	if h.cfg.logger != nil {
 		attrs := []slog.Attr{
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.Path),
@@ -89,9 +89,9 @@ func (h *Handler) logRequest(r *http.Request, status int, fault string, d time.D
 		if fault != "" {
 			attrs = append(attrs, slog.String("fault", fault))
 		}
-		h.logger.LogAttrs(r.Context(), slog.LevelDebug, "plantstoretest request", attrs...)
+		h.cfg.logger.LogAttrs(r.Context(), slog.LevelDebug, "plantstoretest request", attrs...)
 	}
-	if h.logToTB {
+	if h.cfg.logToTB {
 		outcome := "no response"
 		if status != 0 {
 			outcome = fmt.Sprint(status)
@@ -99,6 +99,6 @@ func (h *Handler) logRequest(r *http.Request, status int, fault string, d time.D
 		if fault != "" {
 			outcome += " (fault: " + fault + ")"
 		}
-		h.report(h.site, false, fmt.Sprintf("plantstoretest: %s %s -> %s in %v", r.Method, r.URL.Path, outcome, d))
+		h.report(h.cfg.site, false, fmt.Sprintf("plantstoretest: %s %s -> %s in %v", r.Method, r.URL.Path, outcome, d))
 	}
 }

@@ -131,7 +131,7 @@ func TestChaosIsDeterministicUnderConcurrency(t *testing.T) {
 				defer wg.Done()
 				for i := range ids {
 					req, _ := http.NewRequest(http.MethodPost, s.URL+"/plants", strings.NewReader(fmt.Sprintf(`{"id":%d,"name":"Fern"}`, i)))
-					req.Header = validHeader(string(s.token))
+					req.Header = validHeader(string(s.cfg.token))
 					if resp, err := client.Do(req); err == nil {
 						_, _ = io.Copy(io.Discard, resp.Body)
 						resp.Body.Close()

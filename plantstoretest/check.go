@@ -79,10 +79,10 @@ func checkNoBody(r *http.Request, body []byte, readErr error) *reply {
 // applyRules runs the [WithRule] rules on p, in order, and returns the
 // first refusal; a rule that panics is a 500.
 func (h *Handler) applyRules(p plantstore.NewPlant) *reply {
-	for _, rule := range h.rules {
+	for _, rule := range h.cfg.rules {
 		var e *ErrorBody
 		what := func() string { return fmt.Sprintf("a WithRule rule panicked on %+v", p) }
-		if r := h.callback(h.site, what, func() { e = rule(p) }); r != nil {
+		if r := h.callback(h.cfg.site, what, func() { e = rule(p) }); r != nil {
 			return refusef(rulePanicked, CodeCallbackPanic, "a WithRule rule panicked: %v", r)
 		}
 		if e != nil {
@@ -104,7 +104,7 @@ func (h *Handler) authorize(header http.Header) *reply {
 	case wire.BearerMalformed:
 		return unauthorized(authMalformed, "invalid_request", `Authorization header must be "Bearer <token>"`)
 	}
-	if subtle.ConstantTimeCompare([]byte(token), h.token) != 1 {
+	if subtle.ConstantTimeCompare([]byte(token), h.cfg.token) != 1 {
 		return unauthorized(authInvalid, "invalid_token", "invalid token")
 	}
 	return nil

@@ -12,22 +12,22 @@ import (
 // In real time each retry waits at least 125ms; in a bubble, no wall time
 // (see Fake time in the package documentation).
 func (s *Server) ProductionClient(opts ...plantstore.Option) *plantstore.Client {
-	s.tb.Helper()
+	s.cfg.tb.Helper()
 	return s.client("ProductionClient", opts)
 }
 
 // client is the Client that method returns: s's token, HTTP client and
 // answer to a repeated id, then opts.
 func (s *Server) client(method string, opts []plantstore.Option) *plantstore.Client {
-	s.tb.Helper()
-	all := append([]plantstore.Option{plantstore.WithToken(string(s.token)), plantstore.WithHTTPClient(s.HTTPClient())}, s.alreadyExists()...)
-	if s.watch != nil {
-		all = append(all, plantstore.WithHooks(s.watch.hooks(s.Disk())))
+	s.cfg.tb.Helper()
+	all := append([]plantstore.Option{plantstore.WithToken(string(s.cfg.token)), plantstore.WithHTTPClient(s.HTTPClient())}, s.alreadyExists()...)
+	if s.cfg.watch != nil {
+		all = append(all, plantstore.WithHooks(s.cfg.watch.hooks(s.Disk())))
 	}
 	all = append(all, opts...)
 	c, err := plantstore.NewClient(s.URL, all...)
 	if err != nil {
-		s.tb.Fatalf("plantstoretest: Server.%s: %v", method, err)
+		s.cfg.tb.Fatalf("plantstoretest: Server.%s: %v", method, err)
 	}
 	return c
 }
@@ -39,7 +39,7 @@ func (s *Server) client(method string, opts []plantstore.Option) *plantstore.Cli
 // *http.Transport but under [WithSchedule]. The clients share one pool of
 // connections, which s's cleanup closes.
 func (s *Server) HTTPClient() *http.Client {
-	if s.scheduled {
+	if s.cfg.scheduled {
 		return &http.Client{Transport: guardedTransport{s, s.Disk().life}}
 	}
 	return &http.Client{Transport: s.transport}
@@ -60,12 +60,12 @@ func (g guardedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 			r.Body.Close()
 		}
 		if dead > maxScheduleRequests {
-			g.s.tb.Fatalf("plantstoretest: the process crashed (a crash fault), and its code sent %d requests since, and goes on: return when srv.Crashed()", dead)
+			g.s.cfg.tb.Fatalf("plantstoretest: the process crashed (a crash fault), and its code sent %d requests since, and goes on: return when srv.Crashed()", dead)
 		}
 		return nil, errCrashed
 	}
 	if g.s.pastSchedule() {
-		g.s.tb.Fatalf("plantstoretest: the test sent %d requests past its schedule's last fault, and goes on: a loop that never ends?", maxScheduleRequests)
+		g.s.cfg.tb.Fatalf("plantstoretest: the test sent %d requests past its schedule's last fault, and goes on: a loop that never ends?", maxScheduleRequests)
 	}
 	return g.s.transport.RoundTrip(r)
 }
@@ -73,13 +73,10 @@ func (g guardedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // alreadyExists returns the plantstore.WithAlreadyExists that
 // [Server.Client] promises, or none when the fake stores repeats.
 func (h *Handler) alreadyExists() []plantstore.Option {
-	h.mu.Lock()
-	refuses := h.store.refusesRepeats()
-	h.mu.Unlock()
-	if !refuses {
+	if h.cfg.allowDupIDs {
 		return nil
 	}
-	if status, code, ok := h.profile.DuplicateIDError(); ok {
+	if status, code, ok := h.cfg.profile.DuplicateIDError(); ok {
 		return []plantstore.Option{plantstore.WithAlreadyExists(status, code)}
 	}
 	return []plantstore.Option{plantstore.WithAlreadyExists(http.StatusBadRequest, CodeDuplicateID)}

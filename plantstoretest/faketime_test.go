@@ -36,7 +36,7 @@ func testChaosOnTheWire(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		req.Header = validHeader(string(s.token))
+		req.Header = validHeader(string(s.cfg.token))
 		start := time.Now()
 		resp, err := client.Do(req)
 		took := time.Since(start)

@@ -194,11 +194,11 @@ type InjectedFault struct {
 // misuse, as an invalid [Option] is. A [Server] fails the test for each
 // fault with replies left when it ends. Inject copies f's Header and Body.
 func (h *Handler) Inject(f Fault) {
-	if h.tb != nil {
-		h.tb.Helper()
+	if h.cfg.tb != nil {
+		h.cfg.tb.Helper()
 	}
 	if _, err := h.AddFault(f); err != nil {
-		h.misuse(err.Error())
+		h.cfg.misuse(err.Error())
 	}
 }
 
@@ -215,7 +215,7 @@ func (h *Handler) AddFault(f Fault) (id int, err error) {
 	f = f.copied()
 	f.Times = max(f.Times, 1)
 	at := ""
-	if h.tb != nil {
+	if h.cfg.tb != nil {
 		at = callSite()
 	}
 	h.mu.Lock()
@@ -297,7 +297,7 @@ func (h *Handler) ClearFaults() {
 // reportUnused fails the test for each fault with replies left, at the
 // line that injected it.
 func (h *Handler) reportUnused() {
-	h.tb.Helper()
+	h.cfg.tb.Helper()
 	var unused []scriptedFault
 	h.mu.Lock()
 	for _, f := range h.faults.list {

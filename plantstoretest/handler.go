@@ -1,12 +1,10 @@
 package plantstoretest
 
 import (
-	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/plantstore/plantstore-go"
@@ -18,16 +16,9 @@ import (
 // and is safe for concurrent use. Create one with [NewHandler]; the zero
 // Handler is not usable.
 type Handler struct {
-	token   []byte
-	rules   []func(plantstore.NewPlant) *ErrorBody
-	routes  []route // the route table: routes, and those tests add
-	logger  *slog.Logger
-	tb      testing.TB       // nil for a Handler from NewHandler
-	site    string           // the test's line that called NewServer; see callSite
-	logToTB bool             // WithLogging
+	cfg     *config          // as the options built it
 	sources []faultSource    // in [Fault]'s order; see decide
 	now     func() time.Time // time.Now, but for tests of the rate limit
-	profile *Profile         // nil without WithProfile
 
 	done      chan struct{} // closed by Close
 	closeOnce sync.Once
@@ -58,28 +49,22 @@ func NewHandler(opts ...Option) *Handler {
 				"TLS, the network and logging through a test belong to the server a Handler is mounted in (use WithLogger to log)")
 		}
 	}
-	if err := c.check(); err != nil {
-		panic(err.Error())
-	}
 	return newHandler(c)
 }
 
-// newHandler builds the Handler c describes, which c.check accepted, and
-// stores the plants of WithPlants, reporting a bad one as misuse.
+// newHandler builds the Handler c describes, reporting an invalid option,
+// such as a bad plant of WithPlants, as misuse.
 func newHandler(c *config) *Handler {
 	if c.tb != nil {
 		c.tb.Helper()
 	}
+	if err := c.check(); err != nil {
+		c.misuse(err.Error())
+	}
+	c.routes = append(routes[:len(routes):len(routes)], c.routes...)
 	h := &Handler{
-		token:   []byte(c.token),
-		rules:   c.rules,
-		routes:  append(routes[:len(routes):len(routes)], c.routes...),
-		logger:  c.logger,
-		tb:      c.tb,
-		site:    c.site,
-		logToTB: c.logToTB,
+		cfg:     c,
 		now:     time.Now,
-		profile: c.profile,
 		done:    make(chan struct{}),
 		store:   newStore(c.maxPlants, c.allowDupIDs, c.budget),
 		journal: journal{max: -1, bodyLimit: c.bodyLimit, account: account{budget: c.budget}},
@@ -100,22 +85,13 @@ func newHandler(c *config) *Handler {
 		h.sources = append(h.sources, newReplay(c.profile.Traffic, c.chaosSeed))
 	}
 	if err := h.sched.set(c.schedule, 0); err != nil {
-		h.misuse("plantstoretest: WithSchedule: " + strings.TrimPrefix(err.Error(), "plantstoretest: "))
+		c.misuse("plantstoretest: WithSchedule: " + strings.TrimPrefix(err.Error(), "plantstoretest: "))
 	}
 	if err := h.Seed(c.plants); err != nil {
-		h.misuse("plantstoretest: WithPlants: " + strings.TrimPrefix(err.Error(), "plantstoretest: seed: "))
+		c.misuse("plantstoretest: WithPlants: " + strings.TrimPrefix(err.Error(), "plantstoretest: seed: "))
 	}
+	c.plants, c.schedule = nil, nil // the store and sched keep them, within the Budget
 	return h
-}
-
-// misuse reports that the caller used the fake wrongly, as [Option] says:
-// each function on the way calls tb.Helper.
-func (h *Handler) misuse(msg string) {
-	if h.tb == nil {
-		panic(msg)
-	}
-	h.tb.Helper()
-	h.tb.Fatalf("%s", msg)
 }
 
 // Plants returns the stored plants in the order they arrived. The slice is a

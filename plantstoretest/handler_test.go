@@ -46,7 +46,7 @@ func send(t *testing.T, s *Server, method, path string, header http.Header, body
 // post sends body to s's /plants with the headers of a valid create.
 func post(t *testing.T, s *Server, body string) response {
 	t.Helper()
-	return send(t, s, http.MethodPost, "/plants", validHeader(string(s.token)), body)
+	return send(t, s, http.MethodPost, "/plants", validHeader(string(s.cfg.token)), body)
 }
 
 // validHeader returns the headers of a valid create authorised by token.
@@ -220,7 +220,7 @@ func TestHandlerAcceptsValidBodies(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s := NewServer(t)
-			header := validHeader(string(s.token))
+			header := validHeader(string(s.cfg.token))
 			if tt.contentType != "" {
 				header.Set("Content-Type", tt.contentType)
 			}
@@ -347,7 +347,7 @@ func TestHandlerContentType(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s := NewServer(t)
-			header := http.Header{"Authorization": {"Bearer " + string(s.token)}}
+			header := http.Header{"Authorization": {"Bearer " + string(s.cfg.token)}}
 			if tt.contentType != nil {
 				header["Content-Type"] = tt.contentType
 			}
@@ -388,7 +388,7 @@ func TestHandlerRouting(t *testing.T) {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
 			t.Parallel()
 			s := NewServer(t)
-			resp := send(t, s, tt.method, tt.path, validHeader(string(s.token)), `{"id":1,"name":"Fern"}`)
+			resp := send(t, s, tt.method, tt.path, validHeader(string(s.cfg.token)), `{"id":1,"name":"Fern"}`)
 			call := tt.method + " " + tt.path
 			if tt.method == http.MethodHead { // no body to check
 				if resp.status != tt.wantStatus {
@@ -540,7 +540,7 @@ func TestRequestsAreRecordedRedactedAndCopied(t *testing.T) {
 	t.Parallel()
 	s := NewServer(t)
 	const body = `{"id":1,"name":"Fern"}`
-	header := validHeader(string(s.token))
+	header := validHeader(string(s.cfg.token))
 	header.Set("X-Trace", "abc")
 	send(t, s, http.MethodPost, "/plants", header, body)
 	header.Set("Authorization", "Basic dXNlcjpwYXNz")

@@ -65,7 +65,7 @@ func TestJournalOutcomes(t *testing.T) {
 			}
 			header := tt.header
 			if header == nil {
-				header = validHeader(string(s.token))
+				header = validHeader(string(s.cfg.token))
 			}
 			req, err := http.NewRequest(http.MethodPost, s.URL+"/plants", strings.NewReader(`{"id":1,"name":"Fern"}`))
 			if err != nil {
@@ -522,7 +522,7 @@ func TestJournalSentBeforeBodyIsRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header = validHeader(string(s.token))
+	req.Header = validHeader(string(s.cfg.token))
 	resp, err := s.ts.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)

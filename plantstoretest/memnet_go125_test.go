@@ -92,7 +92,7 @@ func TestInMemoryConnectionsEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			req.Header = validHeader(string(s.token))
+			req.Header = validHeader(string(s.cfg.token))
 			resp, err := s.HTTPClient().Do(req)
 			if err != nil {
 				t.Fatal(err)

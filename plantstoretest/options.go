@@ -24,7 +24,7 @@ type Option func(*config)
 
 // config is what the options build.
 type config struct {
-	token       string
+	token       []byte
 	tls         bool
 	http2       bool // WithHTTP2
 	inMemory    bool // WithInMemoryNetwork
@@ -33,11 +33,11 @@ type config struct {
 	rules       []func(plantstore.NewPlant) *ErrorBody
 	logger      *slog.Logger
 	logToTB     bool
-	tb          testing.TB // set by NewServer only
+	tb          testing.TB // set by NewServer only: nil for NewHandler's
 	site        string     // set by NewServer only: see callSite
 
 	plants    []plantstore.NewPlant // WithPlants
-	routes    []route               // added to the route table; set by tests only
+	routes    []route               // added to the route table by tests; the whole table in a Handler
 	maxPlants int
 	bodyLimit int
 	rateN     int           // WithRateLimit; 0 for none
@@ -47,7 +47,7 @@ type config struct {
 	profile   *Profile // WithProfile; nil for none
 	budget    *Budget  // WithBudget; nil for none
 	schedule  schedule // WithSchedule
-	scheduled bool     // WithSchedule was given, even empty
+	scheduled bool     // WithSchedule was given, even empty: HTTPClient guards the requests
 	errs      []error  // of options whose argument does not parse
 	watch     *reached // Explore's record of the outcomes its run reached
 }
@@ -57,7 +57,7 @@ type config struct {
 const DefaultMaxPlants = 1_000_000
 
 func newConfig(opts []Option) *config {
-	c := &config{token: DefaultToken, maxPlants: DefaultMaxPlants, bodyLimit: maxBodyBytes}
+	c := &config{token: []byte(DefaultToken), maxPlants: DefaultMaxPlants, bodyLimit: maxBodyBytes}
 	for _, opt := range opts {
 		opt(c)
 	}
@@ -66,7 +66,7 @@ func newConfig(opts []Option) *config {
 
 // check reports whether the configuration is usable.
 func (c *config) check() error {
-	tokenProblem := wire.TokenProblem(c.token)
+	tokenProblem := wire.TokenProblem(string(c.token))
 	switch {
 	case len(c.errs) > 0:
 		return c.errs[0]
@@ -92,10 +92,20 @@ func (c *config) check() error {
 	return nil
 }
 
+// misuse reports that the caller used the fake wrongly, as [Option] says:
+// each function on the way calls tb.Helper.
+func (c *config) misuse(msg string) {
+	if c.tb == nil {
+		panic(msg)
+	}
+	c.tb.Helper()
+	c.tb.Fatalf("%s", msg)
+}
+
 // WithToken sets the one bearer token the fake accepts, instead of
 // [DefaultToken]: non-empty visible ASCII, as [plantstore.WithToken] needs.
 func WithToken(token string) Option {
-	return func(c *config) { c.token = token }
+	return func(c *config) { c.token = []byte(token) }
 }
 
 // WithTLS makes [NewServer] serve HTTPS with a self-signed certificate that

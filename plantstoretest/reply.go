@@ -55,7 +55,7 @@ var statuses = [...]int{created: 200, notFound: 404, methodNotAllowed: 405,
 // place that applies the profile. The journal has the status before the
 // reply goes out; send returns it, and the Duration.
 func (h *Handler) send(w http.ResponseWriter, rep reply, extra http.Header, seq uint64, start time.Time) (int, time.Duration) {
-	rep = h.profile.apply(rep)
+	rep = h.cfg.profile.apply(rep)
 	d := h.now().Sub(start)
 	h.mu.Lock()
 	h.journal.complete(seq, rep.status, d, rep.duplicate)

@@ -93,7 +93,7 @@ func TestRouteTableServesASecondOperation(t *testing.T) {
 			t.Parallel()
 			s := NewServer(t, withRoute(getPlant), WithPlants(plantstore.NewPlant{ID: 1, Name: "Fern", Tag: "shade"}))
 			call := tt.method + " " + tt.path
-			resp := send(t, s, tt.method, tt.path, tt.header(string(s.token)), tt.body)
+			resp := send(t, s, tt.method, tt.path, tt.header(string(s.cfg.token)), tt.body)
 			if tt.wantStatus != http.StatusOK {
 				checkError(t, call, resp, tt.wantStatus, tt.wantCode, tt.wantMsg)
 			} else {
@@ -138,12 +138,12 @@ func TestFaultsMatchByMethodAndPath(t *testing.T) {
 		if resp := post(t, s, `{"id":1,"name":"Fern"}`); resp.status != http.StatusOK {
 			t.Errorf("POST /plants status = %d, want 200: the fault matches GET only", resp.status)
 		}
-		resp := send(t, s, http.MethodGet, "/plants/2", authOnly(string(s.token)), "")
+		resp := send(t, s, http.MethodGet, "/plants/2", authOnly(string(s.cfg.token)), "")
 		checkError(t, "GET /plants/2", resp, http.StatusNotFound, CodeNotFound, `no plant has id "2"`)
 		if n := len(s.Faults()); n != 1 {
 			t.Fatalf("after POST /plants and GET /plants/2, %d faults waiting, want 1", n)
 		}
-		resp = send(t, s, http.MethodGet, "/plants/1", authOnly(string(s.token)), "")
+		resp = send(t, s, http.MethodGet, "/plants/1", authOnly(string(s.cfg.token)), "")
 		checkError(t, "GET /plants/1", resp, http.StatusServiceUnavailable, CodeFault, "inject#1: 503")
 		want := []string{"", "", "inject#1 3:503 retry-after=none"}
 		var got []string
@@ -162,7 +162,7 @@ func TestFaultsMatchByMethodAndPath(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		req.Header = authOnly(string(s.token))
+		req.Header = authOnly(string(s.cfg.token))
 		resp, err := s.ts.Client().Do(req)
 		if err == nil {
 			resp.Body.Close()
@@ -182,7 +182,7 @@ func TestFaultsMatchByMethodAndPath(t *testing.T) {
 		t.Parallel()
 		s := NewServer(t, withRoute(getPlant), WithRateLimit(1, 1<<40))
 		post(t, s, `{"id":1,"name":"Fern"}`)
-		resp := send(t, s, http.MethodGet, "/plants/1", authOnly(string(s.token)), "")
+		resp := send(t, s, http.MethodGet, "/plants/1", authOnly(string(s.cfg.token)), "")
 		checkError(t, "GET /plants/1", resp, http.StatusTooManyRequests, CodeRateLimited, "")
 	})
 }

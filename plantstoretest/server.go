@@ -103,8 +103,6 @@ type Server struct {
 
 	ts        *httptest.Server
 	transport *http.Transport // shared by the clients Client returns
-	scheduled bool            // WithSchedule: HTTPClient's clients go through guardedTransport
-	watch     *reached        // under Explore, what its clients' calls returned
 	closeOnce sync.Once
 	closed    atomic.Bool // set when Close begins
 	// serving is read-locked by each request while h serves it, so that Close
@@ -125,9 +123,6 @@ type Server struct {
 func NewServer(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	c := newConfig(opts)
-	if err := c.check(); err != nil {
-		tb.Fatalf("%v", err)
-	}
 	if inBubble := bubble.Inside(); inBubble && !c.inMemory {
 		tb.Fatalf("plantstoretest: NewServer inside a testing/synctest bubble needs WithInMemoryNetwork(): " +
 			"a loopback socket never counts as durably blocked there, so the test would hang until go test's timeout " +
@@ -139,7 +134,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	}
 	c.tb, c.site = tb, callSite()
 	h := newHandler(c)
-	s := &Server{Handler: h, scheduled: c.scheduled, watch: c.watch}
+	s := &Server{Handler: h}
 	h.lives.crashless = !c.scheduled
 
 	var ts *httptest.Server
@@ -180,7 +175,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 // EnsurePlant works. opts apply last and win. If the client cannot be
 // built, Client fails the test.
 func (s *Server) Client(opts ...plantstore.Option) *plantstore.Client {
-	s.tb.Helper()
+	s.cfg.tb.Helper()
 	backoff := plantstore.WithRetryBackoff(time.Millisecond, 10*time.Millisecond)
 	return s.client("Client", append([]plantstore.Option{backoff}, opts...))
 }
@@ -227,7 +222,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type tbWriter struct{ h *Handler }
 
 func (w tbWriter) Write(p []byte) (int, error) {
-	w.h.report(w.h.site, false, strings.TrimSuffix(string(p), "\n"))
+	w.h.report(w.h.cfg.site, false, strings.TrimSuffix(string(p), "\n"))
 	return len(p), nil
 }
 

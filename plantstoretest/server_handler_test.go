@@ -68,7 +68,7 @@ func TestServerMountedAfterClose(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		req.Header = validHeader(string(s.token))
+		req.Header = validHeader(string(s.cfg.token))
 		resp, err := front.Client().Do(req)
 		if err != nil {
 			t.Fatalf("POST /plants to the mounting server: %v", err)

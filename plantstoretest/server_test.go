@@ -208,7 +208,7 @@ func TestServerTLSIsReal(t *testing.T) {
 	t.Parallel()
 	s := NewServer(t, WithTLS())
 	// A client that does not trust the certificate cannot connect.
-	c, err := plantstore.NewClient(s.URL, plantstore.WithToken(string(s.token)), plantstore.WithMaxRetries(0))
+	c, err := plantstore.NewClient(s.URL, plantstore.WithToken(string(s.cfg.token)), plantstore.WithMaxRetries(0))
 	if err != nil {
 		t.Fatalf("NewClient(%q) error = %v", s.URL, err)
 	}

@@ -24,10 +24,6 @@ func newStore(max int, allowDupIDs bool, b *Budget) store {
 	return s
 }
 
-// refusesRepeats reports whether s refuses an id it holds: false under
-// WithAllowDuplicateIDs.
-func (s *store) refusesRepeats() bool { return s.ids != nil }
-
 // stored is where an id is stored: the Seq of the create (0 for a seed)
 // and the plant's index in plants.
 type stored struct {
