@@ -78,33 +78,33 @@ type Fault struct {
 	Note string
 }
 
-// check reports a Fault that cannot do what it says.
-func (f *Fault) check() error {
+// check says what keeps f from doing what it says, or "".
+func (f *Fault) check() string {
 	switch {
 	case f.Times < 0:
-		return fmt.Errorf("plantstoretest: invalid Fault: Times is %d, want 0 or more", f.Times)
+		return fmt.Sprintf("Times is %d, want 0 or more", f.Times)
 	case f.Delay < 0:
-		return fmt.Errorf("plantstoretest: invalid Fault: Delay is %v, want 0 or more", f.Delay)
+		return fmt.Sprintf("Delay is %v, want 0 or more", f.Delay)
 	case f.Status != 0 && (f.Status < 200 || f.Status > 599):
-		return fmt.Errorf("plantstoretest: invalid Fault: Status is %d, want 0 or 200 to 599", f.Status)
+		return fmt.Sprintf("Status is %d, want 0 or 200 to 599", f.Status)
 	case f.Hang && f.Drop:
-		return errors.New("plantstoretest: invalid Fault: Hang and Drop are alternatives; set one")
+		return "Hang and Drop are alternatives; set one"
 	case (f.Hang || f.Drop) && f.Status != 0:
-		return errors.New("plantstoretest: invalid Fault: a Fault with Hang or Drop sends no reply, so Status must be 0")
+		return "a Fault with Hang or Drop sends no reply, so Status must be 0"
 	case (f.Hang || f.Drop) && (f.Header != nil || f.Body != nil):
-		return errors.New("plantstoretest: invalid Fault: a Fault with Hang or Drop sends no reply, so Header and Body must be nil")
+		return "a Fault with Hang or Drop sends no reply, so Header and Body must be nil"
 	case f.GoAway && (f.Hang || f.Drop):
-		return errors.New("plantstoretest: invalid Fault: GoAway goes with a reply, and Hang and Drop send none; set one")
+		return "GoAway goes with a reply, and Hang and Drop send none; set one"
 	case f.Hang && f.Delay != 0:
-		return errors.New("plantstoretest: invalid Fault: a Fault with Hang never replies, so Delay must be 0")
+		return "a Fault with Hang never replies, so Delay must be 0"
 	case f.Crash && !(f.Store && f.Drop):
-		return errors.New("plantstoretest: invalid Fault: Crash needs Store and Drop: the plant is stored, and no one hears the answer")
+		return "Crash needs Store and Drop: the plant is stored, and no one hears the answer"
 	case f.Status == 0 && f.Body != nil:
-		return errors.New("plantstoretest: invalid Fault: Body needs a Status")
+		return "Body needs a Status"
 	case f.Store && f.Status == 0 && !f.Hang && !f.Drop && !f.GoAway && f.Delay == 0 && !addsHeaders(f.Header):
-		return errors.New("plantstoretest: invalid Fault: Store alone changes nothing; add Status, Header, Delay, Hang, Drop or GoAway")
+		return "Store alone changes nothing; add Status, Header, Delay, Hang, Drop or GoAway"
 	}
-	return nil
+	return ""
 }
 
 // addsHeaders reports whether header has a value: a name with no values
@@ -166,14 +166,6 @@ func (f *Fault) reply(by string) reply {
 	return reply{kind: scripted, status: f.Status, raw: body}
 }
 
-// scriptedFault is an injected Fault and how many replies it has left.
-type scriptedFault struct {
-	Fault
-	seq  int    // 1 for the first Fault injected into the Handler, and so on
-	left int    // replies not yet used
-	at   string // the test's line that injected it (see callSite), under NewServer
-}
-
 // InjectedFault is a [Fault] with replies left, as [Handler.Faults]
 // reports it.
 type InjectedFault struct {
@@ -185,6 +177,12 @@ type InjectedFault struct {
 	// Times is how many replies it was injected for, Left how many are unused.
 	Times int
 	Left  int
+}
+
+// scriptedFault is an injected Fault as the queue keeps it.
+type scriptedFault struct {
+	InjectedFault
+	at string // the test's line that injected it (see callSite), under NewServer
 }
 
 // Inject adds f to the faults waiting for requests. A request is answered
@@ -206,8 +204,8 @@ func (h *Handler) Inject(f Fault) {
 // returns the fault's ID, or the error Inject reports ([ErrStoreFull] for
 // the Budget) and adds nothing.
 func (h *Handler) AddFault(f Fault) (id int, err error) {
-	if err := f.check(); err != nil {
-		return 0, err
+	if why := f.check(); why != "" {
+		return 0, errors.New("plantstoretest: invalid Fault: " + why)
 	}
 	if f.Crash && h.lives.crashless {
 		return 0, errCrashless
@@ -237,7 +235,7 @@ func (q *faultQueue) add(f Fault, at string) (int, error) {
 		return 0, err
 	}
 	q.seq++
-	q.list = append(q.list, &scriptedFault{Fault: f, seq: q.seq, left: f.Times, at: at})
+	q.list = append(q.list, &scriptedFault{InjectedFault{ID: q.seq, Fault: f, Times: f.Times, Left: f.Times}, at})
 	return q.seq, nil
 }
 
@@ -246,15 +244,15 @@ func (q *faultQueue) add(f Fault, at string) (int, error) {
 // its ID. A fault used up goes, and gives back what it held.
 func (q *faultQueue) place(h *Handler, req Request) (*Fault, string) {
 	for i, f := range q.list {
-		if f.Match != nil && !h.matches(f, req) {
+		if f.Fault.Match != nil && !h.matches(f, req) {
 			continue
 		}
-		f.left--
-		if f.left == 0 {
+		f.Left--
+		if f.Left == 0 {
 			q.list = append(q.list[:i:i], q.list[i+1:]...)
 			_ = q.take(-costOfFault(&f.Fault))
 		}
-		return &f.Fault, "inject#" + strconv.Itoa(f.seq)
+		return &f.Fault, "inject#" + strconv.Itoa(f.ID)
 	}
 	return nil, ""
 }
@@ -272,7 +270,8 @@ func (h *Handler) Faults() []InjectedFault {
 	defer h.mu.Unlock()
 	out := make([]InjectedFault, len(h.faults.list))
 	for i, f := range h.faults.list {
-		out[i] = InjectedFault{ID: f.seq, Fault: f.Fault.copied(), Times: f.Times, Left: f.left}
+		out[i] = f.InjectedFault
+		out[i].Fault = f.Fault.copied()
 	}
 	return out
 }
@@ -310,18 +309,18 @@ func (h *Handler) reportUnused() {
 			at = " at " + f.at
 		}
 		what := f.Fault.String()
-		if f.Match != nil {
+		if f.Fault.Match != nil {
 			what += ", Match"
 		}
 		h.report(f.at, true, fmt.Sprintf("plantstoretest: injected Fault #%d (%s)%s was used %d of %d times",
-			f.seq, what, at, f.Times-f.left, f.Times))
+			f.ID, what, at, f.Times-f.Left, f.Times))
 	}
 }
 
 // matches calls f.Match; a panic in it is no match (see [Handler.callback]).
 func (h *Handler) matches(f *scriptedFault, req Request) (ok bool) {
-	what := func() string { return fmt.Sprintf("the Match of injected Fault #%d panicked", f.seq) }
-	h.callback(f.at, what, func() { ok = f.Match(req) })
+	what := func() string { return fmt.Sprintf("the Match of injected Fault #%d panicked", f.ID) }
+	h.callback(f.at, what, func() { ok = f.Fault.Match(req) })
 	return ok
 }
 

@@ -73,8 +73,8 @@ func ParseFault(text string) (Fault, error) {
 			return bad(fmt.Sprintf("%q: want each of goaway, after=D and (after a status) retry-after=S at most once", m))
 		}
 	}
-	if err := f.check(); err != nil {
-		return bad(strings.TrimPrefix(err.Error(), "plantstoretest: invalid Fault: "))
+	if why := f.check(); why != "" {
+		return bad(why)
 	}
 	return f, nil
 }

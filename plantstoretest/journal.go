@@ -139,14 +139,7 @@ func (j *journal) since(seq uint64) []Request {
 		r := *j.entry(skip + i)
 		r.Header = r.Header.Clone()
 		r.Body = append([]byte(nil), r.Body...)
-		if r.Invalid != nil {
-			e := *r.Invalid
-			r.Invalid = &e
-		}
-		if r.Duplicate != nil {
-			d := *r.Duplicate
-			r.Duplicate = &d
-		}
+		r.Invalid, r.Duplicate = copyOf(r.Invalid), copyOf(r.Duplicate)
 		out[i] = r
 	}
 	return out
