@@ -33,8 +33,7 @@ const (
 	CodeStoreFull
 	// CodeRateLimited means the request came over the rate of [WithRateLimit].
 	CodeRateLimited
-	// CodeClosed means the [Server] was closed: a server it is mounted in
-	// answers so, with 503 (see [Server.ServeHTTP]).
+	// CodeClosed means the [Server] was closed ([Server.ServeHTTP]).
 	CodeClosed
 )
 

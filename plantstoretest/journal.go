@@ -50,7 +50,7 @@ type Request struct {
 	// usual reply, or "": its source ("rate-limit", "inject#3" for the
 	// injected Fault of ID 3, "schedule", "chaos" or "traffic"), then the
 	// request's Seq and the Fault as [ParseFault] reads it, such as "chaos
-	// 7:store-drop". Joined with commas, Faults paste into [WithSchedule].
+	// 7:store-drop", an item of [WithSchedule].
 	Fault string
 	// Duration is the time from Time until the reply's status line was
 	// written or the connection dropped; 0 while held.

@@ -118,8 +118,9 @@ func WithTLS() Option {
 // Server's clients speak it, as a deployment and the default plantstore
 // client do: with [WithTLS], h2 by ALPN; without, h2c with prior knowledge,
 // which needs Go 1.24 or later. It works in memory too, and in a
-// testing/synctest bubble from Go 1.26. Only the connection differs (see
-// [Fault]'s Drop and GoAway), not the answers.
+// testing/synctest bubble from Go 1.26 (before, NewServer there fails the
+// test). Only the connection differs (see [Fault]'s Drop and GoAway), not
+// the answers.
 func WithHTTP2() Option {
 	return func(c *config) { c.http2 = true }
 }
@@ -131,9 +132,10 @@ const errH2CNeedsGo124 = "plantstoretest: WithHTTP2 without WithTLS serves h2c, 
 
 // WithInMemoryNetwork makes [NewServer] serve on an in-memory network of
 // its own instead of a loopback socket, which would hang a testing/synctest
-// bubble: call NewServer inside the function given to synctest.Test. Every
-// feature works there; [WithRateLimit]'s clock is the bubble's. Outside a
-// bubble it works in real time, with no port to allocate.
+// bubble (NewServer there fails the test without it): call NewServer inside
+// the function given to synctest.Test. Every feature works there;
+// [WithRateLimit]'s clock is the bubble's. Outside a bubble it works in
+// real time, with no port to allocate.
 //
 // Only the Server's clients ([Server.Client], [Server.ProductionClient],
 // [Server.HTTPClient]) reach it, at 127.0.0.1:1: loopback, so

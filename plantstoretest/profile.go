@@ -56,12 +56,11 @@ type Profile struct {
 	AuthInvalid *ProfileReply `json:"auth_invalid,omitempty"`
 
 	// Traffic, if not nil, makes the fake answer with a deployment's recorded
-	// mix (package traffic), deterministic for [WithChaosSeed]'s seed: a
-	// request no [Fault], rate limit or chaos took fails at the recorded rates,
-	// in runs of the recorded mean length, after a latency drawn from its
-	// outcome's histogram; 4xx are not replayed. [Request.Fault] reads
-	// "traffic 9:503 after=1.2ms retry-after=3". TRAFFIC.md, beside this
-	// package, has the details.
+	// mix (package traffic), deterministic for [WithChaosSeed]'s seed, as
+	// TRAFFIC.md, beside this package, details: a request no other source
+	// took (see [Fault]) fails at the recorded rates, in runs of the recorded
+	// mean length, after a latency drawn from its outcome's histogram; 4xx
+	// are not replayed.
 	Traffic *traffic.Recording `json:"traffic,omitempty"`
 }
 
@@ -278,8 +277,7 @@ func escapeName(name string, emit func([]byte)) {
 }
 
 // apply returns rep, or in its place p's reply of rep's kind, with the
-// placeholders put in for a duplicate id; a nil p has none. Only
-// [Handler.send] calls it.
+// placeholders put in for a duplicate id; a nil p has none.
 func (p *Profile) apply(rep reply) reply {
 	if p == nil {
 		return rep

@@ -23,7 +23,7 @@ type reply struct {
 	allow     string              // the Allow value of a 405
 	refused   plantstore.NewPlant // the plant a duplicateID refusal refused
 	duplicate *Duplicate          // what a duplicateID refusal found stored
-	profiled  *ProfileReply       // the profile's reply in its place, set by send only
+	profiled  *ProfileReply       // the profile's reply in its place (Profile.apply)
 }
 
 // kind names what a reply says, so that send can tell replies apart (a

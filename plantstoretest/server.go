@@ -117,9 +117,6 @@ type Server struct {
 // the server's goroutines (a panicking [Fault.Match] or [WithRule] rule,
 // [WithLogging]'s lines) point at the test's line; before, at the line that
 // called NewServer.
-//
-// Like an invalid [Option], a call inside a testing/synctest bubble without
-// [WithInMemoryNetwork], or with [WithHTTP2] before Go 1.26, fails the test.
 func NewServer(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	c := newConfig(opts)
