@@ -7,8 +7,7 @@ import "github.com/plantstore/plantstore-go/internal/wire"
 // gives each). They never change, but the specification gives no values:
 // code under test must branch on the status, or on its deployment's codes.
 const (
-	// CodeInvalidJSON means the body is not exactly one JSON object in valid
-	// UTF-8, with no repeated field name.
+	// CodeInvalidJSON means the body is not one JSON object in UTF-8.
 	CodeInvalidJSON int32 = iota + 1
 	// CodeInvalidPlant means the object is not a valid NewPlant.
 	CodeInvalidPlant
@@ -28,8 +27,7 @@ const (
 	CodeFault
 	// CodeCallbackPanic means a [WithRule] rule panicked.
 	CodeCallbackPanic
-	// CodeStoreFull means the store is full (see [WithMaxPlants]), or its
-	// [Budget] has no room for what the request would keep.
+	// CodeStoreFull means the store ([WithMaxPlants]) or its [Budget] is full.
 	CodeStoreFull
 	// CodeRateLimited means the request came over the rate of [WithRateLimit].
 	CodeRateLimited
