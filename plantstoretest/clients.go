@@ -32,12 +32,11 @@ func (s *Server) client(method string, opts []plantstore.Option) *plantstore.Cli
 	return c
 }
 
-// HTTPClient returns a new http.Client that reaches s: it trusts s's
-// certificate under [WithTLS], speaks HTTP/2 under [WithHTTP2] and dials
-// s's in-memory network under [WithInMemoryNetwork]. Give it to code that
-// builds its own plantstore.Client with s.URL, or wrap its Transport, an
-// *http.Transport but under [WithSchedule]. The clients share one pool of
-// connections, which s's cleanup closes.
+// HTTPClient returns a new http.Client that reaches s under any of its
+// options, such as [WithTLS]. Give it to code that builds its own
+// plantstore.Client with s.URL, or wrap its Transport, an *http.Transport
+// but under [WithSchedule]. The clients share one pool of connections,
+// which s's cleanup closes.
 func (s *Server) HTTPClient() *http.Client {
 	if s.cfg.scheduled {
 		return &http.Client{Transport: guardedTransport{s, s.Disk().life}}

@@ -70,9 +70,8 @@ type Fault struct {
 	Store bool
 	// Crash, with Store and Drop, is the code under test's process dying
 	// at this request, after a valid plant is stored and before the
-	// answer: its [Disk] keeps nothing more, nor do its Server's clients
-	// send, until [Server.Restart]. A Server made without [WithSchedule],
-	// whose clients it could not stop, refuses it.
+	// answer, as [Disk] says; a Server made without [WithSchedule], whose
+	// clients it could not stop, refuses it.
 	Crash bool
 	// Note is the caller's own, given back by [Handler.Faults].
 	Note string
