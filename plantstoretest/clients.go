@@ -17,10 +17,17 @@ func (s *Server) ProductionClient(opts ...plantstore.Option) *plantstore.Client 
 }
 
 // client is the Client that method returns: s's token, HTTP client and
-// answer to a repeated id, then opts.
+// answer to a repeated id (none when the fake stores repeats), then opts.
 func (s *Server) client(method string, opts []plantstore.Option) *plantstore.Client {
 	s.cfg.tb.Helper()
-	all := append([]plantstore.Option{plantstore.WithToken(string(s.cfg.token)), plantstore.WithHTTPClient(s.HTTPClient())}, s.alreadyExists()...)
+	all := []plantstore.Option{plantstore.WithToken(string(s.cfg.token)), plantstore.WithHTTPClient(s.HTTPClient())}
+	if !s.cfg.allowDupIDs {
+		status, code, ok := s.cfg.profile.DuplicateIDError()
+		if !ok {
+			status, code = http.StatusBadRequest, CodeDuplicateID
+		}
+		all = append(all, plantstore.WithAlreadyExists(status, code))
+	}
 	if s.cfg.watch != nil {
 		all = append(all, plantstore.WithHooks(s.cfg.watch.hooks(s.Disk())))
 	}
@@ -67,16 +74,4 @@ func (g guardedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		g.s.cfg.tb.Fatalf("plantstoretest: the test sent %d requests past its schedule's last fault, and goes on: a loop that never ends?", maxScheduleRequests)
 	}
 	return g.s.transport.RoundTrip(r)
-}
-
-// alreadyExists returns the plantstore.WithAlreadyExists that
-// [Server.Client] promises, or none when the fake stores repeats.
-func (h *Handler) alreadyExists() []plantstore.Option {
-	if h.cfg.allowDupIDs {
-		return nil
-	}
-	if status, code, ok := h.cfg.profile.DuplicateIDError(); ok {
-		return []plantstore.Option{plantstore.WithAlreadyExists(status, code)}
-	}
-	return []plantstore.Option{plantstore.WithAlreadyExists(http.StatusBadRequest, CodeDuplicateID)}
 }
