@@ -102,12 +102,12 @@ func (h *Handler) Plants() []plantstore.NewPlant {
 	return append([]plantstore.NewPlant(nil), h.store.plants...)
 }
 
-// Reset forgets the stored plants, the recorded requests and the injected
-// faults not yet used (without reporting them), so that subtests can share a
-// server. A request held by a [Fault]'s Delay across Reset is answered as it
-// would have been, but stores nothing. [Request.Seq] and fault IDs go on
-// counting, and the states of [WithRateLimit], [WithChaos] and the replay
-// of a [Profile]'s Traffic go on, as does a crash until [Server.Restart].
+// Reset forgets the stored plants and does what [Handler.ClearRequests]
+// and [Handler.ClearFaults] do, so that subtests can share a server. A
+// request held by a [Fault]'s Delay across Reset is answered as it would
+// have been, but stores nothing. The states of [WithRateLimit],
+// [WithChaos] and the replay of a [Profile]'s Traffic go on, as does a
+// crash until [Server.Restart].
 func (h *Handler) Reset() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
