@@ -181,8 +181,7 @@ type answer struct {
 	rep      reply  // the reply, once worked out (status 0 until then): the operation done, or its refusal
 }
 
-// A faultSource places faults on requests; decide asks the Handler's
-// sources, built in the order [Fault]'s doc gives, under its mu.
+// A faultSource places faults on requests; decide asks each, under h.mu.
 type faultSource interface {
 	// place returns the fault for req, numbered, and the source's name for
 	// [Request.Fault], or nil. A fault with no name is no fault to record:
