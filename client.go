@@ -38,7 +38,7 @@ const (
 	// version is the module's version, its one source of truth: the
 	// User-Agent reports it, a test holds it to CHANGELOG.md's newest
 	// release, and the release check tags it (see RELEASING.md).
-	version   = "0.4.0"
+	version   = "0.5.0"
 	userAgent = "plantstore-go/" + version
 )
 

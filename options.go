@@ -167,7 +167,7 @@ const maxUserAgentBytes = 256
 
 // WithUserAgent names the application in the User-Agent header, in front of
 // the SDK's own product: WithUserAgent("inventory-sync/1.4") sends
-// "User-Agent: inventory-sync/1.4 plantstore-go/0.4.0", so the service's
+// "User-Agent: inventory-sync/1.4 plantstore-go/0.5.0", so the service's
 // operators can tell which application sent a request. product, by
 // convention name/version, must be 1 to 256 bytes of printable ASCII, not
 // starting or ending with a space; anything else is an error.
