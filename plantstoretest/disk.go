@@ -15,7 +15,6 @@ type lives struct {
 	life      int  // the lives begun before this one
 	crashed   bool // this life crashed: nothing it does counts
 	deadSends int  // the requests its clients tried since
-	crashless bool // a Server without WithSchedule, whose clients a crash cannot stop
 }
 
 // alive reports whether life is the one in force, and has not crashed.
@@ -44,6 +43,11 @@ func (l *lives) send(life int) (ok bool, dead int) {
 // errCrashed is what a Server's client gets for a request its dead
 // process would have sent.
 var errCrashed = errors.New("plantstoretest: the process crashed (a crash fault) and sends nothing; a client of the next life, after Server.Restart, does")
+
+// crashless reports whether h is a Server's made without WithSchedule,
+// whose clients a crash could not stop: a Handler from NewHandler has no
+// test, and no clients.
+func (h *Handler) crashless() bool { return h.cfg.tb != nil && !h.cfg.scheduled }
 
 // errCrashless refuses a crash that a Server's clients could not obey.
 var errCrashless = errors.New("plantstoretest: a crash needs a Server made WithSchedule (WithSchedule(\"\") places no fault), whose clients it stops")
@@ -102,11 +106,7 @@ func (l *lives) put(life int, key, value string) {
 
 // Disk returns the storage that outlives the code under test's process,
 // as this life writes it.
-func (s *Server) Disk() *Disk {
-	s.lives.mu.Lock()
-	defer s.lives.mu.Unlock()
-	return &Disk{&s.lives, s.lives.life}
-}
+func (s *Server) Disk() *Disk { return &Disk{&s.lives, s.Life() - 1} }
 
 // Crashed reports whether the code under test's process crashed in this
 // life: what it does from then on counts for nothing, and a scenario of

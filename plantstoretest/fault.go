@@ -206,7 +206,7 @@ func (h *Handler) AddFault(f Fault) (id int, err error) {
 	if why := f.check(); why != "" {
 		return 0, errors.New("plantstoretest: invalid Fault: " + why)
 	}
-	if f.Crash && h.lives.crashless {
+	if f.Crash && h.crashless() {
 		return 0, errCrashless
 	}
 	f = f.copied()

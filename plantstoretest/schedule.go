@@ -165,7 +165,7 @@ func (h *Handler) SetSchedule(text string) error {
 	if err != nil {
 		return err
 	}
-	if h.lives.crashless && slices.ContainsFunc(s, func(it scheduleItem) bool { return it.fault.Crash }) {
+	if h.crashless() && slices.ContainsFunc(s, func(it scheduleItem) bool { return it.fault.Crash }) {
 		return errCrashless
 	}
 	h.mu.Lock()

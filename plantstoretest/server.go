@@ -132,7 +132,6 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	c.tb, c.site = tb, callSite()
 	h := newHandler(c)
 	s := &Server{Handler: h}
-	h.lives.crashless = !c.scheduled
 
 	var ts *httptest.Server
 	var mem *memnet.Listener
