@@ -250,11 +250,28 @@ func expand(body string, p *plantstore.NewPlant) (string, error) {
 		return "", fmt.Errorf("the profile's duplicate_id reply, with the id and name put in, would be %d bytes or more, "+
 			"over the %d it may hold (16 KiB and twice the id and name, at most 1 MiB)", n, limit)
 	}
-	var name strings.Builder
-	if names > 0 {
-		escapeName(p.Name, func(e []byte) { name.Write(e) })
+	var b strings.Builder // built once, to its length: no copy of the name, no growing
+	b.Grow(int(n))
+	for {
+		i := strings.IndexByte(body, '{')
+		if i < 0 {
+			b.WriteString(body)
+			return b.String(), nil
+		}
+		b.WriteString(body[:i])
+		body = body[i:]
+		switch {
+		case strings.HasPrefix(body, IDPlaceholder):
+			b.WriteString(id)
+			body = body[len(IDPlaceholder):]
+		case strings.HasPrefix(body, NamePlaceholder):
+			escapeName(p.Name, func(e []byte) { b.Write(e) })
+			body = body[len(NamePlaceholder):]
+		default:
+			b.WriteByte('{')
+			body = body[1:]
+		}
 	}
-	return strings.NewReplacer(IDPlaceholder, id, NamePlaceholder, name.String()).Replace(body), nil
 }
 
 // escapeName passes name to emit escaped as encoding/json does, without
