@@ -1,11 +1,13 @@
 package plantstore_test
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
 
 	"github.com/plantstore/plantstore-go"
+	"github.com/plantstore/plantstore-go/plantstoretest"
 )
 
 // TestNewID draws 100,000 ids from 8 goroutines: each is positive, none
@@ -78,4 +80,22 @@ func ExampleIDFor() {
 	// create instead of storing a second plant.
 	fmt.Println(plantstore.IDFor("orders/17"))
 	// Output: 5804267392063540989
+}
+
+// TestIDForKeyReused is IDFor's doc's warning: a key reused for another
+// plant gives the same id, and EnsurePlant reads the repeat as its plant
+// stored, returning nil, though the plant stored is the first.
+func TestIDForKeyReused(t *testing.T) {
+	t.Parallel()
+	srv := plantstoretest.NewServer(t)
+	c := srv.Client()
+	for _, name := range []string{"Fern", "Ivy"} {
+		if err := c.EnsurePlant(context.Background(), plantstore.NewPlant{ID: plantstore.IDFor("orders/17"), Name: name}); err != nil {
+			t.Fatalf("EnsurePlant(%s): %v", name, err)
+		}
+	}
+	want := []plantstore.NewPlant{{ID: plantstore.IDFor("orders/17"), Name: "Fern"}}
+	if got := srv.Plants(); len(got) != 1 || got[0] != want[0] {
+		t.Errorf("stored %v, want %v: the first plant only", got, want)
+	}
 }

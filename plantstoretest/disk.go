@@ -93,6 +93,13 @@ func (d *Disk) LoadOrStore(key, value string) (actual string, loaded bool) {
 	return value, false
 }
 
+// alive reports whether d's life is the one in force, and has not crashed.
+func (d *Disk) alive() bool {
+	d.l.mu.Lock()
+	defer d.l.mu.Unlock()
+	return d.l.alive(d.life)
+}
+
 // put stores value under key if life is alive. l.mu must be held.
 func (l *lives) put(life int, key, value string) {
 	if !l.alive(life) {

@@ -3,6 +3,8 @@ package plantstoretest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -112,5 +114,40 @@ func TestCrashRefusedWithoutSchedule(t *testing.T) {
 	}
 	if _, err := NewHandler().AddFault(crash); err != nil {
 		t.Errorf("a Handler's AddFault(crash): %v", err)
+	}
+}
+
+// TestCrashLoop: a run of crashes, "1-2:crash", kills each life at its
+// first request in the run: life 1 at request 1, life 2 at request 2, and
+// life 3 creates; Reset leaves a crash standing until Restart.
+func TestCrashLoop(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t, WithSchedule("1-2:crash"))
+	var lives []string
+	for {
+		_, err := srv.Client(plantstore.WithMaxRetries(0)).CreatePlant(context.Background(), plantstore.NewPlant{ID: int64(srv.Life()), Name: "Fern"})
+		lives = append(lives, fmt.Sprintf("life %d: crashed %v, err %v", srv.Life(), srv.Crashed(), err != nil))
+		if srv.Crashed() {
+			srv.Reset()
+			if !srv.Crashed() {
+				t.Fatal("Reset ended the crash")
+			}
+		}
+		if !srv.Restart() {
+			break
+		}
+	}
+	want := []string{"life 1: crashed true, err true", "life 2: crashed true, err true", "life 3: crashed false, err false"}
+	if diff := cmp.Diff(want, lives); diff != "" {
+		t.Errorf("the lives of 1-2:crash (-want +got):\n%s", diff)
+	}
+}
+
+// TestCrashNeedsStoreAndDrop: a Fault with Crash alone is refused, as
+// Fault's doc says.
+func TestCrashNeedsStoreAndDrop(t *testing.T) {
+	t.Parallel()
+	if _, err := NewHandler().AddFault(Fault{Crash: true}); err == nil || !strings.Contains(err.Error(), "Crash needs Store and Drop") {
+		t.Errorf("AddFault(Fault{Crash: true}) = %v, want the error that Crash needs Store and Drop", err)
 	}
 }

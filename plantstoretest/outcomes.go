@@ -35,10 +35,7 @@ type reached struct{ bits atomic.Uint32 }
 // saw.
 func (r *reached) hooks(d *Disk) plantstore.Hooks {
 	return plantstore.Hooks{CallEnd: func(_ context.Context, _ *plantstore.CallInfo, err error) {
-		d.l.mu.Lock()
-		alive := d.l.alive(d.life)
-		d.l.mu.Unlock()
-		if alive {
+		if d.alive() {
 			r.bits.Or(classes(err))
 		}
 	}}
