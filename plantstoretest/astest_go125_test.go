@@ -7,28 +7,29 @@ import (
 	"testing"
 )
 
-// TestAsTestIgnoresRunAndSkip: an Example that runs its body through
-// asTest must run it whatever -run and -skip the go test command was given
-// (a -skip pattern once skipped the body, and the Example failed with no
-// output).
-func TestAsTestIgnoresRunAndSkip(t *testing.T) {
-	for _, name := range []string{"test.run", "test.skip"} {
+// TestAsTestIgnoresRunSkipAndCount: an Example that runs its body through
+// asTest must run it once whatever -run, -skip and -count the go test
+// command was given (a -skip pattern once skipped the body, and the Example
+// failed with no output; -count=2 ran it twice, and it failed with its
+// output twice).
+func TestAsTestIgnoresRunSkipAndCount(t *testing.T) {
+	for name, value := range map[string]string{"test.run": "^NoSuchTest$", "test.skip": "^inner$", "test.count": "3"} {
 		t.Run(name, func(t *testing.T) {
 			f := flag.Lookup(name)
 			if f == nil {
 				t.Fatalf("no flag %s", name)
 			}
 			old := f.Value.String()
-			if err := f.Value.Set("^NoSuchTest$"); err != nil {
+			if err := f.Value.Set(value); err != nil {
 				t.Fatal(err)
 			}
-			ran := false
-			ok := asTest("inner", func(*testing.T) { ran = true })
+			runs := 0
+			ok := asTest("inner", func(*testing.T) { runs++ })
 			if err := f.Value.Set(old); err != nil {
 				t.Fatal(err)
 			}
-			if !ran || !ok {
-				t.Errorf("with -%s set, asTest ran its test: %v, passed: %v; want both", name[len("test."):], ran, ok)
+			if runs != 1 || !ok {
+				t.Errorf("with -%s=%s, asTest ran its test %d times and passed: %v; want once, passed", name[len("test."):], value, runs, ok)
 			}
 		})
 	}

@@ -12,10 +12,11 @@ import (
 // synctest.Test. It goes through testing.RunTests, which go test's own main
 // uses, with -test.v off for the while, so that the test's chatter (=== RUN)
 // does not end up in an Example's output (a failure is still printed, and
-// fails an Example by its output), and -test.skip off, which RunTests would
-// otherwise match against name too.
+// fails an Example by its output), -test.skip off, which RunTests would
+// otherwise match against name too, and -test.count at 1, which RunTests
+// would otherwise run it as many times.
 func asTest(name string, f func(t *testing.T)) bool {
-	for flagName, value := range map[string]string{"test.v": "false", "test.skip": ""} {
+	for flagName, value := range map[string]string{"test.v": "false", "test.skip": "", "test.count": "1"} {
 		if v := flag.Lookup(flagName); v != nil {
 			old := v.Value.String()
 			if err := v.Value.Set(value); err == nil {
