@@ -53,7 +53,7 @@ func protoOf(r *http.Request) string {
 // route's own strings where equal (no allocation for the requests the fake
 // serves), else copies, which keep no request line alive.
 func (h *Handler) methodAndPath(r *http.Request) (method, path string) {
-	for _, rt := range h.cfg.routes {
+	for _, rt := range h.routes {
 		if rt.method == r.Method {
 			method = rt.method
 		}

@@ -17,6 +17,7 @@ import (
 // Handler is not usable.
 type Handler struct {
 	cfg     *config          // as the options built it
+	routes  []route          // the route table, and the routes tests add
 	sources []faultSource    // in [Fault]'s order; see decide
 	now     func() time.Time // time.Now, but for tests of the rate limit
 
@@ -61,9 +62,9 @@ func newHandler(c *config) *Handler {
 	if err := c.check(); err != nil {
 		c.misuse(err.Error())
 	}
-	c.routes = append(routes[:len(routes):len(routes)], c.routes...)
 	h := &Handler{
 		cfg:     c,
+		routes:  append(routes[:len(routes):len(routes)], c.routes...),
 		now:     time.Now,
 		done:    make(chan struct{}),
 		store:   newStore(c.maxPlants, c.allowDupIDs, c.budget),

@@ -37,7 +37,7 @@ type config struct {
 	site        string     // set by NewServer only: see callSite
 
 	plants    []plantstore.NewPlant // WithPlants
-	routes    []route               // added to the route table by tests; the whole table in a Handler
+	routes    []route               // added to the route table by tests
 	maxPlants int
 	bodyLimit int
 	rateN     int           // WithRateLimit; 0 for none

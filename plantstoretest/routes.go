@@ -59,7 +59,7 @@ type input struct {
 // returns the 404 or 405.
 func (h *Handler) route(r *http.Request) (*operation, input, *reply) {
 	var allow []string
-	for _, rt := range h.cfg.routes {
+	for _, rt := range h.routes {
 		values, ok := wire.MatchPath(rt.pattern, r.URL.EscapedPath())
 		if !ok {
 			continue
@@ -71,8 +71,8 @@ func (h *Handler) route(r *http.Request) (*operation, input, *reply) {
 	}
 	path := r.URL.Path
 	if len(allow) == 0 {
-		served := make([]string, len(h.cfg.routes))
-		for i, rt := range h.cfg.routes {
+		served := make([]string, len(h.routes))
+		for i, rt := range h.routes {
 			served[i] = rt.method + " " + rt.pattern
 		}
 		return nil, input{}, refusef(notFound, CodeNotFound, "no such path %q; the API serves %s", path, strings.Join(served, ", "))
