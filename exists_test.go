@@ -264,3 +264,43 @@ func TestEnsurePlantOnASpentContext(t *testing.T) {
 		t.Errorf("%d plants stored, want 1", n)
 	}
 }
+
+// TestEnsurePlantSendsNothingItCannot: a call that could not send p for a
+// reason of its own (a nil context, an invalid plant, a nil call option)
+// returns that reason, as CreatePlant does, and no unknown outcome, even on
+// an ended context: no call ever sent such a p, and a nil context is no
+// cause for a panic.
+func TestEnsurePlantSendsNothingItCannot(t *testing.T) {
+	t.Parallel()
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	var nilCtx context.Context // a variable, so that vet does not object
+	fern := plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"}
+	tests := []struct {
+		name string
+		ctx  context.Context
+		p    plantstore.NewPlant
+		opts []plantstore.CallOption
+		want string
+	}{
+		{"nil context", nilCtx, fern, nil, "plantstore: create plant: nil context"},
+		{"invalid plant, ended context", ended, plantstore.NewPlant{ID: 1}, nil, "plantstore: invalid plant: name is required"},
+		{"nil call option, ended context", ended, fern, []plantstore.CallOption{nil}, "plantstore: nil call option"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := plantstoretest.NewServer(t)
+			err := srv.Client().EnsurePlant(tt.ctx, tt.p, tt.opts...)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("EnsurePlant error = %v, want %q", err, tt.want)
+			}
+			if errors.Is(err, plantstore.ErrMaybeCreated) {
+				t.Errorf("errors.Is(%v, ErrMaybeCreated) = true, want false: no call could send this plant", err)
+			}
+			if n := len(srv.Requests()); n != 0 {
+				t.Errorf("EnsurePlant sent %d requests, want 0", n)
+			}
+		})
+	}
+}
