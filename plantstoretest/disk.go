@@ -59,7 +59,8 @@ var errCrashless = errors.New("plantstoretest: a crash needs a Server made WithS
 // stores through a Disk of that life is lost, as a dead process writes
 // nothing, and the clients of that life send nothing; [Server.Restart]
 // begins the next, whose Disk ([Server.Disk]) holds what was stored
-// before. A Disk is safe for concurrent use.
+// before. Get one from [Server.Disk]: the zero Disk is not usable. A Disk
+// is safe for concurrent use.
 type Disk struct {
 	l    *lives
 	life int
