@@ -12,12 +12,23 @@ import (
 )
 
 // TestCrash checks a schedule's crash from an ordinary test: request 2
-// stores its plant and kills the process, whose clients then send nothing
-// and whose Disk keeps nothing more, until Restart begins its second life,
-// which keeps what the first stored before the crash.
+// stores its plant ("crash") or not ("drop crash") and kills the process,
+// whose clients then send nothing and whose Disk keeps nothing more, until
+// Restart begins its second life, which keeps what the first stored before
+// the crash.
 func TestCrash(t *testing.T) {
 	t.Parallel()
-	srv := NewServer(t, WithSchedule("2:crash"))
+	for kind, plants := range map[string][]int64{"crash": {1, 2, 4}, "drop crash": {1, 4}} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			testCrash(t, kind, plants)
+		})
+	}
+}
+
+// testCrash is TestCrash under "2:"+kind, which leaves plants stored.
+func testCrash(t *testing.T, kind string, plants []int64) {
+	srv := NewServer(t, WithSchedule("2:"+kind))
 	c := srv.Client(plantstore.WithMaxRetries(0))
 	disk := srv.Disk()
 	create := func(id int64) error {
@@ -58,10 +69,10 @@ func TestCrash(t *testing.T) {
 	for _, r := range srv.Requests() {
 		got = append(got, r.Fault)
 	}
-	if diff := cmp.Diff([]string{"", "schedule 2:crash", ""}, got); diff != "" {
+	if diff := cmp.Diff([]string{"", "schedule 2:" + kind, ""}, got); diff != "" {
 		t.Errorf("the journal's faults (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]int64{1, 2, 4}, ids(srv.Plants())); diff != "" {
+	if diff := cmp.Diff(plants, ids(srv.Plants())); diff != "" {
 		t.Errorf("the stored plants (-want +got):\n%s", diff)
 	}
 }
@@ -143,11 +154,13 @@ func TestCrashLoop(t *testing.T) {
 	}
 }
 
-// TestCrashNeedsStoreAndDrop: a Fault with Crash alone is refused, as
-// Fault's doc says.
-func TestCrashNeedsStoreAndDrop(t *testing.T) {
+// TestCrashNeedsDrop: a Fault with Crash and no Drop is refused, as
+// Fault's doc says: a dead process hears no answer.
+func TestCrashNeedsDrop(t *testing.T) {
 	t.Parallel()
-	if _, err := NewHandler().AddFault(Fault{Crash: true}); err == nil || !strings.Contains(err.Error(), "Crash needs Store and Drop") {
-		t.Errorf("AddFault(Fault{Crash: true}) = %v, want the error that Crash needs Store and Drop", err)
+	for _, f := range []Fault{{Crash: true}, {Store: true, Crash: true}, {Crash: true, Status: 503}} {
+		if _, err := NewHandler().AddFault(f); err == nil || !strings.Contains(err.Error(), "Crash needs Drop") {
+			t.Errorf("AddFault(%+v) = %v, want the error that Crash needs Drop", f, err)
+		}
 	}
 }

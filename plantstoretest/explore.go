@@ -51,7 +51,7 @@ func ExploreSeed(seed uint64) ExploreOption { return func(c *exploreConfig) { c.
 
 // ExploreKinds sets the faults Explore places, each as [ParseFault] reads
 // it; the default is "503", "429", "drop", "store-drop", "delay",
-// "store-delay", "goaway" and "crash".
+// "store-delay", "goaway", "crash" and "drop crash".
 func ExploreKinds(kinds ...string) ExploreOption {
 	return func(c *exploreConfig) {
 		c.kinds, c.weights = nil, nil
@@ -102,7 +102,7 @@ var runLengths = []uint64{2, 3, 4, 6, 9, 13, 19, 28, 42, 63, 95, 142, 213}
 
 // exploreKinds are the faults Explore places by default, in the order it
 // tries them.
-var exploreKinds = []string{"503", "429", "drop", "store-drop", "delay", "store-delay", "goaway", "crash"}
+var exploreKinds = []string{"503", "429", "drop", "store-drop", "delay", "store-delay", "goaway", "crash", "drop crash"}
 
 // trafficKinds are the schedule's kinds of a recording's failures.
 var trafficKinds = map[traffic.Kind]string{
@@ -135,7 +135,8 @@ func ExploreServer(opts ...Option) ExploreOption {
 // sent and two more, then random schedules of two and three faults, or of
 // a run of one kind on consecutive requests ("4-11:store-drop"), up to 213
 // long: an outage that outlasts the client's retries (never a run of
-// crashes: a loop of restarts). The scenario
+// crashes: a loop of restarts), alone or with one fault beside it, such as
+// a crash before an outage ("1:crash,2-5:429"). The scenario
 // states what must hold with t.Error and t.Fatal, as any test does: say,
 // that what the code under test reports created equals srv.Plants(), once.
 //
@@ -152,8 +153,8 @@ func ExploreServer(opts ...Option) ExploreOption {
 // real time, with what its waits cost there ([WithSchedule]). When none
 // fails, it logs how many ran and the outcomes reached (see
 // [ExploreNeverMaybeCreated]), and stops early once it has run every
-// schedule of up to three faults, or of one run, on the requests it draws
-// from. The same code and options explore the same schedules. A run fails
+// schedule of up to three faults, or of one run and at most one fault
+// beside it, on the requests it draws from. The same code and options explore the same schedules. A run fails
 // past 1,000 requests after its last fault, as under WithSchedule. A panic
 // of the scenario's goroutine fails its run, with the stack (one of a
 // goroutine it started ends the test binary, as in any test: recover
@@ -226,7 +227,7 @@ func (e *explorer) passed() string {
 		text += fmt.Sprintf(" (%d skipped by the scenario)", e.skipped)
 	}
 	if e.every > 0 {
-		text += fmt.Sprintf("; that is every schedule of up to 3 faults, or of one run, on requests 1 to %d", e.every)
+		text += fmt.Sprintf("; that is every schedule of up to 3 faults, or of one run and at most one fault beside it, on requests 1 to %d", e.every)
 	}
 	return text + "; runs that reached each outcome: " + coverage(e.reached)
 }
@@ -280,18 +281,24 @@ func (e *explorer) find() (schedule, bool) {
 	}
 	r := rand.New(rand.NewPCG(e.c.seed, 0x5eed))
 	span := uint64(2*e.sent + 3)
-	// How many schedules of two and three faults, and of one run, there are
-	// on the span: once each has run, drawing more finds none new.
-	k, n, l := float64(len(e.c.kinds)), float64(span), float64(len(e.c.lengths))
+	// How many schedules of two and three faults, and of one run alone or
+	// with one fault beside it, there are on the span: once each has run,
+	// drawing more finds none new. Weighted kinds may leave rare schedules
+	// all but undrawable: misses bound the search then.
+	k, n := float64(len(e.c.kinds)), float64(span)
 	runKinds := k // but crashes, drawn alone
 	for _, f := range e.faults {
 		if f.Crash {
 			runKinds--
 		}
 	}
-	// Weighted kinds may leave rare schedules all but undrawable: misses
-	// bound the search then.
-	distinct := n*(n-1)/2*k*k + n*(n-1)*(n-2)/6*k*k*k + n*l*runKinds + (n-float64(last))*(k-runKinds) // a crash drawn as a run is a single
+	distinct := n*(n-1)/2*k*k + n*(n-1)*(n-2)/6*k*k*k + (n-float64(last))*(k-runKinds) // a crash drawn as a run is a single
+	for at := uint64(1); at <= span; at++ {
+		for _, length := range e.c.lengths {
+			outside := span - (min(at+length-1, span) - at + 1)
+			distinct += runKinds * (1 + float64(outside)*k)
+		}
+	}
 	drawn := 0
 	for misses := 0; e.ran < e.c.runs && float64(drawn) < distinct && misses < 100*e.c.runs; {
 		var s schedule
@@ -302,6 +309,9 @@ func (e *explorer) find() (schedule, bool) {
 				n = 1 // a run of crashes is a crash loop: a life each, and no new outcome
 			}
 			s = schedule{{at: at, to: at + n - 1, fault: f}}
+			if r.IntN(2) == 0 {
+				s = e.beside(r, s, span)
+			}
 		} else {
 			s = e.draw(r, 2+r.IntN(2), span)
 		}
@@ -329,9 +339,29 @@ func (e *explorer) draw(r *rand.Rand, n int, span uint64) schedule {
 			s = append(s, scheduleItem{at: at, to: at, fault: pick(r, e.faults, e.c.weights)})
 		}
 	}
-	slices.SortFunc(s, func(a, b scheduleItem) int { return cmp.Compare(a.at, b.at) })
+	slices.SortFunc(s, byAt)
 	return s
 }
+
+// beside adds to s, one run, a fault on a request from 1 to span outside
+// the run, such as a crash before an outage, if there is such a request.
+func (e *explorer) beside(r *rand.Rand, s schedule, span uint64) schedule {
+	run := s[0]
+	covered := min(run.to, span) - run.at + 1
+	if covered == span {
+		return s
+	}
+	at := 1 + r.Uint64N(span-covered)
+	if at >= run.at {
+		at += covered
+	}
+	s = append(s, scheduleItem{at: at, to: at, fault: pick(r, e.faults, e.c.weights)})
+	slices.SortFunc(s, byAt)
+	return s
+}
+
+// byAt orders schedule items by their first request.
+func byAt(a, b scheduleItem) int { return cmp.Compare(a.at, b.at) }
 
 // pick draws one of xs, by weights when there are some.
 func pick[T any](r *rand.Rand, xs []T, weights []int) T {

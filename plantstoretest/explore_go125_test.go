@@ -258,6 +258,16 @@ var consumerBugs = []struct {
 		d.Store(name, v) // a crash at the send loses it
 		return err
 	}},
+	{"a plain error read as not stored after a restart", func(ctx context.Context, c *plantstore.Client, _ *plantstoretest.Disk, name string) error {
+		return c.EnsurePlant(ctx, plantstore.NewPlant{ID: plantstore.IDFor(name), Name: name}) // a 429 now says nothing of the life before
+	}},
+	{"a done mark written before the send", func(ctx context.Context, c *plantstore.Client, d *plantstoretest.Disk, name string) error {
+		if v, _ := d.Load(name); v == "done" {
+			return nil
+		}
+		d.Store(name, "done") // a crash as it sends leaves it done, and nothing stored
+		return c.EnsurePlant(ctx, plantstore.NewPlant{ID: plantstore.IDFor(name), Name: name})
+	}},
 	{"every error swallowed", func(ctx context.Context, c *plantstore.Client, _ *plantstoretest.Disk, name string) error {
 		_, _ = c.CreatePlant(ctx, plantstore.NewPlant{ID: plantstore.IDFor(name), Name: name})
 		return nil
@@ -558,7 +568,7 @@ var misuses = map[string]struct {
 	}, "Explore called inside a synctest bubble"},
 	"skips every run": {func(t *testing.T) {
 		plantstoretest.Explore(t, func(t *testing.T, _ *plantstoretest.Server) { t.Skip("not today") })
-	}, "the scenario skipped (t.Skip) every one of its 995 runs"},
+	}, "the scenario skipped (t.Skip) every one of its 1000 runs"},
 	"panics under a fault": {func(t *testing.T) {
 		plantstoretest.Explore(t, func(t *testing.T, srv *plantstoretest.Server) {
 			p, err := srv.Client().CreatePlant(context.Background(), plantstore.NewPlant{ID: plantstore.NewID(), Name: "Fern"})
@@ -581,7 +591,7 @@ var misuses = map[string]struct {
 	}, `never returned (deadlock: all goroutines in bubble are blocked`},
 	"a kind named twice": {func(t *testing.T) {
 		plantstoretest.Explore(t, oneCreate, plantstoretest.ExploreKinds("503", "503"), plantstoretest.ExploreRuns(1_000_000))
-	}, "no failure; that is every schedule of up to 3 faults, or of one run, on requests 1 to 5"},
+	}, "no failure; that is every schedule of up to 3 faults, or of one run and at most one fault beside it, on requests 1 to 5"},
 	"a rare kind of a recording": {func(t *testing.T) {
 		rec := &traffic.Recording{Outcomes: []traffic.Outcome{{Kind: traffic.Kind5xx, Status: 503, Count: 100_000}, {Kind: traffic.Kind429, Status: 429, Count: 3}}}
 		plantstoretest.Explore(t, oneCreate, plantstoretest.ExploreTraffic(rec), plantstoretest.ExploreRuns(200))
@@ -617,7 +627,7 @@ var misuses = map[string]struct {
 	}, "the process crashed (a crash fault), and its code sent 1001 requests since, and goes on: return when srv.Crashed()"},
 	"every schedule": {func(t *testing.T) {
 		plantstoretest.Explore(t, oneCreate, plantstoretest.ExploreKinds("503"), plantstoretest.ExploreRuns(1_000_000))
-	}, "no failure; that is every schedule of up to 3 faults, or of one run, on requests 1 to 5"},
+	}, "no failure; that is every schedule of up to 3 faults, or of one run and at most one fault beside it, on requests 1 to 5"},
 }
 
 // TestExploreMisuseChild runs the case of misuses that misuseChild names:

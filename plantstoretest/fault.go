@@ -68,10 +68,11 @@ type Fault struct {
 	// Store processes the request as usual, storing a valid plant, before
 	// the scripted outcome, which it needs: alone it is an error.
 	Store bool
-	// Crash, with Store and Drop, is the code under test's process dying
-	// at this request, after a valid plant is stored and before the
-	// answer, as [Disk] says; a Server made without [WithSchedule], whose
-	// clients it could not stop, refuses it.
+	// Crash, with Drop, is the code under test's process dying at this
+	// request, as [Disk] says: with Store, after a valid plant is stored
+	// and before the answer; without, as it sends, nothing stored. A
+	// Server made without [WithSchedule], whose clients it could not stop,
+	// refuses it.
 	Crash bool
 	// Note is the caller's own, given back by [Handler.Faults].
 	Note string
@@ -96,8 +97,8 @@ func (f *Fault) check() string {
 		return "GoAway goes with a reply, and Hang and Drop send none; set one"
 	case f.Hang && f.Delay != 0:
 		return "a Fault with Hang never replies, so Delay must be 0"
-	case f.Crash && !(f.Store && f.Drop):
-		return "Crash needs Store and Drop: the plant is stored, and no one hears the answer"
+	case f.Crash && !f.Drop:
+		return "Crash needs Drop: a dead process hears no answer"
 	case f.Status == 0 && f.Body != nil:
 		return "Body needs a Status"
 	case f.Store && f.Status == 0 && !f.Hang && !f.Drop && !f.GoAway && f.Delay == 0 && !addsHeaders(f.Header):

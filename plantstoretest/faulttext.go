@@ -21,7 +21,8 @@ const hold = time.Minute
 // plant and kills the code under test's process before the answer (Crash,
 // with Store and Drop; see [Disk]). The modifiers: "after=250ms"
 // (Delay, a Go duration), "retry-after=2" or "retry-after=none" after a
-// status, and "goaway". So "store-drop" stores the plant and drops the
+// status, "goaway", and "crash" after "drop": the process dies as it
+// sends, nothing stored. So "store-drop" stores the plant and drops the
 // connection, and "503 retry-after=30 after=2s" answers 503 two seconds
 // late. Its error says what it cannot read.
 func ParseFault(text string) (Fault, error) {
@@ -55,6 +56,11 @@ func ParseFault(text string) (Fault, error) {
 		switch {
 		case m == "goaway" && !f.GoAway:
 			f.GoAway = true
+		case m == "crash" && f.Drop && !f.Crash:
+			if f.Store {
+				return bad("a crash that stores is written crash")
+			}
+			f.Crash = true
 		case name == "after" && !after:
 			d, err := time.ParseDuration(value)
 			if err != nil || d <= 0 {
@@ -70,7 +76,7 @@ func ParseFault(text string) (Fault, error) {
 				f.Header = http.Header{"Retry-After": {value}}
 			}
 		default:
-			return bad(fmt.Sprintf("%q: want each of goaway, after=D and (after a status) retry-after=S at most once", m))
+			return bad(fmt.Sprintf("%q: want each of goaway, after=D, (after a status) retry-after=S and (after drop) crash at most once", m))
 		}
 	}
 	if why := f.check(); why != "" {
@@ -113,7 +119,7 @@ func (f Fault) String() string {
 	}
 	kind := "reply"
 	switch {
-	case f.Crash:
+	case f.Crash && f.Store:
 		kind = "crash"
 	case f.Hang:
 		kind = "hang"
@@ -127,6 +133,9 @@ func (f Fault) String() string {
 		kind = "goaway"
 	}
 	b.WriteString(kind)
+	if f.Crash && !f.Store {
+		b.WriteString(" crash")
+	}
 	if f.GoAway && kind != "goaway" {
 		b.WriteString(" goaway")
 	}

@@ -43,6 +43,8 @@ func TestParseFault(t *testing.T) {
 		{"reply", Fault{}, ""},
 		{"crash", Fault{Store: true, Drop: true, Crash: true}, ""},
 		{"crash after=1s", Fault{Store: true, Drop: true, Crash: true, Delay: time.Second}, ""},
+		{"drop crash", Fault{Drop: true, Crash: true}, ""},
+		{"drop crash after=2s", Fault{Drop: true, Crash: true, Delay: 2 * time.Second}, ""},
 	}
 	for _, tt := range tests {
 		got, err := ParseFault(tt.text)
@@ -78,6 +80,10 @@ func TestParseFault(t *testing.T) {
 		{"store-reply", "Store alone changes nothing"},
 		{"store-crash", "a crash stores the plant already"},
 		{"crash goaway", "GoAway goes with a reply"},
+		{"store-drop crash", "a crash that stores is written crash"},
+		{"crash crash", "at most once"},
+		{"503 crash", "at most once"},
+		{"hang crash", "at most once"},
 	} {
 		if _, err := ParseFault(tt.text); err == nil || !strings.Contains(err.Error(), tt.err) || !strings.HasPrefix(err.Error(), "plantstoretest: fault ") {
 			t.Errorf("ParseFault(%q) = %v, want an error containing %q", tt.text, err, tt.err)

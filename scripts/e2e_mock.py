@@ -294,6 +294,17 @@ def test_crash_is_journaled_for_the_harness():
         expect((status, body["error"]), (400, 5), "the restarted process's create: the id is stored")
         _, _, plants = m.call("GET", "/__plantstore/plants")
         expect([p["id"] for p in plants], [1, plant["id"]], "stored once")
+    with Mock("-schedule", "1:drop crash") as m:  # the process died as it sent: nothing stored
+        plant = {"id": id_for("orders/18"), "name": "Fern"}
+        try:
+            m.create(plant)
+            raise AssertionError("the scheduled crash answered")
+        except (urllib.error.URLError, ConnectionError, http.client.HTTPException):
+            pass
+        _, _, journal = m.call("GET", "/__plantstore/requests")
+        expect([(e["fault"], e["status"]) for e in journal], [("schedule 1:drop crash", 0)], "the journal's crash that stored nothing")
+        expect(m.call("GET", "/__plantstore/plants")[2], [], "nothing stored")
+        expect(m.create(plant)[0], 200, "the restarted process's create")
 
 
 def test_fault_matches_by_method_and_path():
