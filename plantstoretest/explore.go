@@ -192,7 +192,7 @@ func Explore(t *testing.T, scenario func(t *testing.T, srv *Server), opts ...Exp
 	if !exploreSupported(t) {
 		return
 	}
-	e := explorer{t: t, scenario: scenario, c: c, faults: faults, tried: map[string]bool{}, took: map[string]time.Duration{}}
+	e := explorer{t: t, scenario: scenario, c: c, faults: faults, tried: map[string]bool{}}
 	if c.only != nil {
 		s, err := parseSchedule(*c.only)
 		if err != nil {
@@ -204,20 +204,19 @@ func Explore(t *testing.T, scenario func(t *testing.T, srv *Server), opts ...Exp
 		return
 	}
 	first, ok := e.find()
-	if ok && e.skipped == e.ran {
+	switch {
+	case !ok:
+		t.Error(e.failed(first, e.shrink(first)))
+	case e.skipped == e.ran:
 		t.Fatalf("plantstoretest: Explore: the scenario skipped (t.Skip) every one of its %s: nothing was explored", plural.Count(e.ran, "run"))
-	}
-	if ok && e.reached[reachedMaybe] == 0 && !c.noMaybe {
+	case e.reached[reachedMaybe] == 0 && !c.noMaybe:
 		t.Fatalf("plantstoretest: Explore: %s, yet no call through the Server's Client or ProductionClient returned "+
 			"ErrMaybeCreated, so the code that handles an unknown outcome never ran (%s): run more schedules (ExploreRuns), "+
 			"keep the kinds that lose a reply (drop, store-drop, delay, store-delay), or, if the scenario's calls cannot "+
 			"return it, say so with ExploreNeverMaybeCreated()", plural.Count(e.ran, "schedule"), coverage(e.reached))
-	}
-	if ok {
+	default:
 		t.Log(e.passed())
-		return
 	}
-	t.Error(e.failed(first, e.shrink(first)))
 }
 
 // passed is Explore's report when no schedule failed.
@@ -243,7 +242,7 @@ func (e *explorer) failed(first, minimal schedule) string {
 		"reproduce it in fake time with plantstoretest.ExploreOnly(%q) among this Explore's options, or with "+
 		"NewServer(t, plantstoretest.WithSchedule(%q))%s, whose waits take %v of real time",
 		minimal.String(), plural.Count(len(minimal), "fault"), len(first), plural.Count(e.ran, "schedule"),
-		minimal.String(), minimal.String(), restart, e.took[minimal.String()])
+		minimal.String(), minimal.String(), restart, e.took)
 }
 
 // explorer is one Explore call's search.
@@ -251,9 +250,9 @@ type explorer struct {
 	t        *testing.T
 	scenario func(*testing.T, *Server)
 	c        exploreConfig
-	faults   []*Fault                 // c.kinds, parsed
-	tried    map[string]bool          // the schedules run, by text
-	took     map[string]time.Duration // the fake time of those that failed
+	faults   []*Fault        // c.kinds, parsed
+	tried    map[string]bool // the schedules run, by text
+	took     time.Duration   // the fake time of the last run that failed: the shrunk schedule's
 	ran      int
 	reached  [outcomeClasses]int // runs whose calls returned each class
 	skipped  int                 // runs the scenario skipped (t.Skip)
@@ -451,7 +450,7 @@ func (e *explorer) pass(s schedule) bool {
 			}
 		}()
 		runInBubble(t, func(t *testing.T) {
-			opts := append(slices.Clip(e.c.server), WithInMemoryNetwork(), WithSchedule(text), watchOutcomes(&r))
+			opts := append(slices.Clip(e.c.server), WithInMemoryNetwork(), WithSchedule(text), func(c *config) { c.watch = &r })
 			srv := NewServer(t, opts...)
 			defer func() {
 				// A panic of the scenario's own goroutine is a finding, as a
@@ -480,7 +479,7 @@ func (e *explorer) pass(s schedule) bool {
 		e.skipped++ // t.Skip ends the scenario, and the run passes
 	}
 	if !ok {
-		e.took[text] = took
+		e.took = took
 	}
 	for class := range e.reached {
 		if r.bits.Load()&(1<<class) != 0 {

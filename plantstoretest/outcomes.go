@@ -62,9 +62,6 @@ func classes(err error) uint32 {
 	return bits
 }
 
-// watchOutcomes makes a Server's Client and ProductionClient set r's bits.
-func watchOutcomes(r *reached) Option { return func(c *config) { c.watch = r } }
-
 // coverage says how many runs reached each class: "stored 1000,
 // ErrMaybeCreated 12, …".
 func coverage(runs [outcomeClasses]int) string {
