@@ -189,9 +189,7 @@ func Explore(t *testing.T, scenario func(t *testing.T, srv *Server), opts ...Exp
 		}
 		faults[i] = &f
 	}
-	if !exploreSupported(t) {
-		return
-	}
+	requireSynctest(t)
 	e := explorer{t: t, scenario: scenario, c: c, faults: faults, tried: map[string]bool{}}
 	if c.only != nil {
 		s, err := parseSchedule(*c.only)

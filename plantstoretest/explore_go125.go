@@ -9,13 +9,10 @@ import (
 	"github.com/plantstore/plantstore-go/internal/bubble"
 )
 
-// exploreSupported reports whether Explore can run: from Go 1.25 it can,
+// requireSynctest readies t for Explore's bubbles: from Go 1.25 they run,
 // with one process under the race detector of Go 1.25 and 1.26 (see
 // bubble.OneProcUnderRace).
-func exploreSupported(t *testing.T) bool {
-	bubble.OneProcUnderRace(t)
-	return true
-}
+func requireSynctest(t *testing.T) { bubble.OneProcUnderRace(t) }
 
 // runInBubble runs f in a testing/synctest bubble.
 func runInBubble(t *testing.T, f func(*testing.T)) { synctest.Test(t, f) }

@@ -7,11 +7,10 @@ import (
 	"testing"
 )
 
-// exploreSupported fails t: before Go 1.25 there is no testing/synctest.
-func exploreSupported(t *testing.T) bool {
+// requireSynctest fails t: before Go 1.25 there is no testing/synctest.
+func requireSynctest(t *testing.T) {
 	t.Helper()
 	t.Fatalf("plantstoretest: Explore needs Go 1.25 or later (testing/synctest); this is %s", runtime.Version())
-	return false
 }
 
 func runInBubble(t *testing.T, f func(*testing.T)) { panic("unreachable") }
