@@ -59,7 +59,7 @@ const (
 	faultCost       = 512
 	headerNameCost  = 144
 	headerValueCost = 32
-	scheduleCost    = 32 // a scheduleItem of 16 bytes, and the runtime's rounding up
+	scheduleCost    = 32 // a scheduleItem of 24 bytes, and the runtime's rounding up
 )
 
 func costOfPlant(name, tag string) int64 { return plantCost + int64(len(name)+len(tag)) }

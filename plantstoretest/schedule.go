@@ -63,14 +63,6 @@ func parseSchedule(text string) (schedule, error) {
 	return s, nil
 }
 
-// last returns the number of s's last request, 0 for none.
-func (s schedule) last() uint64 {
-	if len(s) == 0 {
-		return 0
-	}
-	return s[len(s)-1].to
-}
-
 // String returns s as WithSchedule reads it: "1:store-drop,3-14:503".
 func (s schedule) String() string {
 	items := make([]string, len(s))
@@ -130,7 +122,8 @@ func (st *scheduleState) set(s schedule, from uint64) error {
 func (h *Handler) pastSchedule() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return len(h.sched.faults) > 0 && h.journal.seq >= h.sched.from+h.sched.faults.last()+maxScheduleRequests
+	s := h.sched.faults
+	return len(s) > 0 && h.journal.seq >= h.sched.from+s[len(s)-1].to+maxScheduleRequests
 }
 
 // WithSchedule places faults on the fake's requests by number, as
