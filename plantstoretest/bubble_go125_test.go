@@ -120,3 +120,38 @@ func TestLoopbackInBubbleFailsAtOnce(t *testing.T) {
 		t.Errorf("the child's failure is not at its line of NewServer, or does not name WithInMemoryNetwork; output:\n%s", out)
 	}
 }
+
+// TestBubbleStacks: Explore's report of a hang shows the goroutines of the
+// newest bubble, the one that hung, and not those of an older one still
+// running beside it.
+func TestBubbleStacks(t *testing.T) {
+	release, older := make(chan struct{}), make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		synctest.Test(t, func(*testing.T) {
+			close(older)
+			<-release // outside the bubble: not durably blocked
+		})
+	}()
+	<-older
+	var got string
+	synctest.Test(t, func(*testing.T) {
+		wait := make(chan struct{})
+		go waitInNewestBubble(wait)
+		synctest.Wait()
+		got = bubbleStacks()
+		close(wait)
+	})
+	close(release)
+	<-done
+	var bubbles []string
+	for _, m := range regexp.MustCompile(`synctest bubble (\d+)\]`).FindAllStringSubmatch(got, -1) {
+		bubbles = append(bubbles, m[1])
+	}
+	if !strings.Contains(got, "waitInNewestBubble") || len(bubbles) < 2 || strings.Count(got, "synctest bubble "+bubbles[0]+"]") != len(bubbles) {
+		t.Errorf("bubbleStacks() shows bubbles %v, want the newest's goroutines only, waitInNewestBubble among them:\n%s", bubbles, got)
+	}
+}
+
+func waitInNewestBubble(wait chan struct{}) { <-wait }
