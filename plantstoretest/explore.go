@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -502,11 +501,8 @@ func bubbleStacks() string {
 		if !ok {
 			continue
 		}
-		digits := strings.IndexFunc(after, func(r rune) bool { return r < '0' || r > '9' })
-		if digits < 0 {
-			digits = len(after)
-		}
-		n, _ := strconv.Atoi(after[:digits])
+		var n int
+		fmt.Sscan(after, &n) // "4]:" reads 4
 		if n > newest {
 			newest, stacks = n, stacks[:0]
 		}
