@@ -1,7 +1,6 @@
 package plantstoretest
 
 import (
-	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -355,9 +354,6 @@ func (e *explorer) beside(r *rand.Rand, s schedule, span uint64) schedule {
 	slices.SortFunc(s, byAt)
 	return s
 }
-
-// byAt orders schedule items by their first request.
-func byAt(a, b scheduleItem) int { return cmp.Compare(a.at, b.at) }
 
 // pick draws one of xs, by weights when there are some.
 func pick[T any](r *rand.Rand, xs []T, weights []int) T {

@@ -24,7 +24,8 @@ const hold = time.Minute
 // status, "goaway", and "crash" after "drop": the process dies as it
 // sends, nothing stored. So "store-drop" stores the plant and drops the
 // connection, and "503 retry-after=30 after=2s" answers 503 two seconds
-// late. Its error says what it cannot read.
+// late. Its error says what it cannot read, quoting at most 40 characters
+// of the text and of the part at fault.
 func ParseFault(text string) (Fault, error) {
 	fields := strings.Fields(text)
 	bad := func(why string) (Fault, error) {
@@ -41,9 +42,12 @@ func ParseFault(text string) (Fault, error) {
 	case named:
 		f.Store = f.Store || store
 	default:
-		n, err := strconv.Atoi(kind)
-		if err != nil || len(kind) != 3 || n < 200 || n > 599 {
-			return bad(fmt.Sprintf("%q is no kind: want 503, 429, another status from 200 to 599, drop, hang, delay, goaway, reply or crash, with store- before it to store first", kind))
+		n := 0
+		if len(kind) == 3 { // first: Atoi's error would copy a kind of any length
+			n, _ = strconv.Atoi(kind)
+		}
+		if n < 200 || n > 599 {
+			return bad(fmt.Sprintf("%.40q is no kind: want 503, 429, another status from 200 to 599, drop, hang, delay, goaway, reply or crash, with store- before it to store first", kind))
 		}
 		f.Store, f.Status = store, n
 		if ra := retryAfterOf(n); ra != "" {
@@ -64,19 +68,19 @@ func ParseFault(text string) (Fault, error) {
 		case name == "after" && !after:
 			d, err := time.ParseDuration(value)
 			if err != nil || d <= 0 {
-				return bad(fmt.Sprintf("%q: want a positive Go duration such as after=250ms", m))
+				return bad(fmt.Sprintf("%.40q: want a positive Go duration such as after=250ms", m))
 			}
 			f.Delay, after = d, true
 		case name == "retry-after" && f.Status != 0 && !retryAfter:
 			if _, err := strconv.ParseUint(value, 10, 31); err != nil && value != "none" {
-				return bad(fmt.Sprintf("%q: want seconds or none, such as retry-after=2", m))
+				return bad(fmt.Sprintf("%.40q: want seconds or none, such as retry-after=2", m))
 			}
 			f.Header, retryAfter = nil, true
 			if value != "none" {
 				f.Header = http.Header{"Retry-After": {value}}
 			}
 		default:
-			return bad(fmt.Sprintf("%q: want each of goaway, after=D, (after a status) retry-after=S and (after drop) crash at most once", m))
+			return bad(fmt.Sprintf("%.40q: want each of goaway, after=D, (after a status) retry-after=S and (after drop) crash at most once", m))
 		}
 	}
 	if why := f.check(); why != "" {

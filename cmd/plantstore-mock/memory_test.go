@@ -107,6 +107,7 @@ func TestControlBodyMemory(t *testing.T) {
 	}
 	exe := buildPlainMock(t)
 	const seedMax, faultMax = mockserver.MaxSeedBody, mockserver.MaxFaultBody
+	const scheduleMax = 65536 + 15 // the longest text PUT /__plantstore/schedule takes, in its JSON
 	// perPlant bounds what the store keeps per stored plant beyond its name
 	// and tag: BenchmarkPlantMemory's bar (bench/BENCHMARKS.md).
 	const perPlant = 100
@@ -143,6 +144,10 @@ func TestControlBodyMemory(t *testing.T) {
 		{"fault of tiny header values", "/__plantstore/faults", fill(faultMax, `{"status":503,"headers":{"X-A":[`, `"a",`, `"a"]}}`), 400, 0},
 		{"fault of many header names", "/__plantstore/faults", manyNames(faultMax), 400, 0},
 		{"fault nested deeply", "/__plantstore/faults", fill(faultMax, `{"status":503,"headers":{"X-A":`, "[", ""), 400, 0},
+		{"fault of one long kind", "/__plantstore/faults", fill(faultMax, `{"kind":"`, "x", `"}`), 400, 0},
+		{"fault of one long modifier", "/__plantstore/faults", fill(faultMax, `{"kind":"503 after=`, "x", `"}`), 400, 0},
+		{"fault of one long delay", "/__plantstore/faults", fill(faultMax, `{"delay":"`, "x", `"}`), 400, 0},
+		{"schedule of empty items", "/__plantstore/schedule", fill(scheduleMax, `{"schedule":"`, ",", `"}`), 400, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,8 +162,12 @@ func TestControlBodyMemory(t *testing.T) {
 				t.Fatalf("reset = %d, want 204", status)
 			}
 			before := procStatus(t, pid, "VmHWM")
-			if status := post(t, m.url+tt.path, tt.body); status != tt.wantStatus {
-				t.Fatalf("POST %s = %d, want %d; stderr:\n%s", tt.path, status, tt.wantStatus, m.stderr.String())
+			method := http.MethodPost
+			if strings.HasSuffix(tt.path, "schedule") {
+				method = http.MethodPut
+			}
+			if status := send(t, method, m.url+tt.path, tt.body); status != tt.wantStatus {
+				t.Fatalf("%s %s = %d, want %d; stderr:\n%s", method, tt.path, status, tt.wantStatus, m.stderr.String())
 			}
 			rise := procStatus(t, pid, "VmHWM") - before
 			limit := 3*int64(len(tt.body)) + tt.keeps + runtimeSlack
@@ -174,7 +183,13 @@ func TestControlBodyMemory(t *testing.T) {
 // post sends body as JSON to url and returns the status.
 func post(t *testing.T, url string, body []byte) int {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	return send(t, http.MethodPost, url, body)
+}
+
+// send sends body as JSON to url with method and returns the status.
+func send(t *testing.T, method, url string, body []byte) int {
+	t.Helper()
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +198,7 @@ func post(t *testing.T, url string, body []byte) int {
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("POST %s: %v", url, err)
+		t.Fatalf("%s %s: %v", method, url, err)
 	}
 	defer resp.Body.Close()
 	io.Copy(io.Discard, resp.Body)

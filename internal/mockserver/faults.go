@@ -157,7 +157,7 @@ func (fj *faultJSON) fault() (plantstoretest.Fault, *controlError) {
 	if fj.Delay != "" {
 		d, err := time.ParseDuration(fj.Delay)
 		if err != nil {
-			return f, badRequest("delay %q is not a Go duration such as \"250ms\" or \"2s\"", fj.Delay)
+			return f, badRequest("delay %.40q is not a Go duration such as \"250ms\" or \"2s\"", fj.Delay)
 		}
 		f.Delay = d
 	}
