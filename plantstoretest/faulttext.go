@@ -115,12 +115,9 @@ func mustFault(text string) *Fault {
 
 // String spells f as [ParseFault] reads it, such as "store-drop" or "503
 // retry-after=none": its Match, Times, Note, Body and headers other than
-// Retry-After are not in the text.
+// Retry-After are not in the text, so a Fault that stores and adds headers
+// is "reply", whose usual reply stores anyway.
 func (f Fault) String() string {
-	var b strings.Builder
-	if f.Store && !f.Crash {
-		b.WriteString("store-")
-	}
 	kind := "reply"
 	switch {
 	case f.Crash && f.Store:
@@ -135,6 +132,10 @@ func (f Fault) String() string {
 		kind = "delay"
 	case f.GoAway:
 		kind = "goaway"
+	}
+	var b strings.Builder
+	if f.Store && !f.Crash && kind != "reply" { // the usual reply stores a valid plant anyway
+		b.WriteString("store-")
 	}
 	b.WriteString(kind)
 	if f.Crash && !f.Store {

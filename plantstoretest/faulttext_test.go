@@ -91,6 +91,33 @@ func TestParseFault(t *testing.T) {
 	}
 }
 
+// TestFaultStringParses: String spells every valid Fault, those with
+// what the text leaves out too (headers, a body, a date), in words
+// ParseFault reads, so that a journal line of any fault pastes into a
+// schedule.
+func TestFaultStringParses(t *testing.T) {
+	t.Parallel()
+	trace := http.Header{"X-Trace": {"a"}}
+	for _, tt := range []struct {
+		f    Fault
+		want string
+	}{
+		{Fault{Store: true, Header: trace}, "reply"}, // the usual reply stores a valid plant anyway
+		{Fault{Header: trace}, "reply"},
+		{Fault{Store: true, Header: trace, GoAway: true}, "store-goaway"},
+		{Fault{Status: 503, Header: http.Header{"Retry-After": {"Wed, 21 Oct 2026 07:28:00 GMT"}}}, "503"},
+		{Fault{Status: 418, Body: []byte("{}")}, "418"},
+	} {
+		if why := tt.f.check(); why != "" {
+			t.Fatalf("%+v is not a valid Fault: %s", tt.f, why)
+		}
+		got := tt.f.String()
+		if _, err := ParseFault(got); err != nil || got != tt.want {
+			t.Errorf("%#v spells %q (ParseFault: %v), want %q, which parses", tt.f, got, err, tt.want)
+		}
+	}
+}
+
 // TestJournalFaultsAreScheduleItems holds every fault source to the
 // journal's one grammar, "source N:kind" with N the request's Seq and kind
 // as String spells it, and checks that the journal's lines, pasted into a
