@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
 // hold is how long "delay" holds a reply unless it says: longer than any
@@ -19,12 +21,12 @@ const hold = time.Minute
 // "hang"; "delay", the usual reply held a minute, longer than any attempt
 // timeout; "goaway"; "reply", the usual reply; "crash", which stores the
 // plant and kills the code under test's process before the answer (Crash,
-// with Store and Drop; see [Disk]). The modifiers: "after=250ms"
-// (Delay, a Go duration), "retry-after=2" or "retry-after=none" after a
-// status, "goaway", and "crash" after "drop": the process dies as it
-// sends, nothing stored. So "store-drop" stores the plant and drops the
-// connection, and "503 retry-after=30 after=2s" answers 503 two seconds
-// late. Its error says what it cannot read, quoting at most 40 characters
+// with Store and Drop; see [Disk]). The modifiers: "after=250ms" (Delay,
+// a Go duration of at most 64 characters), "retry-after=2" or
+// "retry-after=none" after a status, "goaway", and "crash" after "drop":
+// the process dies as it sends, nothing stored. So "store-drop" stores the
+// plant and drops the connection, and "503 retry-after=30 after=2s"
+// answers 503 two seconds late. Its error says what it cannot read, quoting at most 40 characters
 // of the text and of the part at fault.
 func ParseFault(text string) (Fault, error) {
 	fields := strings.Fields(text)
@@ -66,9 +68,9 @@ func ParseFault(text string) (Fault, error) {
 			}
 			f.Crash = true
 		case name == "after" && !after:
-			d, err := time.ParseDuration(value)
+			d, err := wire.ParseDuration(value)
 			if err != nil || d <= 0 {
-				return bad(fmt.Sprintf("%.40q: want a positive Go duration such as after=250ms", m))
+				return bad(fmt.Sprintf("%.40q: want a positive Go duration of at most %d characters, such as after=250ms", m, wire.MaxDurationText))
 			}
 			f.Delay, after = d, true
 		case name == "retry-after" && f.Status != 0 && !retryAfter:

@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/plantstore/plantstore-go/internal/wire"
 	"github.com/plantstore/plantstore-go/plantstoretest"
@@ -155,9 +154,9 @@ func (fj *faultJSON) fault() (plantstoretest.Fault, *controlError) {
 		f.Body = *fj.Body // capped at its length (see jsonText)
 	}
 	if fj.Delay != "" {
-		d, err := time.ParseDuration(fj.Delay)
+		d, err := wire.ParseDuration(fj.Delay)
 		if err != nil {
-			return f, badRequest("delay %.40q is not a Go duration such as \"250ms\" or \"2s\"", fj.Delay)
+			return f, badRequest("delay %.40q is not a Go duration of at most %d characters, such as \"250ms\" or \"2s\"", fj.Delay, wire.MaxDurationText)
 		}
 		f.Delay = d
 	}

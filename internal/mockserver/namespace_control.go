@@ -49,9 +49,9 @@ func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, body []
 	}
 	ns := &namespace{ttl: DefaultNamespaceTTL, maxPlants: s.ns.MaxPlants}
 	if req.TTL != nil {
-		d, err := time.ParseDuration(*req.TTL)
+		d, err := wire.ParseDuration(*req.TTL)
 		if err != nil || d < MinNamespaceTTL || d > MaxNamespaceTTL {
-			return 0, badRequest("ttl %q: want a duration from %v to %v, such as \"10m\" or \"90s\"", *req.TTL, MinNamespaceTTL, MaxNamespaceTTL)
+			return 0, badRequest("ttl %.40q: want a duration from %v to %v, such as \"10m\" or \"90s\"", *req.TTL, MinNamespaceTTL, MaxNamespaceTTL)
 		}
 		ns.ttl = d
 	}
