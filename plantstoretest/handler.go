@@ -107,8 +107,8 @@ func (h *Handler) Plants() []plantstore.NewPlant {
 // and [Handler.ClearFaults] do, so that subtests can share a server. A
 // request held by a [Fault]'s Delay across Reset is answered as it would
 // have been, but stores nothing. The states of [WithRateLimit],
-// [WithChaos] and the replay of a [Profile]'s Traffic go on, as does a
-// crash until [Server.Restart].
+// [WithSchedule], [WithChaos] and the replay of a [Profile]'s Traffic go
+// on, as does a crash until [Server.Restart].
 func (h *Handler) Reset() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
