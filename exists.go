@@ -70,15 +70,14 @@ func (c *Client) EnsurePlant(ctx context.Context, p NewPlant, opts ...CallOption
 		return errors.New("plantstore: EnsurePlant needs the deployment's answer to a repeated id: give the Client WithAlreadyExists")
 	}
 	_, err := c.CreatePlant(ctx, p, opts...)
-	if ctx == nil {
-		return err // CreatePlant's "nil context": a mistake, not an outcome
+	if err == nil || ctx == nil {
+		return err // with no ctx, CreatePlant's "nil context": a mistake, not an outcome
 	}
 	// A call its context ended before it sent anything learned nothing:
 	// this may be a settle of a plant an earlier call stored. A plant or
 	// an option it refused first was never sent, by any call.
 	var ce *CallError
-	ended := ctx.Err()
-	maybe := errors.Is(err, ErrMaybeCreated) || ended != nil && errors.As(err, &ce) && ce.Call.Attempts == 0 && errors.Is(err, ended)
+	maybe := errors.Is(err, ErrMaybeCreated) || errors.As(err, &ce) && ce.Call.Attempts == 0 && errors.Is(err, ctx.Err())
 	for n := 0; n < maxSettles && errors.Is(err, ErrMaybeCreated) && !errors.Is(err, ErrAlreadyExists) && ctx.Err() == nil; n++ {
 		_, err = c.CreatePlant(ctx, p, opts...)
 	}
