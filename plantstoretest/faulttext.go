@@ -68,8 +68,8 @@ func ParseFault(text string) (Fault, error) {
 			}
 			f.Crash = true
 		case name == "after" && !after:
-			d, err := wire.ParseDuration(value)
-			if err != nil || d <= 0 {
+			d, ok := wire.ParseDuration(value)
+			if !ok || d <= 0 {
 				return bad(fmt.Sprintf("%.40q: want a positive Go duration of at most %d characters, such as after=250ms", m, wire.MaxDurationText))
 			}
 			f.Delay, after = d, true

@@ -154,8 +154,8 @@ func (fj *faultJSON) fault() (plantstoretest.Fault, *controlError) {
 		f.Body = *fj.Body // capped at its length (see jsonText)
 	}
 	if fj.Delay != "" {
-		d, err := wire.ParseDuration(fj.Delay)
-		if err != nil {
+		d, ok := wire.ParseDuration(fj.Delay)
+		if !ok {
 			return f, badRequest("delay %.40q is not a Go duration of at most %d characters, such as \"250ms\" or \"2s\"", fj.Delay, wire.MaxDurationText)
 		}
 		f.Delay = d

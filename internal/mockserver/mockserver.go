@@ -85,7 +85,7 @@ func New(fake *plantstoretest.Handler, c Config) (*Server, error) {
 	return s, nil
 }
 
-// configError is an unusable [Config].
+// configError returns the error of an unusable [Config].
 func configError(msg string) error { return errors.New("mockserver: " + msg) }
 
 // Status says in one line whether and how the control API can be used, for

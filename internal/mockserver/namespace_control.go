@@ -49,8 +49,8 @@ func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, body []
 	}
 	ns := &namespace{ttl: DefaultNamespaceTTL, maxPlants: s.ns.MaxPlants}
 	if req.TTL != nil {
-		d, err := wire.ParseDuration(*req.TTL)
-		if err != nil || d < MinNamespaceTTL || d > MaxNamespaceTTL {
+		d, ok := wire.ParseDuration(*req.TTL)
+		if !ok || d < MinNamespaceTTL || d > MaxNamespaceTTL {
 			return 0, badRequest("ttl %.40q: want a duration from %v to %v, such as \"10m\" or \"90s\"", *req.TTL, MinNamespaceTTL, MaxNamespaceTTL)
 		}
 		ns.ttl = d

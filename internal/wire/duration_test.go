@@ -20,9 +20,9 @@ func TestParseDuration(t *testing.T) {
 		{"0" + longest, 0, false},
 		{"1q", 0, false},
 	} {
-		got, err := ParseDuration(tt.text)
-		if got != tt.want || (err == nil) != tt.ok {
-			t.Errorf("ParseDuration(%.20q…) = %v, %v; want %v, ok %v", tt.text, got, err, tt.want, tt.ok)
+		got, ok := ParseDuration(tt.text)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("ParseDuration(%.20q…) = %v, %v; want %v, %v", tt.text, got, ok, tt.want, tt.ok)
 		}
 	}
 }
