@@ -201,7 +201,7 @@ func ExampleClient_EnsurePlant_production() {
 	switch {
 	case err == nil: // stored, once
 	case errors.Is(err, plantstore.ErrMaybeCreated): // not known yet: EnsurePlant(ctx, p) again later
-	default: // not stored by this call (a 400, a 401, an outage): again later if one before sent p
+	default: // not stored by this call (a 401, an outage): again later if one before sent p; a 400 never stores it
 	}
 }
 

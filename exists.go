@@ -48,11 +48,11 @@ func (r *existsRule) matches(err error) bool {
 // an unknown outcome.
 const maxSettles = 3
 
-// EnsurePlant stores p exactly once, or returns an error that says it is
-// not known whether it did. It creates p and, while the outcome is unknown
-// ([ErrMaybeCreated]), creates it again with the same id, up to 3 times
-// and while ctx allows; an answer that the id is stored ([ErrAlreadyExists])
-// is success. That is right only for an id that is the caller's alone, as
+// EnsurePlant stores p exactly once, or returns an error: one that matches
+// [ErrMaybeCreated] when this call may have stored p. It creates p and,
+// while the outcome is unknown, creates it again with the same id, up to 3
+// times and while ctx allows; an answer that the id is stored
+// ([ErrAlreadyExists]) is success. That is right only for an id that is the caller's alone, as
 // [NewID]'s are: with ids from a clock or a counter two writers share, the
 // plant stored may be another's.
 //
@@ -70,14 +70,15 @@ func (c *Client) EnsurePlant(ctx context.Context, p NewPlant, opts ...CallOption
 		return errors.New("plantstore: EnsurePlant needs the deployment's answer to a repeated id: give the Client WithAlreadyExists")
 	}
 	_, err := c.CreatePlant(ctx, p, opts...)
-	if err == nil || ctx == nil {
-		return err // with no ctx, CreatePlant's "nil context": a mistake, not an outcome
+	if err == nil {
+		return nil
 	}
 	// A call its context ended before it sent anything learned nothing:
-	// this may be a settle of a plant an earlier call stored. A plant or
-	// an option it refused first was never sent, by any call.
+	// this may be a settle of a plant an earlier call stored. A plant, an
+	// option or a nil ctx it refused first was never sent, by any call.
 	var ce *CallError
-	maybe := errors.Is(err, ErrMaybeCreated) || errors.As(err, &ce) && ce.Call.Attempts == 0 && errors.Is(err, ctx.Err())
+	ended := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+	maybe := errors.Is(err, ErrMaybeCreated) || errors.As(err, &ce) && ce.Call.Attempts == 0 && ended
 	for n := 0; n < maxSettles && errors.Is(err, ErrMaybeCreated) && !errors.Is(err, ErrAlreadyExists) && ctx.Err() == nil; n++ {
 		_, err = c.CreatePlant(ctx, p, opts...)
 	}
