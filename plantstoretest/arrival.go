@@ -8,10 +8,12 @@ import (
 	"github.com/plantstore/plantstore-go/internal/wire"
 )
 
-// retryCount parses an X-Retry-Count header; see [Request.RetryCount].
+// retryCount parses an X-Retry-Count header; see [Request.RetryCount]. A
+// value longer than the largest count (19 digits) is refused unread, as
+// strconv's error would copy it.
 func retryCount(header http.Header) int {
 	values := header.Values("X-Retry-Count")
-	if len(values) == 1 {
+	if len(values) == 1 && len(values[0]) <= 19 {
 		if n, err := strconv.ParseUint(values[0], 10, strconv.IntSize-1); err == nil {
 			return int(n)
 		}

@@ -172,6 +172,15 @@ func TestJournalCorrelationHeaders(t *testing.T) {
 	}
 }
 
+// TestRetryCountOfJunk: a peer's long X-Retry-Count costs the fake nothing
+// on its way to -1, where strconv's error copied it whole, on every request.
+func TestRetryCountOfJunk(t *testing.T) {
+	header := http.Header{"X-Retry-Count": {strings.Repeat("x", 64<<10)}}
+	if allocs := testing.AllocsPerRun(10, func() { _ = retryCount(header) }); allocs != 0 || retryCount(header) != -1 {
+		t.Errorf("retryCount of 64 KiB of junk = %d, with %v allocations; want -1 and none", retryCount(header), allocs)
+	}
+}
+
 func TestJournalSeqAndRequestsSince(t *testing.T) {
 	t.Parallel()
 	h := NewHandler()
