@@ -20,16 +20,17 @@ func (s *Server) ProductionClient(opts ...plantstore.Option) *plantstore.Client 
 // answer to a repeated id (none when the fake stores repeats), then opts.
 func (s *Server) client(method string, opts []plantstore.Option) *plantstore.Client {
 	s.cfg.tb.Helper()
-	all := []plantstore.Option{plantstore.WithToken(string(s.cfg.token)), plantstore.WithHTTPClient(s.HTTPClient())}
+	d := s.Disk() // one life for the transport and the hooks, whatever Restart does meanwhile
+	all := []plantstore.Option{plantstore.WithToken(string(s.cfg.token)), plantstore.WithHTTPClient(s.httpClient(d))}
 	if !s.cfg.allowDupIDs {
 		status, code, ok := s.cfg.profile.DuplicateIDError()
 		if !ok {
-			status, code = http.StatusBadRequest, CodeDuplicateID
+			status, code = statuses[duplicateID], CodeDuplicateID
 		}
 		all = append(all, plantstore.WithAlreadyExists(status, code))
 	}
 	if s.cfg.watch != nil {
-		all = append(all, plantstore.WithHooks(s.cfg.watch.hooks(s.Disk())))
+		all = append(all, plantstore.WithHooks(s.cfg.watch.hooks(d)))
 	}
 	all = append(all, opts...)
 	c, err := plantstore.NewClient(s.URL, all...)
@@ -44,9 +45,12 @@ func (s *Server) client(method string, opts []plantstore.Option) *plantstore.Cli
 // plantstore.Client with s.URL, or wrap its Transport, an *http.Transport
 // but under [WithSchedule]. The clients share one pool of connections,
 // which s's cleanup closes.
-func (s *Server) HTTPClient() *http.Client {
+func (s *Server) HTTPClient() *http.Client { return s.httpClient(s.Disk()) }
+
+// httpClient is HTTPClient for a client of d's life.
+func (s *Server) httpClient(d *Disk) *http.Client {
 	if s.cfg.scheduled {
-		return &http.Client{Transport: guardedTransport{s, s.Disk().life}}
+		return &http.Client{Transport: guardedTransport{s, d.life}}
 	}
 	return &http.Client{Transport: s.transport}
 }
