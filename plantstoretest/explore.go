@@ -231,7 +231,7 @@ func (e *explorer) passed() string {
 // to minimal.
 func (e *explorer) failed(first, minimal schedule) string {
 	restart := ""
-	if slices.ContainsFunc(minimal, func(it scheduleItem) bool { return it.fault.Crash }) {
+	if minimal.crashes() {
 		restart = " (your code run again while srv.Restart())"
 	}
 	return fmt.Sprintf("plantstoretest: Explore: the scenario fails under the schedule %q (%s, shrunk from %d, after %s); "+

@@ -164,7 +164,7 @@ func (h *Handler) SetSchedule(text string) error {
 	if err != nil {
 		return err
 	}
-	if h.crashless() && slices.ContainsFunc(s, func(it scheduleItem) bool { return it.fault.Crash }) {
+	if h.crashless() && s.crashes() {
 		return errCrashless
 	}
 	h.mu.Lock()
@@ -184,3 +184,8 @@ func (h *Handler) Schedule() string {
 
 // byAt orders schedule items by their first request.
 func byAt(a, b scheduleItem) int { return cmp.Compare(a.at, b.at) }
+
+// crashes reports whether s places a crash.
+func (s schedule) crashes() bool {
+	return slices.ContainsFunc(s, func(it scheduleItem) bool { return it.fault.Crash })
+}
