@@ -7,11 +7,11 @@
 // across restarts of its process. The subtle parts are a create whose
 // outcome is unknown (plantstore.ErrMaybeCreated), which Register leaves
 // to the SDK's EnsurePlant, which settles it by creating the same plant
-// again and reads the deployment's "that id exists" answer as stored; and
-// the plant's id, which Register derives from the message's own key
-// (plantstore.IDFor), so that a restarted process sends the same one. That answer is the
-// Client's configuration (plantstore.WithAlreadyExists), as a conformance
-// run against the deployment learned it: the specification does not say.
+// again and reads the deployment's "that id exists" answer as stored (the
+// Client's configuration, plantstore.WithAlreadyExists, as a conformance
+// run against the deployment learned it: the specification does not say);
+// and the plant's id, which Register derives from the message's own key
+// (plantstore.IDFor), so that a restarted process sends the same one.
 package inventory
 
 import (
