@@ -20,14 +20,12 @@ func TestAsTestIgnoresRunSkipAndCount(t *testing.T) {
 				t.Fatalf("no flag %s", name)
 			}
 			old := f.Value.String()
+			t.Cleanup(func() { _ = f.Value.Set(old) }) // even if the test fails first
 			if err := f.Value.Set(value); err != nil {
 				t.Fatal(err)
 			}
 			runs := 0
 			ok := asTest("inner", func(*testing.T) { runs++ })
-			if err := f.Value.Set(old); err != nil {
-				t.Fatal(err)
-			}
 			if runs != 1 || !ok {
 				t.Errorf("with -%s=%s, asTest ran its test %d times and passed: %v; want once, passed", name[len("test."):], value, runs, ok)
 			}

@@ -73,16 +73,14 @@ func BenchmarkRetryStorm(b *testing.B) {
 		start := time.Now()
 		var wg sync.WaitGroup
 		for w := range inFlight {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				for i := w; i < calls; i += inFlight {
 					_, err := client.CreatePlant(context.Background(), plantstore.NewPlant{ID: int64(i), Name: "Fern"})
 					if err == nil {
 						t.Errorf("call %d succeeded against a 503 fault", i)
 					}
 				}
-			}()
+			})
 		}
 		wg.Wait()
 		if got := len(srv.Requests()); got != 3*calls {

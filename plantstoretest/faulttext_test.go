@@ -89,6 +89,13 @@ func TestParseFault(t *testing.T) {
 			t.Errorf("ParseFault(%q) = %v, want an error containing %q", tt.text, err, tt.err)
 		}
 	}
+	// A long text is quoted by its first 40 characters, and so is its part
+	// at fault: the error stays short.
+	for _, text := range []string{strings.Repeat("x", 1000), "503 after=" + strings.Repeat("1", 1000), "503 " + strings.Repeat("y", 1000)} {
+		if _, err := ParseFault(text); err == nil || len(err.Error()) > 300 {
+			t.Errorf("ParseFault of %d characters: an error of %d characters, want one of at most 300", len(text), len(fmt.Sprint(err)))
+		}
+	}
 }
 
 // TestFaultStringParses: String spells every valid Fault, those with

@@ -695,8 +695,8 @@ func TestReset(t *testing.T) {
 }
 
 // TestResetKeepsSequences checks what Reset says it leaves as it was: the
-// sequences of WithChaos and of a Profile's Traffic go on, and so does the
-// rate limit's bucket.
+// sequences of WithChaos and of a Profile's Traffic go on, and so do the
+// rate limit's bucket and the schedule, counting on.
 func TestResetKeepsSequences(t *testing.T) {
 	t.Parallel()
 	const n = 100
@@ -720,5 +720,14 @@ func TestResetKeepsSequences(t *testing.T) {
 	h.Reset()
 	if w := serve(h, validHeader(DefaultToken), `{"id":1,"name":"Fern"}`); w.Code != http.StatusTooManyRequests {
 		t.Errorf("after Reset, the second request of 1 per hour: status %d, want 429 (body %s)", w.Code, w.Body)
+	}
+
+	h = NewHandler(WithSchedule("2:503"))
+	if w := serve(h, validHeader(DefaultToken), `{"id":1,"name":"Fern"}`); w.Code != http.StatusOK {
+		t.Fatalf("request 1: status %d, want 200 (body %s)", w.Code, w.Body)
+	}
+	h.Reset()
+	if w := serve(h, validHeader(DefaultToken), `{"id":1,"name":"Fern"}`); w.Code != http.StatusServiceUnavailable || h.Schedule() != "2:503" {
+		t.Errorf("after Reset, request 2 of 2:503: status %d, schedule %q; want 503, still 2:503", w.Code, h.Schedule())
 	}
 }
