@@ -88,6 +88,15 @@ def expect(got, want, what):
         raise AssertionError(f"{what}: got {got!r}, want {want!r}")
 
 
+def expect_no_answer(m, plant, what):
+    """Creates plant on m and expects no answer: the connection dropped."""
+    try:
+        status, _, _ = m.create(plant)
+    except (urllib.error.URLError, ConnectionError, http.client.HTTPException):
+        return
+    raise AssertionError(f"{what} was answered {status}")
+
+
 def test_health_probe_needs_no_credentials():
     with Mock("-admin-token", ADMIN_TOKEN) as m:
         status, _, body = m.call("GET", "/__plantstore/health")
@@ -184,11 +193,7 @@ def test_schedule_replays_what_explore_found():
         expect((status, headers.get("Retry-After")), (503, "1"), "request 1 under -schedule 1:503")
         status, _, _ = m.call("PUT", "/__plantstore/schedule", {"schedule": "1:store-drop,2:503"})
         expect(status, 204, "PUT /__plantstore/schedule")
-        try:
-            m.create({"id": 2, "name": "Ivy"})
-            raise AssertionError("the scheduled store-drop answered")
-        except (urllib.error.URLError, ConnectionError, http.client.HTTPException):
-            pass  # stored, then the connection dropped
+        expect_no_answer(m, {"id": 2, "name": "Ivy"}, "the scheduled store-drop")  # stored, then dropped
         status, _, _ = m.create({"id": 2, "name": "Ivy"})
         expect(status, 503, "the next request, scheduled 503")
         status, _, body = m.create({"id": 2, "name": "Ivy"})
@@ -219,11 +224,7 @@ def test_reply_held_past_the_write_timeout_is_journaled_dropped():
     with Mock("-write-timeout", "200ms") as m:
         status, _, _ = m.call("POST", "/__plantstore/faults", {"store": True, "delay": "1s"})
         expect(status, 201, "POST /__plantstore/faults")
-        try:
-            status, _, _ = m.create({"id": 1, "name": "Fern"})
-            raise AssertionError(f"the create held past -write-timeout was answered {status}")
-        except (urllib.error.URLError, ConnectionError, http.client.HTTPException):
-            pass  # stored, then no reply
+        expect_no_answer(m, {"id": 1, "name": "Fern"}, "the create held past -write-timeout")  # stored, then no reply
         expect(m.create({"id": 2, "name": "Ivy"})[0], 200, "a create in time")
         _, _, journal = m.call("GET", "/__plantstore/requests")
         expect([(e["outcome"], e["status"], e["fault"]) for e in journal],
@@ -280,17 +281,10 @@ def test_crash_is_journaled_for_the_harness():
         return int.from_bytes(hashlib.sha256(b"plantstore.IDFor\0" + key.encode()).digest()[:8], "big") >> 1
     expect(id_for("orders/17"), 5804267392063540989, "IDFor(\"orders/17\") in python3")
 
-    def dies(m, plant):  # the scheduled crash drops the connection: no answer
-        try:
-            m.create(plant)
-            raise AssertionError("the scheduled crash answered")
-        except (urllib.error.URLError, ConnectionError, http.client.HTTPException):
-            pass
-
     with Mock("-schedule", "2:crash") as m:
         plant = {"id": id_for("orders/17"), "name": "Fern"}
         expect(m.create({"id": 1, "name": "Ivy"})[0], 200, "request 1")
-        dies(m, plant)
+        expect_no_answer(m, plant, "the scheduled crash")
         _, _, journal = m.call("GET", "/__plantstore/requests")
         crashes = [(e["fault"], e["status"], json.loads(e["body"])["id"]) for e in journal if (e["fault"] or "").endswith(":crash")]
         expect(crashes, [("schedule 2:crash", 0, plant["id"])], "the journal's crash: fault, status, the plant it stored")
@@ -300,7 +294,7 @@ def test_crash_is_journaled_for_the_harness():
         expect([p["id"] for p in plants], [1, plant["id"]], "stored once")
     with Mock("-schedule", "1:drop crash") as m:  # the process died as it sent: nothing stored
         plant = {"id": id_for("orders/18"), "name": "Fern"}
-        dies(m, plant)
+        expect_no_answer(m, plant, "the scheduled crash")
         _, _, journal = m.call("GET", "/__plantstore/requests")
         expect([(e["fault"], e["status"]) for e in journal], [("schedule 1:drop crash", 0)], "the journal's crash that stored nothing")
         expect(m.call("GET", "/__plantstore/plants")[2], [], "nothing stored")
